@@ -1,0 +1,1 @@
+//! Reversi rules on bitboards (in progress).
