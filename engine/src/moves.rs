@@ -157,29 +157,86 @@ pub mod avx2 {
         or_lanes(_mm256_or_si256(l, r)) & !(p | o)
     }
 
+    /// Rays from each square, one lane per direction (E, N, NE, NW, matching
+    /// the lane shifts 1, 8, 9, 7), towards higher indices (`UP`) and lower
+    /// indices (`DOWN`), the square itself excluded.
+    #[repr(C, align(32))]
+    struct Rays([[u64; 4]; 64]);
+
+    static UP: Rays = Rays(super::rays(1));
+    static DOWN: Rays = Rays(super::rays(-1));
+
+    /// Loads the four rays of `sq` from `table`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(table: &Rays, sq: u32) -> __m256i {
+        let row = &table.0[(sq & 63) as usize];
+        // SAFETY: `row` is a valid, 32-byte aligned (repr(align(32)) on a
+        // table of 32-byte rows) array of four u64, exactly one __m256i.
+        unsafe { _mm256_load_si256(row.as_ptr().cast()) }
+    }
+
     /// Discs flipped when the side owning `p` plays on square `sq` (0..64)
     /// against `o`. Zero if the move is illegal; the square must be empty.
+    ///
+    /// Upwards, the first non-opponent square of each ray is its lowest set
+    /// bit (`b & -b`); downwards it is the highest, found by smearing the
+    /// ray's non-opponent squares towards the origin's far end.
     ///
     /// # Safety
     /// Callers outside AVX2-enabled code must first check the CPU has AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
     pub fn flips(p: u64, o: u64, sq: u32) -> u64 {
+        let pv = _mm256_set1_epi64x(p as i64);
+        let ov = _mm256_set1_epi64x(o as i64);
+        let zero = _mm256_setzero_si256();
+        let one = _mm256_set1_epi64x(1);
+
+        let up = load(&UP, sq);
+        let b = _mm256_andnot_si256(ov, up);
+        let first = _mm256_and_si256(b, _mm256_sub_epi64(zero, b));
+        let out = _mm256_and_si256(first, pv);
+        let run = _mm256_and_si256(_mm256_sub_epi64(out, one), up);
+        let upf = _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), run);
+
         let s = shifts();
         let s2 = _mm256_add_epi64(s, s);
-        let pv = _mm256_set1_epi64x(p as i64);
-        let xv = _mm256_set1_epi64x((1u64 << (sq & 63)) as i64);
-        let ov = masked(o);
-        let zero = _mm256_setzero_si256();
-        let l = run_left(xv, ov, s, s2);
-        // Keep a lane's run only if the square just past it holds `p`.
-        let lp = _mm256_and_si256(_mm256_sllv_epi64(l, s), pv);
-        let l = _mm256_andnot_si256(_mm256_cmpeq_epi64(lp, zero), l);
-        let r = run_right(xv, ov, s, s2);
-        let rp = _mm256_and_si256(_mm256_srlv_epi64(r, s), pv);
-        let r = _mm256_andnot_si256(_mm256_cmpeq_epi64(rp, zero), r);
-        or_lanes(_mm256_or_si256(l, r))
+        let s4 = _mm256_add_epi64(s2, s2);
+        let down = load(&DOWN, sq);
+        let b = _mm256_andnot_si256(ov, down);
+        let mut sm = _mm256_or_si256(b, _mm256_srlv_epi64(b, s));
+        sm = _mm256_or_si256(sm, _mm256_srlv_epi64(sm, s2));
+        sm = _mm256_or_si256(sm, _mm256_srlv_epi64(sm, s4));
+        let last = _mm256_andnot_si256(_mm256_srlv_epi64(sm, s), b);
+        let out = _mm256_and_si256(last, pv);
+        let run = _mm256_andnot_si256(sm, down);
+        let downf = _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), run);
+        or_lanes(_mm256_or_si256(upf, downf))
     }
+}
+
+/// For every square, its rays in the directions E, N, NE, NW (`sign` 1) or
+/// W, S, SW, SE (`sign` -1), excluding the square itself.
+const fn rays(sign: i32) -> [[u64; 4]; 64] {
+    let dirs = [(1, 0), (0, 1), (1, 1), (-1, 1)];
+    let mut table = [[0u64; 4]; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 4 {
+            let (dx, dy) = (dirs[d].0 * sign, dirs[d].1 * sign);
+            let (mut x, mut y) = ((sq % 8) as i32 + dx, (sq / 8) as i32 + dy);
+            while x >= 0 && x < 8 && y >= 0 && y < 8 {
+                table[sq][d] |= 1u64 << (y * 8 + x);
+                x += dx;
+                y += dy;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
 }
 
 /// A move generator: the interface the search code is generic over, so each
