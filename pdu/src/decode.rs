@@ -80,7 +80,10 @@ fn check_size(id: MsgId, msg_size: u16) -> Result<(), Error> {
     let len = usize::from(msg_size);
     let ok = match fixed_len(id) {
         Some(fixed) => len == fixed,
-        None => (1..=MAX_SQUARES).any(|n| update_board_len(n) == len),
+        None => {
+            let pairs = len.wrapping_sub(update_board_len(0));
+            len > update_board_len(0) && pairs % 4 == 0 && pairs / 4 <= MAX_SQUARES
+        }
     };
     if ok {
         Ok(())
