@@ -8,11 +8,14 @@
 //! should use.
 
 mod bitboard;
+mod eval;
 mod game;
 pub mod moves;
 mod notation;
 mod perft;
+pub mod solve;
 mod square;
+mod table;
 
 pub use bitboard::{Board, CORNERS};
 pub use game::{Game, IllegalMove, Move, Outcome};

@@ -1,0 +1,532 @@
+//! Exact endgame solver: negamax alpha-beta (principal-variation search)
+//! with fastest-first move ordering, quadrant parity near the end, a
+//! transposition table and special cases for the last few empties.
+//!
+//! Scores are final disc differences for the side to move, with the empty
+//! squares given to the winner (the FFO convention), so they lie in -64..=64.
+
+use std::time::Instant;
+
+use crate::bitboard::{Board, CORNERS};
+use crate::moves::{with_kernel, Kernel};
+use crate::square::Square;
+use crate::table::{Table, EXACT_DEPTH, NO_MOVE};
+
+/// The result of an exact solve.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Solution {
+    /// Final disc difference for the side to move with perfect play.
+    pub score: i32,
+    /// A move achieving it; `None` when the side to move must pass or the
+    /// game is over.
+    pub best: Option<Square>,
+    /// Positions visited.
+    pub nodes: u64,
+}
+
+/// Solves `board` exactly (single-threaded, fresh transposition table).
+pub fn solve(board: Board) -> Solution {
+    let mut s = Solver::new(20);
+    s.solve(board, None).unwrap_or(Solution {
+        score: 0,
+        best: None,
+        nodes: 0,
+    })
+}
+
+/// Empties at or below which no transposition table or move ordering by
+/// mobility is used: the tree is small and parity ordering is enough.
+const SHALLOW: u32 = 6;
+/// Empties at or below which moves are ordered by parity alone.
+const ORDER_BY_MOBILITY: u32 = 6;
+
+/// Quadrants of the board; an empty square in a quadrant with an odd number
+/// of empties is tried first (parity: take the last move in each region).
+const QUADRANTS: [u64; 4] = [
+    0x0000_0000_0f0f_0f0f,
+    0x0000_0000_f0f0_f0f0,
+    0x0f0f_0f0f_0000_0000,
+    0xf0f0_f0f0_0000_0000,
+];
+
+/// Empties in quadrants holding an odd number of empties.
+#[inline]
+fn odd_quadrants(empties: u64) -> u64 {
+    QUADRANTS
+        .iter()
+        .filter(|&&q| (empties & q).count_ones() & 1 == 1)
+        .fold(0, |acc, &q| acc | q)
+        & empties
+}
+
+/// Final score for the side owning `p` when nobody can move.
+#[inline]
+fn final_score(p: u64, o: u64) -> i32 {
+    Board::new(p, o).final_score()
+}
+
+/// A reusable solver: keeps its transposition table between solves and can
+/// be given a deadline (then a solve may be abandoned, returning `None`).
+pub struct Solver {
+    table: Table,
+    nodes: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+}
+
+impl Solver {
+    /// A solver with a table of `1 << table_bits` entries.
+    pub fn new(table_bits: u32) -> Solver {
+        Solver {
+            table: Table::new(table_bits),
+            nodes: 0,
+            deadline: None,
+            stopped: false,
+        }
+    }
+
+    /// Solves `board` exactly, or returns `None` if `deadline` passes first.
+    pub fn solve(&mut self, board: Board, deadline: Option<Instant>) -> Option<Solution> {
+        self.solve_window(board, -64, 64, deadline)
+    }
+
+    /// Solves within the window `alpha..beta`: the score is exact when it
+    /// lies strictly inside, otherwise a bound on the same side.
+    pub fn solve_window(
+        &mut self,
+        board: Board,
+        alpha: i32,
+        beta: i32,
+        deadline: Option<Instant>,
+    ) -> Option<Solution> {
+        self.nodes = 0;
+        self.deadline = deadline;
+        self.stopped = false;
+        self.table.next_age();
+        let (score, best) =
+            with_kernel!(|k| Search { k, s: self }.root(board.player, board.opponent, alpha, beta));
+        if self.stopped {
+            return None;
+        }
+        Some(Solution {
+            score,
+            best: best.and_then(|b| Square::from_index(b as u8)),
+            nodes: self.nodes,
+        })
+    }
+}
+
+/// One solve, monomorphised for a move generator.
+struct Search<'a, K: Kernel> {
+    k: K,
+    s: &'a mut Solver,
+}
+
+/// A candidate move: square, flipped discs, ordering key (lower first).
+#[derive(Clone, Copy, Default)]
+struct Candidate {
+    sq: u32,
+    flips: u64,
+    key: i32,
+}
+
+impl<K: Kernel> Search<'_, K> {
+    /// Counts a node and checks the clock every 16k nodes.
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.s.nodes += 1;
+        if self.s.nodes & 0x3fff == 0 {
+            if let Some(d) = self.s.deadline {
+                if Instant::now() >= d {
+                    self.s.stopped = true;
+                }
+            }
+        }
+        self.s.stopped
+    }
+
+    /// Root search: returns the score and the best move's square index.
+    fn root(&mut self, p: u64, o: u64, alpha: i32, beta: i32) -> (i32, Option<u32>) {
+        let moves = self.k.moves(p, o);
+        if moves == 0 {
+            let score = if self.k.moves(o, p) == 0 {
+                final_score(p, o)
+            } else {
+                -self.search(o, p, -beta, -alpha, true)
+            };
+            return (score, None);
+        }
+        let empties = !(p | o);
+        let (list, n) = self.candidates(p, o, moves, empties);
+        let (mut alpha, mut best, mut best_sq) = (alpha, -65, list[0].sq);
+        for (i, c) in list[..n].iter().enumerate() {
+            let (cp, co) = (o ^ c.flips, p | c.flips | 1 << c.sq);
+            let mut v;
+            if i == 0 {
+                v = -self.search(cp, co, -beta, -alpha, false);
+            } else {
+                v = -self.search(cp, co, -alpha - 1, -alpha, false);
+                if v > alpha && v < beta {
+                    v = -self.search(cp, co, -beta, -alpha, false);
+                }
+            }
+            if self.s.stopped {
+                break;
+            }
+            if v > best {
+                best = v;
+                best_sq = c.sq;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        (best, Some(best_sq))
+    }
+
+    /// Moves with their flips, sorted best-first: the table's move, then
+    /// fewest replies for the opponent (corners counted double), then
+    /// parity.
+    fn candidates(&mut self, p: u64, o: u64, moves: u64, empties: u64) -> ([Candidate; 40], usize) {
+        let hint = self.s.table.probe(p, o).map_or(NO_MOVE, |e| e.best) as u32;
+        let odd = odd_quadrants(empties);
+        let mut list = [Candidate::default(); 40];
+        let mut n = 0;
+        let mut rest = moves;
+        while rest != 0 {
+            let sq = rest.trailing_zeros();
+            rest &= rest - 1;
+            let flips = self.k.flips(p, o, sq);
+            let (cp, co) = (o ^ flips, p | flips | 1 << sq);
+            let replies = self.k.moves(cp, co);
+            let mut key = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16;
+            // Potential mobility: empties next to our discs are where the
+            // opponent may find moves later.
+            key += (crate::eval::neighbours(co) & empties).count_ones() as i32 * 2;
+            key -= if odd >> sq & 1 == 1 { 4 } else { 0 };
+            key -= if CORNERS >> sq & 1 == 1 { 8 } else { 0 };
+            if sq == hint {
+                key = i32::MIN;
+            }
+            list[n] = Candidate { sq, flips, key };
+            n += 1;
+        }
+        list[..n].sort_unstable_by_key(|c| c.key);
+        (list, n)
+    }
+
+    /// Negamax value of the position for `p`, fail-soft within
+    /// `alpha..beta`. `passed` means the previous ply was a pass.
+    fn search(&mut self, p: u64, o: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+        let empties = !(p | o);
+        let n = empties.count_ones();
+        if n <= SHALLOW {
+            return self.shallow(p, o, alpha, beta, empties, n, passed);
+        }
+        if self.tick() {
+            return 0;
+        }
+        let (mut alpha, mut beta) = (alpha, beta);
+        if let Some(e) = self.s.table.probe(p, o) {
+            if e.depth == EXACT_DEPTH {
+                let (lo, hi) = (e.lower as i32, e.upper as i32);
+                if lo >= beta || lo == hi {
+                    return lo;
+                }
+                if hi <= alpha {
+                    return hi;
+                }
+                alpha = alpha.max(lo);
+                beta = beta.min(hi);
+            }
+        }
+        let moves = self.k.moves(p, o);
+        if moves == 0 {
+            if passed {
+                return final_score(o, p).wrapping_neg();
+            }
+            if self.k.moves(o, p) == 0 {
+                return final_score(p, o);
+            }
+            return -self.search(o, p, -beta, -alpha, true);
+        }
+        let alpha0 = alpha;
+        let (mut best, mut best_sq) = (-65, NO_MOVE as u32);
+        if n <= ORDER_BY_MOBILITY {
+            // Parity order: odd-quadrant moves first, no sorting.
+            let odd = odd_quadrants(empties) & moves;
+            for set in [odd, moves & !odd] {
+                let mut rest = set;
+                while rest != 0 {
+                    let sq = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let f = self.k.flips(p, o, sq);
+                    let v = self.child(p, o, sq, f, alpha, beta, best == -65);
+                    if v > best {
+                        best = v;
+                        best_sq = sq;
+                        if v > alpha {
+                            alpha = v;
+                            if v >= beta {
+                                return self.finish(p, o, best, best_sq, alpha0, beta);
+                            }
+                        }
+                    }
+                }
+            }
+        } else {
+            let (list, count) = self.candidates(p, o, moves, empties);
+            for (i, c) in list[..count].iter().enumerate() {
+                let v = self.child(p, o, c.sq, c.flips, alpha, beta, i == 0);
+                if v > best {
+                    best = v;
+                    best_sq = c.sq;
+                    if v > alpha {
+                        alpha = v;
+                        if v >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.finish(p, o, best, best_sq, alpha0, beta)
+    }
+
+    /// Searches one child with PVS: full window for the first move, a null
+    /// window (and a re-search if it fails high) for the others.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn child(
+        &mut self,
+        p: u64,
+        o: u64,
+        sq: u32,
+        f: u64,
+        alpha: i32,
+        beta: i32,
+        first: bool,
+    ) -> i32 {
+        let (cp, co) = (o ^ f, p | f | 1 << sq);
+        if first || beta - alpha == 1 {
+            return -self.search(cp, co, -beta, -alpha, false);
+        }
+        let v = -self.search(cp, co, -alpha - 1, -alpha, false);
+        if v > alpha && v < beta {
+            -self.search(cp, co, -beta, -v, false)
+        } else {
+            v
+        }
+    }
+
+    /// Stores the result in the table (unless the search was abandoned).
+    fn finish(&mut self, p: u64, o: u64, best: i32, best_sq: u32, alpha0: i32, beta: i32) -> i32 {
+        if !self.s.stopped {
+            let (lo, hi) = if best <= alpha0 {
+                (-64, best)
+            } else if best >= beta {
+                (best, 64)
+            } else {
+                (best, best)
+            };
+            self.s.table.store(p, o, lo, hi, EXACT_DEPTH, best_sq as u8);
+        }
+        best
+    }
+
+    /// Search near the end: no table, no move generation; every empty square
+    /// is tried directly, odd quadrants first.
+    #[allow(clippy::too_many_arguments)]
+    fn shallow(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: i32,
+        beta: i32,
+        empties: u64,
+        n: u32,
+        passed: bool,
+    ) -> i32 {
+        self.s.nodes += 1;
+        if n == 1 {
+            return self.last(p, o, empties.trailing_zeros());
+        }
+        if n == 0 {
+            return final_score(p, o);
+        }
+        let mut alpha = alpha;
+        let mut best = -65;
+        let odd = odd_quadrants(empties);
+        for set in [odd, empties & !odd] {
+            let mut rest = set;
+            while rest != 0 {
+                let sq = rest.trailing_zeros();
+                rest &= rest - 1;
+                let f = self.k.flips(p, o, sq);
+                if f == 0 {
+                    continue;
+                }
+                let v = -self.shallow(
+                    o ^ f,
+                    p | f | 1 << sq,
+                    -beta,
+                    -alpha,
+                    empties & !(1 << sq),
+                    n - 1,
+                    false,
+                );
+                if v > best {
+                    best = v;
+                    if v > alpha {
+                        alpha = v;
+                        if v >= beta {
+                            return v;
+                        }
+                    }
+                }
+            }
+        }
+        if best == -65 {
+            // No move: pass, or the game is over if the opponent cannot
+            // move either.
+            if passed {
+                return -final_score(o, p);
+            }
+            return -self.shallow(o, p, -beta, -alpha, empties, n, true);
+        }
+        best
+    }
+
+    /// Exact score with one empty square left.
+    #[inline]
+    fn last(&mut self, p: u64, o: u64, sq: u32) -> i32 {
+        self.s.nodes += 1;
+        let f = self.k.flips(p, o, sq);
+        if f != 0 {
+            let mine = (p | f).count_ones() as i32 + 1;
+            return 2 * mine - 64;
+        }
+        let f = self.k.flips(o, p, sq);
+        if f != 0 {
+            let theirs = (o | f).count_ones() as i32 + 1;
+            return 64 - 2 * theirs;
+        }
+        final_score(p, o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use proptest::prelude::*;
+
+    /// Plain minimax reference.
+    fn minimax(b: Board) -> i32 {
+        let moves = b.moves();
+        if moves == 0 {
+            if b.pass().moves() == 0 {
+                return b.final_score();
+            }
+            return -minimax(b.pass());
+        }
+        crate::square::Squares(moves)
+            .map(|sq| -minimax(b.play(sq)))
+            .max()
+            .unwrap_or(-64)
+    }
+
+    /// Plays seeded random moves from the start until `empties` remain.
+    fn random_endgame(seed: u64, empties: u32) -> Board {
+        let mut g = Game::new();
+        let mut x = seed | 1;
+        while g.empty_count() > empties && g.side_to_move().is_some() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let moves: Vec<_> = g.legal_moves().collect();
+            let sq = moves[(x % moves.len() as u64) as usize];
+            g.play(sq).unwrap();
+        }
+        g.board()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn solver_matches_minimax(seed in any::<u64>(), empties in 1u32..=9) {
+            let b = random_endgame(seed, empties);
+            let s = solve(b);
+            prop_assert_eq!(s.score, minimax(b));
+            if let Some(best) = s.best {
+                prop_assert_eq!(-minimax(b.play(best)), s.score);
+            }
+        }
+    }
+
+    /// FFO test positions #40..#44: board, best-move choices, exact score.
+    pub const FFO: [(&str, &[&str], i32); 5] = [
+        (
+            "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
+            &["a2"],
+            38,
+        ),
+        (
+            "-OOOOO----OOOOX--OOOOOO-XXXXXOO--XXOOX--OOXOXX----OXXO---OOO--O- X",
+            &["h4"],
+            0,
+        ),
+        (
+            "--OOO-------XX-OOOOOOXOO-OOOOXOOX-OOOXXO---OOXOO---OOOXO--OOOO-- X",
+            &["g2"],
+            6,
+        ),
+        (
+            "--XXXXX---XXXX---OOOXX---OOXXXX--OOXXXO-OOOOXOO----XOX----XXXXX- O",
+            &["g3", "c7"],
+            -12,
+        ),
+        (
+            "--O-X-O---O-XO-O-OOXXXOOOOOOXXXOOOOOXX--XXOOXO----XXXX-----XXX-- O",
+            &["d2", "b8"],
+            -14,
+        ),
+    ];
+
+    fn check_ffo(i: usize) {
+        let (pos, bests, score) = FFO[i];
+        let b = Game::from_position(pos).unwrap().board();
+        let s = solve(b);
+        assert_eq!(s.score, score, "FFO #{}", 40 + i);
+        let best = s.best.unwrap().to_string();
+        assert!(bests.contains(&best.as_str()), "FFO #{}: {best}", 40 + i);
+    }
+
+    #[test]
+    fn ffo_40() {
+        check_ffo(0);
+    }
+
+    #[test]
+    #[ignore = "slow: run with --release -- --ignored"]
+    fn ffo_41_to_44() {
+        for i in 1..5 {
+            check_ffo(i);
+        }
+    }
+
+    #[test]
+    fn finished_and_passing_positions() {
+        let over = Board::new(0b111, 1 << 63);
+        assert!(over.is_game_over());
+        let s = solve(over);
+        assert_eq!((s.score, s.best), (62, None));
+        // Side to move must pass; the opponent then wins everything.
+        let pass = Board::new(0b10, 0b1);
+        let s = solve(pass);
+        assert_eq!((s.score, s.best), (-64, None));
+    }
+}

@@ -1,0 +1,97 @@
+//! A transposition table shared by the endgame solver and the midgame search.
+
+/// One stored position: the full board as the key (no false hits), bounds on
+/// its value, the depth they hold for and the best move found.
+#[derive(Clone, Copy, Default, Debug)]
+pub(crate) struct Entry {
+    pub p: u64,
+    pub o: u64,
+    /// The value is at least this.
+    pub lower: i16,
+    /// The value is at most this.
+    pub upper: i16,
+    /// Search depth the bounds hold for; [`EXACT_DEPTH`] for solver results.
+    pub depth: u8,
+    /// Best move as a square index, or [`NO_MOVE`].
+    pub best: u8,
+    /// Search generation, so old entries are replaced first.
+    pub age: u8,
+}
+
+/// Depth marking a result of the exact solver (valid for any search depth).
+pub(crate) const EXACT_DEPTH: u8 = 255;
+/// No best move recorded.
+pub(crate) const NO_MOVE: u8 = 64;
+
+/// A fixed-size table indexed by a hash of the board, two entries per
+/// bucket: one kept for depth, one always replaced.
+pub(crate) struct Table {
+    entries: Vec<Entry>,
+    mask: usize,
+    age: u8,
+}
+
+impl Table {
+    /// A table with `1 << bits` entries (each 24 bytes).
+    pub fn new(bits: u32) -> Table {
+        let n = 1usize << bits;
+        Table {
+            entries: vec![Entry::default(); n],
+            mask: (n - 1) & !1,
+            age: 0,
+        }
+    }
+
+    /// Starts a new search: older entries become preferred for replacement.
+    pub fn next_age(&mut self) {
+        self.age = self.age.wrapping_add(1);
+    }
+
+    #[inline]
+    fn bucket(&self, p: u64, o: u64) -> usize {
+        let h = (p ^ o.rotate_left(23)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let h = h ^ (h >> 29);
+        (h as usize) & self.mask
+    }
+
+    /// The entry for this board, if stored.
+    #[inline]
+    pub fn probe(&self, p: u64, o: u64) -> Option<Entry> {
+        let i = self.bucket(p, o);
+        self.entries[i..i + 2]
+            .iter()
+            .find(|e| e.p == p && e.o == o && (e.p | e.o) != 0)
+            .copied()
+    }
+
+    /// Stores bounds for this board.
+    #[inline]
+    pub fn store(&mut self, p: u64, o: u64, lower: i32, upper: i32, depth: u8, best: u8) {
+        let i = self.bucket(p, o);
+        let age = self.age;
+        let new = Entry {
+            p,
+            o,
+            lower: lower as i16,
+            upper: upper as i16,
+            depth,
+            best,
+            age,
+        };
+        let slot = &mut self.entries[i..i + 2];
+        if slot[0].p == p && slot[0].o == o {
+            slot[0] = new;
+        } else if slot[0].age != age || depth >= slot[0].depth {
+            slot[1] = slot[0];
+            slot[0] = new;
+        } else {
+            slot[1] = new;
+        }
+    }
+
+    /// Forgets everything.
+    #[allow(dead_code)]
+    pub fn clear(&mut self) {
+        self.entries.fill(Entry::default());
+    }
+}
