@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the project needs beyond the Rust toolchain, idempotently:
+#   cargo-fuzz      for the fuzz targets (fuzz/README.md); needs the nightly toolchain
+#   grhino          /usr/games/gtp-rhino, the outside engine `reversi match` plays against
+# Usage: scripts/install-tools.sh [fuzz] [grhino]   (no argument: both)
+set -euo pipefail
+
+want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
+
+WHAT=fuzz
+if want "$@"; then
+  if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    echo "install-tools: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
+    exit 1
+  fi
+  if ! command -v cargo-fuzz >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+  fi
+fi
+
+WHAT=grhino
+if want "$@"; then
+  if [ ! -x /usr/games/gtp-rhino ]; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq grhino
+  fi
+fi
