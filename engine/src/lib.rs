@@ -13,6 +13,8 @@ mod game;
 pub mod moves;
 mod notation;
 mod perft;
+pub mod player;
+pub mod search;
 pub mod solve;
 mod square;
 mod table;

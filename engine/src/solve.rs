@@ -418,6 +418,17 @@ impl<K: Kernel> Search<'_, K> {
     }
 }
 
+/// Test data shared with other modules' tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    /// FFO #40: board, best move, exact score.
+    pub(crate) const FFO_40: (&str, &str, i32) = (
+        "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
+        "a2",
+        38,
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

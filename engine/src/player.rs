@@ -1,0 +1,302 @@
+//! The computer player: midgame search plus exact endgame solving, at a
+//! fixed level or with a time per move.
+
+use std::time::{Duration, Instant};
+
+use crate::game::Game;
+use crate::search::{Limits, Searcher};
+use crate::solve::Solver;
+use crate::square::Square;
+
+pub use crate::search::SearchInfo;
+
+/// How a [`Player`] plays.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PlayerConfig {
+    /// Strength 1..=[`Player::MAX_LEVEL`] when no `move_time` is given: the
+    /// midgame search depth; positions with `level + 6` or fewer empties
+    /// (at most 20) are solved exactly. Values out of range are clamped.
+    pub level: u8,
+    /// Time per move. When set, the search deepens until the time is spent
+    /// (a few per cent of slack at most) and `level` is ignored; moves then
+    /// depend on the machine's speed.
+    pub move_time: Option<Duration>,
+    /// Seed for the opening variety; the same seed, game and level give the
+    /// same move.
+    pub seed: u64,
+    /// In the first plies, pick at random (seeded) among moves scoring
+    /// within a small margin of the best so matches do not repeat one game.
+    pub opening_variety: bool,
+}
+
+impl Default for PlayerConfig {
+    fn default() -> PlayerConfig {
+        PlayerConfig {
+            level: 8,
+            move_time: None,
+            seed: 0,
+            opening_variety: false,
+        }
+    }
+}
+
+/// Plies (from the start of the game) during which opening variety applies.
+const VARIETY_PLIES: usize = 10;
+/// Margin in hundredths of a disc within which moves count as near-equal.
+const VARIETY_MARGIN: i32 = 60;
+
+/// A computer player. Keeps its hash tables between moves.
+pub struct Player {
+    cfg: PlayerConfig,
+    searcher: Searcher,
+    solver: Solver,
+}
+
+impl Player {
+    /// Highest fixed level.
+    pub const MAX_LEVEL: u8 = 20;
+
+    /// A player with this configuration.
+    pub fn new(cfg: PlayerConfig) -> Player {
+        Player {
+            cfg,
+            searcher: Searcher::new(20),
+            solver: Solver::new(20),
+        }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> PlayerConfig {
+        self.cfg
+    }
+
+    /// The move to play, `None` only when the game is over.
+    pub fn choose(&mut self, game: &Game) -> Option<Square> {
+        self.choose_with_info(game).best
+    }
+
+    /// The move to play with what the search found (depth, score, nodes).
+    /// `best` is `None` only when the game is over.
+    pub fn choose_with_info(&mut self, game: &Game) -> SearchInfo {
+        let start = Instant::now();
+        let mut info = self.think(game, start);
+        // Never return an illegal move, whatever went wrong above.
+        match info.best {
+            Some(sq) if game.is_legal(sq) => {}
+            _ => info.best = game.legal_moves().next(),
+        }
+        info.elapsed = start.elapsed();
+        info
+    }
+
+    fn think(&mut self, game: &Game, start: Instant) -> SearchInfo {
+        if game.side_to_move().is_none() {
+            return SearchInfo::default();
+        }
+        let board = game.board();
+        let moves = board.moves();
+        if moves.count_ones() == 1 {
+            return SearchInfo {
+                best: Square::from_lowest_bit(moves),
+                ..SearchInfo::default()
+            };
+        }
+        let empties = board.empty_count();
+        let level = self.cfg.level.clamp(1, Self::MAX_LEVEL) as u32;
+        match self.cfg.move_time {
+            None => {
+                if empties <= (level + 6).min(20) {
+                    if let Some(info) = self.solve(game, None, start) {
+                        return info;
+                    }
+                }
+                let info = self.searcher.search(
+                    board,
+                    Limits {
+                        depth: level,
+                        soft: None,
+                        hard: None,
+                    },
+                );
+                self.vary(game, info, level.min(6))
+            }
+            Some(budget) => self.timed(game, budget, start),
+        }
+    }
+
+    /// Time-limited move: exact solve when the position is small enough for
+    /// the budget, otherwise (or if the solve runs out of time) iterative
+    /// deepening until the budget is spent.
+    fn timed(&mut self, game: &Game, budget: Duration, start: Instant) -> SearchInfo {
+        let board = game.board();
+        // Keep a margin for the caller's own overhead.
+        let budget = budget
+            .mul_f64(0.95)
+            .saturating_sub(Duration::from_millis(2));
+        let hard = start + budget;
+        let empties = board.empty_count();
+        let solve_limit = 14 + (budget.as_secs_f64() / 0.05).max(1.0).log2().floor() as u32;
+        if empties <= solve_limit.min(24) {
+            let deadline = start + budget.mul_f64(0.6);
+            if let Some(info) = self.solve(game, Some(deadline), start) {
+                return info;
+            }
+        }
+        let soft = start + budget.mul_f64(0.45);
+        let info = self.searcher.search(
+            board,
+            Limits {
+                depth: 60,
+                soft: Some(soft),
+                hard: Some(hard),
+            },
+        );
+        let variety_depth = info.depth.clamp(1, 6);
+        self.vary(game, info, variety_depth)
+    }
+
+    /// Exact solve; `None` if the deadline passed first.
+    fn solve(
+        &mut self,
+        game: &Game,
+        deadline: Option<Instant>,
+        start: Instant,
+    ) -> Option<SearchInfo> {
+        let board = game.board();
+        let s = self.solver.solve(board, deadline)?;
+        Some(SearchInfo {
+            best: s.best,
+            depth: board.empty_count(),
+            score: s.score * 100,
+            nodes: s.nodes,
+            exact: true,
+            elapsed: start.elapsed(),
+        })
+    }
+
+    /// In the opening, with variety on, replaces the chosen move by a seeded
+    /// random one among those scoring within [`VARIETY_MARGIN`] of the best
+    /// at a shallow fixed depth.
+    fn vary(&mut self, game: &Game, info: SearchInfo, depth: u32) -> SearchInfo {
+        if !self.cfg.opening_variety || game.moves().len() >= VARIETY_PLIES {
+            return info;
+        }
+        let scores = self.searcher.root_scores(game.board(), depth);
+        let Some(top) = scores.iter().map(|&(_, v)| v).max() else {
+            return info;
+        };
+        let near: Vec<(Square, i32)> = scores
+            .into_iter()
+            .filter(|&(_, v)| v >= top - VARIETY_MARGIN)
+            .collect();
+        let mut h = self.cfg.seed ^ 0x243f_6a88_85a3_08d3;
+        for sq in game.moves() {
+            h = mix(h ^ sq.index() as u64);
+        }
+        let (sq, score) = near[(mix(h) % near.len() as u64) as usize];
+        SearchInfo {
+            best: Some(sq),
+            score,
+            ..info
+        }
+    }
+}
+
+/// SplitMix64 finaliser: a well-spread hash of a 64-bit value.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn player(level: u8, seed: u64, variety: bool) -> Player {
+        Player::new(PlayerConfig {
+            level,
+            move_time: None,
+            seed,
+            opening_variety: variety,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+        /// Random games where the bot moves for one side: every move it
+        /// picks must be legal, and it answers until the game ends.
+        #[test]
+        fn bot_moves_are_always_legal(seed in any::<u64>(), level in 1u8..4) {
+            let mut bot = player(level, seed, true);
+            let mut g = Game::new();
+            let mut x = seed | 1;
+            while let Some(side) = g.side_to_move() {
+                let sq = if (side == crate::Side::Black) == (seed & 1 == 0) {
+                    let sq = bot.choose(&g);
+                    prop_assert!(sq.is_some());
+                    sq.unwrap()
+                } else {
+                    x = mix(x);
+                    let moves: Vec<_> = g.legal_moves().collect();
+                    moves[(x % moves.len() as u64) as usize]
+                };
+                prop_assert!(g.is_legal(sq), "{} illegal in {}", sq, g.transcript());
+                g.play(sq).unwrap();
+            }
+            prop_assert_eq!(bot.choose(&g), None);
+        }
+    }
+
+    #[test]
+    fn same_seed_same_moves_and_variety_varies() {
+        let game = |seed| {
+            let mut a = player(3, seed, true);
+            let mut b = player(3, seed ^ 0x55, true);
+            let mut g = Game::new();
+            while g.side_to_move().is_some() && g.moves().len() < 12 {
+                let sq = if g.moves().len() % 2 == 0 {
+                    a.choose(&g)
+                } else {
+                    b.choose(&g)
+                };
+                g.play(sq.unwrap()).unwrap();
+            }
+            g.transcript()
+        };
+        assert_eq!(game(1), game(1));
+        let distinct: std::collections::HashSet<String> = (0..6).map(game).collect();
+        assert!(
+            distinct.len() > 1,
+            "opening variety gave one game: {distinct:?}"
+        );
+    }
+
+    #[test]
+    fn timed_player_respects_budget() {
+        let mut p = Player::new(PlayerConfig {
+            move_time: Some(Duration::from_millis(100)),
+            ..PlayerConfig::default()
+        });
+        let g = Game::from_transcript("f5d6c3d3c4f4f6f3e6e7").unwrap();
+        let t = Instant::now();
+        let info = p.choose_with_info(&g);
+        let spent = t.elapsed();
+        assert!(g.is_legal(info.best.unwrap()));
+        assert!(spent <= Duration::from_millis(110), "took {spent:?}");
+        assert!(info.depth >= 4, "only reached depth {}", info.depth);
+    }
+
+    #[test]
+    fn solves_endgames_exactly() {
+        let (pos, _, score) = crate::solve::tests_support::FFO_40;
+        let g = Game::from_position(pos).unwrap();
+        let mut p = player(14, 0, false);
+        let info = p.choose_with_info(&g);
+        assert!(info.exact);
+        assert_eq!(info.score, score * 100);
+        assert_eq!(info.best.unwrap().to_string(), "a2");
+    }
+}
