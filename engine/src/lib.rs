@@ -17,6 +17,7 @@ pub mod player;
 pub mod search;
 pub mod solve;
 mod square;
+mod stability;
 mod table;
 
 pub use bitboard::{Board, CORNERS};

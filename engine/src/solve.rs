@@ -37,8 +37,8 @@ pub fn solve(board: Board) -> Solution {
 /// Empties at or below which no transposition table or move ordering by
 /// mobility is used: the tree is small and parity ordering is enough.
 const SHALLOW: u32 = 6;
-/// Empties at or below which moves are ordered by parity alone.
-const ORDER_BY_MOBILITY: u32 = 6;
+/// Empties from which enhanced transposition cutoffs are tried.
+const ETC_MIN: u32 = 8;
 
 /// Quadrants of the board; an empty square in a quadrant with an odd number
 /// of empties is tried first (parity: take the last move in each region).
@@ -125,10 +125,13 @@ struct Search<'a, K: Kernel> {
 /// A candidate move: square, flipped discs, ordering key (lower first).
 #[derive(Clone, Copy, Default)]
 struct Candidate {
-    sq: u32,
     flips: u64,
     key: i32,
+    sq: u8,
 }
+
+/// More than the most legal moves any reachable position has (33).
+const MAX_MOVES: usize = 40;
 
 impl<K: Kernel> Search<'_, K> {
     /// Counts a node and checks the clock every 16k nodes.
@@ -156,9 +159,14 @@ impl<K: Kernel> Search<'_, K> {
             };
             return (score, None);
         }
-        let empties = !(p | o);
-        let (list, n) = self.candidates(p, o, moves, empties);
-        let (mut alpha, mut best, mut best_sq) = (alpha, -65, list[0].sq);
+        let mut list = [Candidate::default(); MAX_MOVES];
+        // No cutoff is possible at the root with beta = +inf... but a
+        // narrower window may have one; then the bound is the answer.
+        let n = match self.candidates(p, o, moves, 65, &mut list) {
+            Ok(n) => n,
+            Err(v) => return (v, None),
+        };
+        let (mut alpha, mut best, mut best_sq) = (alpha, -65, list[0].sq as u32);
         for (i, c) in list[..n].iter().enumerate() {
             let (cp, co) = (o ^ c.flips, p | c.flips | 1 << c.sq);
             let mut v;
@@ -175,7 +183,7 @@ impl<K: Kernel> Search<'_, K> {
             }
             if v > best {
                 best = v;
-                best_sq = c.sq;
+                best_sq = c.sq as u32;
                 if v > alpha {
                     alpha = v;
                     if v >= beta {
@@ -187,13 +195,23 @@ impl<K: Kernel> Search<'_, K> {
         (best, Some(best_sq))
     }
 
-    /// Moves with their flips, sorted best-first: the table's move, then
-    /// fewest replies for the opponent (corners counted double), then
-    /// parity.
-    fn candidates(&mut self, p: u64, o: u64, moves: u64, empties: u64) -> ([Candidate; 40], usize) {
+    /// Fills `list` with the moves and their flips, sorted best-first: the
+    /// table's move, then fewest replies for the opponent (corners counted
+    /// double), fewest empties next to our discs, parity, corners. Returns
+    /// the count, or `Err(score)` when a child's stored bound already
+    /// refutes this node (enhanced transposition cutoff).
+    fn candidates(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        beta: i32,
+        list: &mut [Candidate; MAX_MOVES],
+    ) -> Result<usize, i32> {
+        let empties = !(p | o);
+        let etc = empties.count_ones() >= ETC_MIN;
         let hint = self.s.table.probe(p, o).map_or(NO_MOVE, |e| e.best) as u32;
         let odd = odd_quadrants(empties);
-        let mut list = [Candidate::default(); 40];
         let mut n = 0;
         let mut rest = moves;
         while rest != 0 {
@@ -201,6 +219,13 @@ impl<K: Kernel> Search<'_, K> {
             rest &= rest - 1;
             let flips = self.k.flips(p, o, sq);
             let (cp, co) = (o ^ flips, p | flips | 1 << sq);
+            if etc {
+                if let Some(e) = self.s.table.probe(cp, co) {
+                    if e.depth == EXACT_DEPTH && -(e.upper as i32) >= beta {
+                        return Err(-(e.upper as i32));
+                    }
+                }
+            }
             let replies = self.k.moves(cp, co);
             let mut key = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16;
             // Potential mobility: empties next to our discs are where the
@@ -211,11 +236,15 @@ impl<K: Kernel> Search<'_, K> {
             if sq == hint {
                 key = i32::MIN;
             }
-            list[n] = Candidate { sq, flips, key };
+            list[n] = Candidate {
+                sq: sq as u8,
+                flips,
+                key,
+            };
             n += 1;
         }
         list[..n].sort_unstable_by_key(|c| c.key);
-        (list, n)
+        Ok(n)
     }
 
     /// Negamax value of the position for `p`, fail-soft within
@@ -243,10 +272,17 @@ impl<K: Kernel> Search<'_, K> {
                 beta = beta.min(hi);
             }
         }
+        if alpha >= 0 {
+            // The opponent keeps its stable discs: that caps our score.
+            let cap = 64 - 2 * crate::stability::stable(o, p).count_ones() as i32;
+            if cap <= alpha {
+                return cap;
+            }
+        }
         let moves = self.k.moves(p, o);
         if moves == 0 {
             if passed {
-                return final_score(o, p).wrapping_neg();
+                return -final_score(o, p);
             }
             if self.k.moves(o, p) == 0 {
                 return final_score(p, o);
@@ -254,41 +290,21 @@ impl<K: Kernel> Search<'_, K> {
             return -self.search(o, p, -beta, -alpha, true);
         }
         let alpha0 = alpha;
+        let mut list = [Candidate::default(); MAX_MOVES];
+        let count = match self.candidates(p, o, moves, beta, &mut list) {
+            Ok(count) => count,
+            Err(cut) => return cut,
+        };
         let (mut best, mut best_sq) = (-65, NO_MOVE as u32);
-        if n <= ORDER_BY_MOBILITY {
-            // Parity order: odd-quadrant moves first, no sorting.
-            let odd = odd_quadrants(empties) & moves;
-            for set in [odd, moves & !odd] {
-                let mut rest = set;
-                while rest != 0 {
-                    let sq = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    let f = self.k.flips(p, o, sq);
-                    let v = self.child(p, o, sq, f, alpha, beta, best == -65);
-                    if v > best {
-                        best = v;
-                        best_sq = sq;
-                        if v > alpha {
-                            alpha = v;
-                            if v >= beta {
-                                return self.finish(p, o, best, best_sq, alpha0, beta);
-                            }
-                        }
-                    }
-                }
-            }
-        } else {
-            let (list, count) = self.candidates(p, o, moves, empties);
-            for (i, c) in list[..count].iter().enumerate() {
-                let v = self.child(p, o, c.sq, c.flips, alpha, beta, i == 0);
-                if v > best {
-                    best = v;
-                    best_sq = c.sq;
-                    if v > alpha {
-                        alpha = v;
-                        if v >= beta {
-                            break;
-                        }
+        for (i, c) in list[..count].iter().enumerate() {
+            let v = self.child(p, o, c.sq as u32, c.flips, alpha, beta, i == 0);
+            if v > best {
+                best = v;
+                best_sq = c.sq as u32;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
                     }
                 }
             }
@@ -359,8 +375,10 @@ impl<K: Kernel> Search<'_, K> {
         }
         let mut alpha = alpha;
         let mut best = -65;
+        // Only squares next to an opponent disc can flip anything.
+        let near = empties & crate::eval::neighbours(o);
         let odd = odd_quadrants(empties);
-        for set in [odd, empties & !odd] {
+        for set in [odd & near, near & !odd] {
             let mut rest = set;
             while rest != 0 {
                 let sq = rest.trailing_zeros();
