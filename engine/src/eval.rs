@@ -8,6 +8,7 @@
 
 use std::sync::OnceLock;
 
+#[cfg(test)]
 use crate::moves::Kernel;
 
 /// Squares adjacent (in any of the eight directions) to a disc of `b`,
@@ -126,7 +127,7 @@ fn edge_value(me: u8, them: u8) -> i32 {
 }
 
 /// Evaluation for the side owning `p`, in hundredths of a disc.
-#[inline]
+#[cfg(test)]
 pub(crate) fn evaluate<K: Kernel>(k: K, p: u64, o: u64) -> i32 {
     let mp = k.moves(p, o);
     let mo = k.moves(o, p);

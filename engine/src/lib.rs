@@ -12,6 +12,7 @@ mod eval;
 mod game;
 pub mod moves;
 mod notation;
+mod patterns;
 mod perft;
 pub mod player;
 pub mod search;
@@ -19,6 +20,7 @@ pub mod solve;
 mod square;
 mod stability;
 mod table;
+pub mod training;
 
 pub use bitboard::{Board, CORNERS};
 pub use game::{Game, IllegalMove, Move, Outcome};

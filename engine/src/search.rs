@@ -4,8 +4,9 @@
 use std::time::{Duration, Instant};
 
 use crate::bitboard::{Board, CORNERS};
-use crate::eval::{evaluate, evaluate_with_moves};
+use crate::eval::evaluate_with_moves;
 use crate::moves::{with_kernel, Kernel};
+use crate::patterns::Weights;
 use crate::square::Square;
 use crate::table::{Table, EXACT_DEPTH, NO_MOVE};
 
@@ -47,6 +48,8 @@ pub(crate) fn proven_discs(score: i32) -> Option<i32> {
 
 /// A reusable midgame searcher.
 pub(crate) struct Searcher {
+    /// Learned weights, or `None` for the hand-written evaluation.
+    weights: Option<&'static Weights>,
     table: Table,
     nodes: u64,
     deadline: Option<Instant>,
@@ -68,11 +71,17 @@ impl Searcher {
     /// A searcher with a table of `1 << bits` entries.
     pub fn new(bits: u32) -> Searcher {
         Searcher {
+            weights: Weights::get(),
             table: Table::new(bits),
             nodes: 0,
             deadline: None,
             stopped: false,
         }
+    }
+
+    /// Uses the hand-written evaluation instead of the learned one.
+    pub fn use_hand_eval(&mut self) {
+        self.weights = None;
     }
 
     /// Iterative deepening to `limits`; returns the deepest completed result
@@ -124,6 +133,15 @@ struct Candidate {
 }
 
 impl<K: Kernel> Ctx<'_, K> {
+    /// Static evaluation given both sides' legal moves.
+    #[inline]
+    fn eval(&self, p: u64, o: u64, mp: u64, mo: u64) -> i32 {
+        match self.s.weights {
+            Some(w) => w.evaluate(p, o, mp.count_ones(), mo.count_ones()),
+            None => evaluate_with_moves(p, o, mp, mo),
+        }
+    }
+
     #[inline]
     fn tick(&mut self) -> bool {
         self.s.nodes += 1;
@@ -243,7 +261,7 @@ impl<K: Kernel> Ctx<'_, K> {
         }
         let moves = self.k.moves(p, o);
         if depth == 0 {
-            return evaluate_with_moves(p, o, moves, self.k.moves(o, p));
+            return self.eval(p, o, moves, self.k.moves(o, p));
         }
         if moves == 0 {
             if self.k.moves(o, p) == 0 {
@@ -323,10 +341,11 @@ impl<K: Kernel> Ctx<'_, K> {
             let f = self.k.flips(p, o, sq);
             let (cp, co) = (o ^ f, p | f | 1 << sq);
             let cm = self.k.moves(cp, co);
-            let v = if cm == 0 && self.k.moves(co, cp) == 0 {
+            let cmo = self.k.moves(co, cp);
+            let v = if cm == 0 && cmo == 0 {
                 -terminal(cp, co)
             } else {
-                -evaluate(self.k, cp, co)
+                -self.eval(cp, co, cm, cmo)
             };
             if v > best {
                 best = v;
