@@ -76,7 +76,10 @@ impl fmt::Display for Pdu<'_> {
                 write!(f, " {}", update.colour)?;
                 update.squares.iter().try_for_each(|sq| write!(f, " {sq}"))
             }
-            Pdu::Winner(winner) => write!(f, " {}", winner.to_wire()),
+            Pdu::Winner(winner) => match winner.colour() {
+                Some(colour) => write!(f, " {colour}"),
+                None => f.write_str(" draw"),
+            },
             _ => Ok(()),
         }
     }
@@ -225,3 +228,37 @@ impl Iterator for SquaresIter<'_> {
 }
 
 impl ExactSizeIterator for SquaresIter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn log_lines_name_the_pdu_and_its_fields() {
+        let squares = [Square::new(3, 2).unwrap(), Square::new(3, 3).unwrap()];
+        let update = UpdateBoard {
+            colour: Colour::Black,
+            squares: Squares::new(&squares).unwrap(),
+        };
+        assert_eq!(
+            Pdu::UpdateBoard(update).to_string(),
+            "update_board black d3 d4"
+        );
+        assert_eq!(Pdu::Place(Place { x: 3, y: 2 }).to_string(), "place d3");
+        assert_eq!(
+            Pdu::Place(Place { x: -1, y: 9 }).to_string(),
+            "place (-1, 9)"
+        );
+        assert_eq!(Pdu::Winner(Winner::Draw).to_string(), "winner draw");
+        assert_eq!(Pdu::Winner(Winner::White).to_string(), "winner white");
+        assert_eq!(
+            Pdu::ConnectOk {
+                colour: Colour::Black
+            }
+            .to_string(),
+            "connect_ok black"
+        );
+        assert_eq!(Pdu::Turn.to_string(), "turn");
+    }
+}
