@@ -1,0 +1,60 @@
+//! The command line (clap derive).
+
+use clap::{Parser, Subcommand};
+
+/// The address `play`, `bot` and friends connect to by default.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8765";
+
+/// Reversi: play on a reversid server, let the engine play, or use the engine's tools.
+#[derive(Debug, Parser)]
+#[command(name = "reversi", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Play a game in the terminal (or from a script on stdin, one command per line).
+    Play {
+        /// Server address, host:port.
+        #[arg(default_value = DEFAULT_ADDR)]
+        addr: String,
+    },
+    /// Let the engine play games on the server.
+    Bot {
+        /// Server address, host:port.
+        #[arg(default_value = DEFAULT_ADDR)]
+        addr: String,
+        #[command(flatten)]
+        engine: EngineArgs,
+        /// Games to play, one connection each.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        games: u32,
+        /// Print the board after every move.
+        #[arg(long)]
+        show: bool,
+    },
+    /// Count the leaf positions of the move tree from the start (perft).
+    Perft {
+        /// Depth in plies (a pass counts as a ply).
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
+        depth: u32,
+    },
+}
+
+/// How strong the engine plays.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EngineArgs {
+    /// Engine strength, 1 (weakest) to 10.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=10))]
+    pub level: u8,
+    /// Time per move in milliseconds (default: the level's own limit).
+    #[arg(long, value_name = "MS")]
+    pub move_time: Option<u64>,
+    /// Seed for the engine's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}

@@ -1,0 +1,139 @@
+//! The TCP side: opening the connection, turning its bytes into machine
+//! events with the codec's [`FrameBuffer`], and sending PDUs.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use reversi_pdu::{Direction, FrameBuffer, MAX_PDU_LEN};
+
+use crate::state::{Event, Incoming, Outgoing};
+
+/// The port of §3.1, used when an address has none.
+pub const DEFAULT_PORT: u16 = 8765;
+
+/// How long one connection attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Opens a connection to `addr` (`host:port`, or a bare host for port 8765).
+/// The error is one line: "could not connect to ADDR: why".
+pub fn open(addr: &str) -> Result<(Reader, Writer), String> {
+    let fail = |why: &dyn std::fmt::Display| format!("could not connect to {addr}: {why}");
+    let targets: Vec<SocketAddr> = resolve(addr).map_err(|e| fail(&e))?;
+    let mut last_error = None;
+    for target in &targets {
+        match TcpStream::connect_timeout(target, CONNECT_TIMEOUT) {
+            Ok(stream) => {
+                // Small PDUs, one at a time: do not wait to coalesce them.
+                let _ = stream.set_nodelay(true);
+                let reader = stream.try_clone().map_err(|e| fail(&e))?;
+                log::info!("connected to {target}");
+                return Ok((Reader::new(reader), Writer { stream }));
+            }
+            Err(err) => last_error = Some(err),
+        }
+    }
+    Err(match last_error {
+        Some(err) => fail(&err),
+        None => fail(&"the name resolves to no address"),
+    })
+}
+
+fn resolve(addr: &str) -> io::Result<Vec<SocketAddr>> {
+    match addr.to_socket_addrs() {
+        Ok(found) => Ok(found.collect()),
+        // "localhost" or "::1" without a port: use the default one.
+        Err(err) => {
+            let host = addr.trim_start_matches('[').trim_end_matches(']');
+            if host.parse::<std::net::IpAddr>().is_ok() || !host.contains(':') {
+                Ok((host, DEFAULT_PORT).to_socket_addrs()?.collect())
+            } else {
+                Err(err)
+            }
+        }
+    }
+}
+
+/// The receiving half: bytes in, [`Event`]s out.
+pub struct Reader {
+    stream: TcpStream,
+    frames: FrameBuffer,
+    /// Set after EOF, `error`, `winner` or a malformed frame: nothing more
+    /// is read (§3.4, §3.5).
+    done: bool,
+}
+
+impl Reader {
+    fn new(stream: TcpStream) -> Reader {
+        Reader {
+            stream,
+            frames: FrameBuffer::new(),
+            done: false,
+        }
+    }
+
+    /// Blocks until the next event: a whole PDU, a malformed frame, or EOF.
+    /// After the last PDU of a connection it keeps returning EOF.
+    pub fn next_event(&mut self) -> Event {
+        loop {
+            if self.done {
+                return Event::Eof;
+            }
+            match self.frames.next(Direction::ServerToClient) {
+                Ok(Some(pdu)) => {
+                    log::debug!("received {pdu}");
+                    let event = Event::from_pdu(&pdu);
+                    self.done = matches!(
+                        event,
+                        Event::Received(Incoming::Error | Incoming::Winner(_))
+                            | Event::Malformed(_)
+                    );
+                    return event;
+                }
+                Ok(None) => {}
+                Err(err) => {
+                    log::debug!("malformed frame: {err}");
+                    self.done = true;
+                    return Event::Malformed(err);
+                }
+            }
+            match self.stream.read(self.frames.spare_mut()) {
+                Ok(0) => {
+                    // A partial PDU at EOF is EOF, not a malformed PDU (§3.4).
+                    log::debug!("EOF with {} bytes buffered", self.frames.buffered());
+                    self.done = true;
+                }
+                Ok(n) => self.frames.commit(n),
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => {
+                    log::debug!("read failed: {err}");
+                    self.done = true;
+                }
+            }
+        }
+    }
+}
+
+/// The sending half.
+pub struct Writer {
+    stream: TcpStream,
+}
+
+impl Writer {
+    /// Encodes and sends one PDU.
+    pub fn send(&mut self, out: Outgoing) -> io::Result<()> {
+        let pdu = out.pdu();
+        let mut buf = [0u8; MAX_PDU_LEN];
+        let len = pdu
+            .encode(&mut buf)
+            .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err.to_string()))?;
+        log::debug!("sending {pdu}");
+        self.stream.write_all(&buf[..len])
+    }
+
+    /// Closes both directions; a reader blocked on this connection wakes up
+    /// with EOF.
+    pub fn close(&self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}

@@ -1,0 +1,177 @@
+//! `reversi play`: a person plays through the terminal, or a script through
+//! piped stdin (one command per line; EOF means quit).
+//!
+//! Two threads feed one channel: one reads stdin lines, one reads the
+//! socket. When stdin is a terminal every line is handled at once (a move
+//! out of turn is refused: "not your turn"). When it is not, the lines are a
+//! script of this player's moves: each one is held until it is this
+//! player's turn, so a known game can be replayed line by line.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, IsTerminal};
+use std::sync::mpsc::{self, Sender};
+use std::thread;
+
+use crate::connection::Reader;
+use crate::driver::Driver;
+use crate::input::{self, Input};
+use crate::render::{self, Style};
+use crate::state::{exit, Command, Event, Incoming, Notice, State};
+
+/// What the main loop waits for.
+enum Message {
+    /// A line typed or piped in.
+    Line(String),
+    /// stdin is closed.
+    StdinEof,
+    /// Something from the server.
+    Net(Event),
+}
+
+/// The terminal side: how to show things.
+struct Ui {
+    style: Style,
+    interactive: bool,
+}
+
+impl Ui {
+    fn show(&self, notice: &Notice) {
+        let text = render::notice(notice, self.style);
+        if render::is_failure(notice) {
+            eprintln!("reversi: {text}");
+        } else {
+            println!("{text}");
+        }
+    }
+}
+
+/// Plays one game against the server at `addr`; returns the exit code.
+pub fn run(addr: &str) -> u8 {
+    let ui = Ui {
+        style: Style::detect(),
+        interactive: std::io::stdin().is_terminal(),
+    };
+    let (tx, rx) = mpsc::channel();
+    spawn_stdin_reader(tx.clone());
+    let mut driver = Driver::new(addr);
+    let mut show = |notice: &Notice| ui.show(notice);
+    if let Some(code) = driver.handle(Event::User(Command::Connect), &mut show) {
+        return code;
+    }
+    if let Some(reader) = driver.take_reader() {
+        spawn_socket_reader(reader, tx);
+    }
+    let mut held: VecDeque<Option<String>> = VecDeque::new();
+    while let Ok(message) = rx.recv() {
+        let code = match message {
+            Message::Net(event) => driver.handle(event, &mut show),
+            Message::Line(line) => {
+                held.push_back(Some(line));
+                None
+            }
+            Message::StdinEof => {
+                held.push_back(None);
+                None
+            }
+        };
+        if code.is_some() {
+            return code.unwrap_or(exit::OK);
+        }
+        while ui.interactive || matches!(driver.state(), State::MyTurn(_)) {
+            let Some(line) = held.pop_front() else { break };
+            if let Some(code) = user_line(&mut driver, &ui, line) {
+                return code;
+            }
+        }
+    }
+    // Both readers are gone without an exit: cannot happen, as the socket
+    // reader always ends with an event that finishes the connection.
+    exit::SERVER_GONE
+}
+
+/// Handles one line of input (`None`: stdin closed, which quits).
+fn user_line(driver: &mut Driver, ui: &Ui, line: Option<String>) -> Option<u8> {
+    let mut show = |notice: &Notice| ui.show(notice);
+    let Some(line) = line else {
+        return driver.handle(Event::User(Command::Quit), &mut show);
+    };
+    if !ui.interactive && !line.trim().is_empty() {
+        println!("> {}", line.trim());
+    }
+    let input = match input::parse(&line) {
+        Ok(Some(input)) => input,
+        Ok(None) => return None,
+        Err(err) => {
+            println!("refused: {err}");
+            return None;
+        }
+    };
+    let session = driver.state().session();
+    match input {
+        Input::Move(square) => {
+            return driver.handle(Event::User(Command::Place(square)), &mut show)
+        }
+        Input::Quit => return driver.handle(Event::User(Command::Quit), &mut show),
+        Input::Help => println!("{}", input::HELP),
+        Input::Board => match session {
+            Some(session) => println!("{}", render::session_board(session, ui.style)),
+            None => println!("refused: no game yet"),
+        },
+        Input::Moves | Input::Hint => match (driver.state(), session) {
+            (State::MyTurn(session), _) => {
+                if input == Input::Moves {
+                    let moves: Vec<String> =
+                        session.game.legal_moves().map(|s| s.to_string()).collect();
+                    println!("legal moves: {}", moves.join(" "));
+                } else {
+                    match crate::bot::hint(&session.game) {
+                        Some(square) => println!("hint: {square}"),
+                        None => println!("hint: no legal move"),
+                    }
+                }
+            }
+            (_, Some(_)) => println!("refused: not your turn"),
+            (_, None) => println!("refused: no game yet"),
+        },
+    }
+    None
+}
+
+fn spawn_stdin_reader(tx: Sender<Message>) {
+    thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut lock = stdin.lock();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match lock.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    if tx.send(Message::Line(line)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = tx.send(Message::StdinEof);
+    });
+}
+
+fn spawn_socket_reader(mut reader: Reader, tx: Sender<Message>) {
+    thread::spawn(move || loop {
+        let event = reader.next_event();
+        let more = matches!(
+            event,
+            Event::Received(
+                Incoming::ConnectOk(_)
+                    | Incoming::Turn
+                    | Incoming::PlaceError
+                    | Incoming::UpdateBoard { .. }
+            )
+        );
+        if tx.send(Message::Net(event)).is_err() || !more {
+            return;
+        }
+    });
+}
