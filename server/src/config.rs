@@ -1,0 +1,138 @@
+//! Command-line options and the settings derived from them.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{ArgAction, Parser};
+
+/// reversid: pairs Reversi clients two by two and plays each game in its own process.
+///
+/// Signals: the first SIGTERM or SIGINT starts a smart shutdown (stop listening, turn away waiting
+/// clients, let running games finish, exit 0 once the last session is reaped); a second one makes it
+/// fast (every session sends error to both players and exits). SIGHUP reopens --log-file (for log
+/// rotation) and is otherwise only logged. Logging goes to stderr (or --log-file) and is filtered with
+/// RUST_LOG (default info; debug shows every PDU).
+#[derive(Debug, Clone, Parser)]
+#[command(name = "reversid", version)]
+pub struct Cli {
+    /// Address to listen on (IPv4 or IPv6, port 0 picks a free one); may be given several times.
+    #[arg(long = "listen", value_name = "ADDR", action = ArgAction::Append,
+          default_value = "127.0.0.1:8765")]
+    pub listen: Vec<SocketAddr>,
+
+    /// Seconds a new connection has to send connect.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub handshake_timeout: u64,
+
+    /// Seconds a player has to make a legal move after turn (0 = no limit).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub move_timeout: u64,
+
+    /// Most sessions running at once; further pairs wait in the queue.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions: u64,
+
+    /// Most connections waiting for a game (handshake or queued); more get error.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pending: u64,
+
+    /// Seconds a smart shutdown waits for running games before it turns fast.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub shutdown_timeout: u64,
+
+    /// Give black to the client that queued first (default: colours are drawn at random).
+    #[arg(long)]
+    pub fixed_colours: bool,
+
+    /// Write each finished game as a GGF file into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub record_dir: Option<PathBuf>,
+
+    /// Detach from the terminal and run in the background.
+    #[arg(long)]
+    pub daemon: bool,
+
+    /// Write the server's pid here, locked: a second instance with the same file refuses to start.
+    #[arg(long, value_name = "PATH")]
+    pub pid_file: Option<PathBuf>,
+
+    /// Append the log to this file instead of stderr (reopened on SIGHUP).
+    #[arg(long, value_name = "PATH")]
+    pub log_file: Option<PathBuf>,
+}
+
+/// What the supervisor needs, whatever game it serves.
+#[derive(Debug, Clone)]
+pub struct SupervisorConfig {
+    pub listen: Vec<SocketAddr>,
+    pub handshake_timeout: Duration,
+    pub max_sessions: usize,
+    pub max_pending: usize,
+    pub shutdown_timeout: Duration,
+}
+
+/// What a Reversi session needs.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// `None`: no move clock.
+    pub move_timeout: Option<Duration>,
+    pub fixed_colours: bool,
+    pub record_dir: Option<PathBuf>,
+}
+
+impl Cli {
+    pub fn supervisor(&self) -> SupervisorConfig {
+        SupervisorConfig {
+            listen: self.listen.clone(),
+            handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            max_sessions: usize::try_from(self.max_sessions).unwrap_or(usize::MAX),
+            max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
+            shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
+        }
+    }
+
+    pub fn session(&self) -> SessionConfig {
+        SessionConfig {
+            move_timeout: (self.move_timeout > 0).then(|| Duration::from_secs(self.move_timeout)),
+            fixed_colours: self.fixed_colours,
+            record_dir: self.record_dir.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_the_spec() {
+        let cli = Cli::parse_from(["reversid"]);
+        let sup = cli.supervisor();
+        assert_eq!(sup.listen, vec!["127.0.0.1:8765".parse().unwrap()]);
+        assert_eq!(sup.handshake_timeout, Duration::from_secs(10));
+        assert_eq!(cli.session().move_timeout, Some(Duration::from_secs(600)));
+        assert_eq!((sup.max_sessions, sup.max_pending), (1024, 4096));
+    }
+
+    #[test]
+    fn listen_repeats_and_zero_disables_the_clock() {
+        let cli = Cli::parse_from([
+            "reversid",
+            "--listen",
+            "127.0.0.1:1",
+            "--listen",
+            "[::1]:2",
+            "--move-timeout",
+            "0",
+        ]);
+        assert_eq!(cli.listen.len(), 2);
+        assert_eq!(cli.session().move_timeout, None);
+    }
+
+    #[test]
+    fn zero_limits_are_refused() {
+        assert!(Cli::try_parse_from(["reversid", "--max-sessions", "0"]).is_err());
+        assert!(Cli::try_parse_from(["reversid", "--handshake-timeout", "0"]).is_err());
+    }
+}

@@ -1,0 +1,249 @@
+//! Connections the supervisor holds before they are handed to a session:
+//! in handshake, queued for an opponent, or closing after a refusal.
+//!
+//! Stored in a slab (index = mio token); the pairing queue and the two timer
+//! lists refer to slots by index and serial, and skip entries whose slot was
+//! freed or reused since ("lazy deletion"). Both timeouts are fixed durations,
+//! so each timer list is in deadline order by construction.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use crate::outbox::Outbox;
+
+/// How long a refused connection is drained before it is closed (spec §12).
+pub const LINGER: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Accepted; no complete handshake yet.
+    Handshake,
+    /// Handshake done; waiting for an opponent.
+    Queued,
+    /// Refused: flushing what was queued for it, then discarding input until EOF or LINGER.
+    Closing,
+}
+
+pub struct Conn {
+    pub stream: mio::net::TcpStream,
+    pub peer: SocketAddr,
+    pub state: State,
+    serial: u64,
+    /// Bytes received and not yet consumed by the handshake.
+    pub input: Vec<u8>,
+    pub out: Outbox,
+    /// Our sending side is shut down (Closing only).
+    pub write_shut: bool,
+}
+
+type Stamp = (usize, u64);
+
+#[derive(Default)]
+pub struct Pending {
+    slots: Vec<Option<Conn>>,
+    free: Vec<usize>,
+    next_serial: u64,
+    /// Connections in Handshake or Queued: what the pending limit counts.
+    waiting: usize,
+    closing: usize,
+    queue: VecDeque<Stamp>,
+    queued: usize,
+    handshake_timers: VecDeque<(Instant, Stamp)>,
+    closing_timers: VecDeque<(Instant, Stamp)>,
+}
+
+impl Pending {
+    /// Handshake plus queued connections.
+    pub fn waiting(&self) -> usize {
+        self.waiting
+    }
+
+    pub fn closing(&self) -> usize {
+        self.closing
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.waiting == 0 && self.closing == 0
+    }
+
+    pub fn queued(&self) -> usize {
+        self.queued
+    }
+
+    fn stamp(&self, index: usize) -> Option<Stamp> {
+        self.get(index).map(|c| (index, c.serial))
+    }
+
+    fn live(&self, (index, serial): Stamp, state: State) -> bool {
+        self.get(index)
+            .is_some_and(|c| c.serial == serial && c.state == state)
+    }
+
+    /// Adds a freshly accepted connection in Handshake; returns its index.
+    pub fn insert(
+        &mut self,
+        stream: mio::net::TcpStream,
+        peer: SocketAddr,
+        deadline: Instant,
+    ) -> usize {
+        self.next_serial += 1;
+        let conn = Conn {
+            stream,
+            peer,
+            state: State::Handshake,
+            serial: self.next_serial,
+            input: Vec::new(),
+            out: Outbox::new(),
+            write_shut: false,
+        };
+        let index = match self.free.pop() {
+            Some(i) => {
+                self.slots[i] = Some(conn);
+                i
+            }
+            None => {
+                self.slots.push(Some(conn));
+                self.slots.len() - 1
+            }
+        };
+        self.waiting += 1;
+        self.handshake_timers
+            .push_back((deadline, (index, self.next_serial)));
+        index
+    }
+
+    pub fn get(&self, index: usize) -> Option<&Conn> {
+        self.slots.get(index).and_then(Option::as_ref)
+    }
+
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut Conn> {
+        self.slots.get_mut(index).and_then(Option::as_mut)
+    }
+
+    /// Every index in use.
+    pub fn indices(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&i| self.slots[i].is_some())
+            .collect()
+    }
+
+    /// Handshake to Queued, at the back of the queue.
+    pub fn enqueue(&mut self, index: usize) {
+        let Some(stamp) = self.stamp(index) else {
+            return;
+        };
+        if let Some(conn) = self.get_mut(index) {
+            debug_assert_eq!(conn.state, State::Handshake);
+            conn.state = State::Queued;
+            self.queue.push_back(stamp);
+            self.queued += 1;
+        }
+    }
+
+    /// Moves a Handshake or Queued connection to Closing, with `farewell` to send first.
+    pub fn start_closing(&mut self, index: usize, farewell: &[u8], deadline: Instant) {
+        let Some(stamp) = self.stamp(index) else {
+            return;
+        };
+        let conn = self.slots[index].as_mut().expect("stamp checked the slot");
+        match conn.state {
+            State::Closing => return,
+            State::Queued => self.queued -= 1,
+            State::Handshake => {}
+        }
+        self.waiting -= 1;
+        self.closing += 1;
+        conn.state = State::Closing;
+        conn.input = Vec::new();
+        conn.out.push(farewell);
+        self.closing_timers.push_back((deadline, stamp));
+    }
+
+    /// Frees the slot and returns the connection (the caller deregisters it).
+    pub fn remove(&mut self, index: usize) -> Option<Conn> {
+        let conn = self.slots.get_mut(index)?.take()?;
+        self.free.push(index);
+        match conn.state {
+            State::Handshake => self.waiting -= 1,
+            State::Queued => {
+                self.waiting -= 1;
+                self.queued -= 1;
+            }
+            State::Closing => self.closing -= 1,
+        }
+        Some(conn)
+    }
+
+    fn drop_stale_front(&mut self) {
+        while let Some(&stamp) = self.queue.front() {
+            if self.live(stamp, State::Queued) {
+                break;
+            }
+            self.queue.pop_front();
+        }
+    }
+
+    /// Removes and returns the two connections that have waited longest, oldest first.
+    pub fn pop_pair(&mut self) -> Option<[Conn; 2]> {
+        if self.queued < 2 {
+            return None;
+        }
+        self.drop_stale_front();
+        let (first, _) = self.queue.pop_front()?;
+        self.drop_stale_front();
+        let (second, _) = self.queue.pop_front()?;
+        let a = self.remove(first)?;
+        let b = self.remove(second)?;
+        Some([a, b])
+    }
+
+    /// Indices whose handshake deadline has passed (still in Handshake).
+    pub fn expired_handshakes(&mut self, now: Instant) -> Vec<usize> {
+        Self::expired(&mut self.handshake_timers, now)
+            .into_iter()
+            .filter(|&s| self.live(s, State::Handshake))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Indices whose linger after a refusal has run out.
+    pub fn expired_closings(&mut self, now: Instant) -> Vec<usize> {
+        Self::expired(&mut self.closing_timers, now)
+            .into_iter()
+            .filter(|&s| self.live(s, State::Closing))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    fn expired(timers: &mut VecDeque<(Instant, Stamp)>, now: Instant) -> Vec<Stamp> {
+        let mut out = Vec::new();
+        while let Some(&(deadline, stamp)) = timers.front() {
+            if deadline > now {
+                break;
+            }
+            timers.pop_front();
+            out.push(stamp);
+        }
+        out
+    }
+
+    /// The earliest timer, possibly of a connection that is gone (waking early is harmless).
+    pub fn next_deadline(&mut self) -> Option<Instant> {
+        while let Some(&(_, s)) = self.handshake_timers.front() {
+            if self.live(s, State::Handshake) {
+                break;
+            }
+            self.handshake_timers.pop_front();
+        }
+        while let Some(&(_, s)) = self.closing_timers.front() {
+            if self.live(s, State::Closing) {
+                break;
+            }
+            self.closing_timers.pop_front();
+        }
+        let a = self.handshake_timers.front().map(|t| t.0);
+        let b = self.closing_timers.front().map(|t| t.0);
+        a.into_iter().chain(b).min()
+    }
+}

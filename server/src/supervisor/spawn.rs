@@ -1,0 +1,90 @@
+//! Starting a session: fork, and everything the child does before the game runs.
+
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+
+use nix::unistd::Pid;
+
+use super::{Pair, Protocol};
+use crate::signals;
+
+/// Forks a session for `pair`. In the parent, returns the child's pid (or the
+/// error) and the pair, which the parent then drops, closing its copies of the
+/// sockets. The child never returns from here.
+pub fn fork_session<P: Protocol>(protocol: &P, pair: Pair) -> (io::Result<Pid>, Pair) {
+    let old_mask = match signals::block_all() {
+        Ok(mask) => mask,
+        Err(e) => return (Err(e), pair),
+    };
+    // SAFETY: the supervisor is single-threaded, so the child is a consistent copy.
+    match unsafe { libc::fork() } {
+        -1 => {
+            let err = io::Error::last_os_error();
+            signals::restore_mask(&old_mask);
+            (Err(err), pair)
+        }
+        0 => child(protocol, pair),
+        pid => {
+            signals::restore_mask(&old_mask);
+            (Ok(Pid::from_raw(pid)), pair)
+        }
+    }
+}
+
+fn child<P: Protocol>(protocol: &P, pair: Pair) -> ! {
+    crate::log::refresh_pid();
+    let keep = [
+        pair.seats[0].stream.as_raw_fd(),
+        pair.seats[1].stream.as_raw_fd(),
+    ];
+    // Listeners, the parent's epoll instance, the signal pipe, every other waiting
+    // client, the pid file: closed by number. Nothing is deregistered from the inherited
+    // epoll (that would edit the parent's interest list); closing our copy is enough.
+    close_all_except(&keep);
+    signals::reset_in_child();
+    set_process_name(P::SESSION_NAME);
+    signals::unblock_all();
+    let code = protocol.run_session(pair);
+    log::logger().flush();
+    std::process::exit(code)
+}
+
+/// Closes every descriptor from 3 up except those in `keep`.
+pub fn close_all_except(keep: &[RawFd]) {
+    let mut keep: Vec<u32> = keep
+        .iter()
+        .filter(|&&fd| fd > 2)
+        .map(|&fd| fd as u32)
+        .collect();
+    keep.sort_unstable();
+    let mut first = 3u32;
+    for fd in keep.into_iter().chain([u32::MAX]) {
+        if fd > first {
+            close_range(first, fd - 1);
+        }
+        first = fd.saturating_add(1);
+    }
+}
+
+fn close_range(first: u32, last: u32) {
+    // SAFETY: closes descriptors nothing else in this process will use again.
+    if unsafe { libc::close_range(first, last, 0) } == 0 {
+        return;
+    }
+    // Kernels before 5.9: close one by one up to the open-files limit.
+    let limit = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) };
+    let last = last.min(u32::try_from(limit).unwrap_or(1 << 20));
+    for fd in first..=last {
+        // SAFETY: as above.
+        unsafe { libc::close(fd as i32) };
+    }
+}
+
+/// Sets the process name shown by `ps` and `top` (at most 15 bytes are kept).
+pub fn set_process_name(name: &str) {
+    let mut buf = [0u8; 16];
+    let n = name.len().min(15);
+    buf[..n].copy_from_slice(&name.as_bytes()[..n]);
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+    unsafe { libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0) };
+}
