@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use reversi_engine::{Game, Square};
+use reversi_engine::player::{Player, PlayerConfig};
 
 use crate::driver::Driver;
 use crate::render::{self, Style};
@@ -28,15 +28,10 @@ pub struct BotOptions {
     pub name: String,
 }
 
-/// The engine's suggestion for the side to move.
-pub fn hint(game: &Game) -> Option<Square> {
-    choose(game, &BotOptions::default())
-}
-
 impl Default for BotOptions {
     fn default() -> BotOptions {
         BotOptions {
-            level: 3,
+            level: 6,
             move_time: None,
             seed: 1,
             games: 1,
@@ -47,19 +42,16 @@ impl Default for BotOptions {
     }
 }
 
-/// The move the bot plays. Stand-in until the engine's player lands: the
-/// move that flips most, corners first.
-fn choose(game: &Game, options: &BotOptions) -> Option<Square> {
-    log::debug!(
-        "choosing at level {} ({:?} per move)",
-        options.level,
-        options.move_time
-    );
-    let board = game.board();
-    game.legal_moves().max_by_key(|&sq| {
-        let corner = reversi_engine::CORNERS & sq.bit() != 0;
-        (corner, board.flips(sq).count_ones())
-    })
+impl BotOptions {
+    /// The engine player these options describe.
+    pub fn player(&self) -> Player {
+        Player::new(PlayerConfig {
+            level: self.level,
+            move_time: self.move_time,
+            seed: self.seed,
+            opening_variety: true,
+        })
+    }
 }
 
 /// Totals over several games.
@@ -165,6 +157,7 @@ pub fn run(addr: &str, options: &BotOptions) -> u8 {
 /// with a `winner`.
 pub fn play_one(addr: &str, options: &BotOptions) -> (u8, Option<GameResult>) {
     let mut driver = Driver::new(addr);
+    let mut player = options.player();
     let mut event = Event::User(Command::Connect);
     let mut result = None;
     loop {
@@ -182,7 +175,7 @@ pub fn play_one(addr: &str, options: &BotOptions) -> (u8, Option<GameResult>) {
         event = match driver.state() {
             State::MyTurn(session) => {
                 std::thread::sleep(options.delay);
-                match choose(&session.game, options) {
+                match player.choose(&session.game) {
                     Some(square) => Event::User(Command::Place(square)),
                     None => Event::User(Command::Quit),
                 }
@@ -246,12 +239,5 @@ mod tests {
             summary(&tally),
             "3 games: 1 won, 1 drawn, 1 lost; 50.0% of the points; discs 92-100"
         );
-    }
-
-    #[test]
-    fn hint_is_a_legal_move() {
-        let game = Game::new();
-        let square = hint(&game).unwrap();
-        assert!(game.is_legal(square));
     }
 }

@@ -48,10 +48,10 @@ pub enum Cmd {
 /// How strong the engine plays.
 #[derive(Debug, Clone, clap::Args)]
 pub struct EngineArgs {
-    /// Engine strength, 1 (weakest) to 10.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=10))]
+    /// Engine strength, 1 (weakest) to 20: the search depth in plies.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=20))]
     pub level: u8,
-    /// Time per move in milliseconds (default: the level's own limit).
+    /// Time per move in milliseconds; overrides --level.
     #[arg(long, value_name = "MS")]
     pub move_time: Option<u64>,
     /// Seed for the engine's random choices.

@@ -7,16 +7,23 @@
 //! script of this player's moves: each one is held until it is this
 //! player's turn, so a known game can be replayed line by line.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal};
 use std::sync::mpsc::{self, Sender};
 use std::thread;
+
+use reversi_engine::player::{Player, PlayerConfig};
+use reversi_engine::{Game, Square};
 
 use crate::connection::Reader;
 use crate::driver::Driver;
 use crate::input::{self, Input};
 use crate::render::{self, Style};
 use crate::state::{exit, Command, Event, Incoming, Notice, State};
+
+/// The engine level `hint` searches at: strong, and quick enough to wait for.
+const HINT_LEVEL: u8 = 8;
 
 /// What the main loop waits for.
 enum Message {
@@ -32,9 +39,24 @@ enum Message {
 struct Ui {
     style: Style,
     interactive: bool,
+    /// The engine, made on the first `hint`.
+    engine: RefCell<Option<Player>>,
 }
 
 impl Ui {
+    /// The engine's suggestion for the side to move.
+    fn hint(&self, game: &Game) -> Option<Square> {
+        let mut engine = self.engine.borrow_mut();
+        engine
+            .get_or_insert_with(|| {
+                Player::new(PlayerConfig {
+                    level: HINT_LEVEL,
+                    ..PlayerConfig::default()
+                })
+            })
+            .choose(game)
+    }
+
     fn show(&self, notice: &Notice) {
         let text = render::notice(notice, self.style);
         if render::is_failure(notice) {
@@ -50,6 +72,7 @@ pub fn run(addr: &str) -> u8 {
     let ui = Ui {
         style: Style::detect(),
         interactive: std::io::stdin().is_terminal(),
+        engine: RefCell::new(None),
     };
     let (tx, rx) = mpsc::channel();
     spawn_stdin_reader(tx.clone());
@@ -74,8 +97,8 @@ pub fn run(addr: &str) -> u8 {
                 None
             }
         };
-        if code.is_some() {
-            return code.unwrap_or(exit::OK);
+        if let Some(code) = code {
+            return code;
         }
         while ui.interactive || matches!(driver.state(), State::MyTurn(_)) {
             let Some(line) = held.pop_front() else { break };
@@ -124,7 +147,7 @@ fn user_line(driver: &mut Driver, ui: &Ui, line: Option<String>) -> Option<u8> {
                         session.game.legal_moves().map(|s| s.to_string()).collect();
                     println!("legal moves: {}", moves.join(" "));
                 } else {
-                    match crate::bot::hint(&session.game) {
+                    match ui.hint(&session.game) {
                         Some(square) => println!("hint: {square}"),
                         None => println!("hint: no legal move"),
                     }
