@@ -1,0 +1,164 @@
+//! `reversi play` and `reversi bot` against the real `reversid`: a whole
+//! scripted game through piped stdin (with a pass, an illegal move, a
+//! mistyped one, hint and moves), quitting, and two bots playing.
+
+mod client_support;
+
+use client_support::{game_with_a_pass, Reversi};
+use reversi_engine::{Game, Outcome, Side};
+use reversi_tests::Server;
+
+/// Starts the black player, waits until the server has queued it, then the
+/// white one, so that --fixed-colours gives black to the first.
+fn two_players(server: &Server, black_script: &str, white_script: &str) -> (Reversi, Reversi) {
+    let addr = server.addr().to_string();
+    let black = Reversi::scripted(&["play", &addr], black_script);
+    server.wait_log("queued (1 waiting)");
+    let white = Reversi::scripted(&["play", &addr], white_script);
+    (black, white)
+}
+
+#[test]
+fn two_scripted_players_finish_a_game_with_a_pass() {
+    let moves = game_with_a_pass();
+    let mut game = Game::new();
+    for &(_, square) in &moves {
+        game.play(square).unwrap();
+    }
+    let script = |side: Side| -> String {
+        let mine: Vec<String> = moves
+            .iter()
+            .filter(|(s, _)| *s == side)
+            .map(|(_, sq)| format!("{sq}\n"))
+            .collect();
+        mine.concat()
+    };
+    // Black's first turn also tries an illegal move, a typo, and the helpers;
+    // its first real move is typed as "D 3"-style text.
+    let first = moves[0].1.to_string().to_uppercase();
+    let black_moves = script(Side::Black);
+    let rest = black_moves.split_once('\n').unwrap().1;
+    let black_script = format!(
+        "a1\nz9\nhint\nmoves\nhelp\n{} {}\n{rest}",
+        &first[..1],
+        &first[1..]
+    );
+    let server = Server::start(&["--fixed-colours"]);
+    let (black, white) = two_players(&server, &black_script, &script(Side::White));
+    let (b, w) = (black.finish(), white.finish());
+    assert_eq!(b.code, Some(0), "black: {b:?}");
+    assert_eq!(w.code, Some(0), "white: {w:?}");
+
+    let (nb, nw) = (game.count(Side::Black), game.count(Side::White));
+    let (black_says, white_says) = match game.outcome() {
+        Some(Outcome::Win(Side::Black)) => {
+            (format!("You win {nb}-{nw}"), format!("You lose {nw}-{nb}"))
+        }
+        Some(Outcome::Win(Side::White)) => {
+            (format!("You lose {nb}-{nw}"), format!("You win {nw}-{nb}"))
+        }
+        _ => (format!("Draw {nb}-{nw}"), format!("Draw {nw}-{nb}")),
+    };
+    assert!(
+        b.stdout.contains(&format!("game over: {black_says}\n")),
+        "{}",
+        b.stdout
+    );
+    assert!(
+        w.stdout.contains(&format!("game over: {white_says}\n")),
+        "{}",
+        w.stdout
+    );
+    for out in [&b.stdout, &w.stdout] {
+        assert!(out.contains("connected: waiting for an opponent..."));
+        assert!(
+            out.contains("has no move: "),
+            "the pass is reported:\n{out}"
+        );
+        assert!(out.contains("    a b c d e f g h"));
+    }
+    assert!(b.stdout.contains("opponent found: you play black (B)"));
+    assert!(w.stdout.contains("opponent found: you play white (W)"));
+    assert!(
+        b.stdout.contains("refused: illegal move: a1 flips nothing"),
+        "{}",
+        b.stdout
+    );
+    assert!(
+        b.stdout.contains("refused: \"z9\" is not a square"),
+        "{}",
+        b.stdout
+    );
+    assert!(b.stdout.contains("hint: "));
+    assert!(
+        b.stdout.contains("legal moves: d3 c4 f5 e6"),
+        "{}",
+        b.stdout
+    );
+    assert!(b.stdout.contains("commands:"));
+    assert!(b.stderr.is_empty() && w.stderr.is_empty(), "{b:?} {w:?}");
+}
+
+#[test]
+fn quitting_forfeits_and_the_opponent_is_told() {
+    let server = Server::start(&["--fixed-colours"]);
+    let (black, white) = two_players(&server, "quit\n", "");
+    let (b, w) = (black.finish(), white.finish());
+    assert_eq!(b.code, Some(0), "{b:?}");
+    assert!(b.stdout.contains("you left the game"), "{b:?}");
+    assert_eq!(w.code, Some(0), "{w:?}");
+    assert!(
+        w.stdout
+            .contains("game over: You win 2-2 (the game was not finished: the opponent left"),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn stdin_eof_quits_at_the_players_turn() {
+    let server = Server::start(&["--fixed-colours"]);
+    let (black, white) = two_players(&server, "f5\n", "");
+    let (b, w) = (black.finish(), white.finish());
+    // White's script is empty: it quits when its turn comes, after f5.
+    assert_eq!(w.code, Some(0), "{w:?}");
+    assert!(w.stdout.contains("you left the game"), "{w:?}");
+    assert!(
+        b.stdout
+            .contains("game over: You win 4-1 (the game was not finished"),
+        "{b:?}"
+    );
+}
+
+#[test]
+fn two_bots_play_two_games() {
+    let server = Server::start(&[]);
+    let addr = server.addr().to_string();
+    let args = ["bot", &addr, "--level", "1", "--games", "2"];
+    let one = Reversi::start(&args);
+    let two = Reversi::start(&[&args[..], &["--seed", "9"]].concat());
+    let (one, two) = (one.finish(), two.finish());
+    for bot in [&one, &two] {
+        assert_eq!(bot.code, Some(0), "{bot:?}");
+        let lines: Vec<&str> = bot.stdout.lines().collect();
+        assert_eq!(lines.len(), 3, "{bot:?}");
+        assert!(lines[0].starts_with("game 1: "));
+        assert!(lines[1].starts_with("game 2: "));
+        assert!(lines[2].starts_with("2 games: "));
+        assert!(!bot.stdout.contains("not finished"), "{bot:?}");
+    }
+    // The two see the same games from opposite sides.
+    let total = |out: &str| {
+        out.lines()
+            .last()
+            .unwrap()
+            .rsplit("discs ")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let flip = |discs: String| {
+        let (a, b) = discs.split_once('-').unwrap();
+        format!("{b}-{a}")
+    };
+    assert_eq!(total(&one.stdout), flip(total(&two.stdout)));
+}
