@@ -63,8 +63,9 @@ impl PidFile {
 /// Detaches: fork, setsid, fork, chdir /, umask 022, stdin/stdout/stderr to /dev/null.
 ///
 /// The original process waits until the daemon reports that it is set up
-/// (`ready` is called in the daemon before stdio is redirected), then exits 0,
-/// or 1 if the daemon died first. Must run before any thread exists.
+/// (`ready` runs in the daemon after stdio went to /dev/null, so it may point
+/// stderr at a log file), then exits 0, or 1 with the daemon's error. Must run
+/// before any thread exists.
 pub fn daemonize(ready: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
     let mut fds = [0; 2];
     // SAFETY: plain pipe(2)/fork(2)/setsid(2) calls in a single-threaded process.
@@ -105,10 +106,6 @@ pub fn daemonize(ready: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
     }
     // SAFETY: fds[1] is our write end of the pipe.
     let mut report = unsafe { File::from_raw_fd(fds[1]) };
-    if let Err(e) = ready() {
-        let _ = write!(report, "{e}");
-        return Err(e);
-    }
     let null = OpenOptions::new()
         .read(true)
         .write(true)
@@ -118,6 +115,10 @@ pub fn daemonize(ready: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
         if unsafe { libc::dup2(null.as_raw_fd(), fd) } < 0 {
             return Err(io::Error::last_os_error());
         }
+    }
+    if let Err(e) = ready() {
+        let _ = write!(report, "{e}");
+        return Err(e);
     }
     report.write_all(b"ok")?;
     Ok(())

@@ -1,0 +1,278 @@
+//! The supervisor as a process: timeouts, limits, session children dying,
+//! shutdown, daemon mode, and many games at once.
+
+use std::time::Duration;
+
+use reversi_pdu::{Colour, Pdu, Winner};
+use reversi_tests::{play_out, reversid_binary, Client, Msg, Rng, Server, Signal};
+
+/// The pid in a "session PID started" log line.
+fn session_pid(line: &str) -> i32 {
+    let rest = line.split("session ").nth(1).expect("a session line");
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn handshake_timeout_closes_silently() {
+    let server = Server::start(&["--handshake-timeout", "1"]);
+    let mut idle = Client::connect(server.addr());
+    let mut half = Client::connect(server.addr());
+    half.send_raw(&[0, 4, 0]);
+    idle.expect_closed();
+    half.expect_closed();
+    server.wait_logs("no handshake within the timeout", 2);
+    // A client that did send connect in time stays queued past the timeout.
+    let mut queued = server.join();
+    server.wait_logs("queued (1 waiting)", 1);
+    assert_eq!(queued.recv_within(Duration::from_millis(1500)), None);
+    let mut other = server.join();
+    queued.expect_connect_ok();
+    other.expect_connect_ok();
+}
+
+#[test]
+fn move_clock_expiry_tells_both_and_place_error_does_not_restart_it() {
+    let server = Server::start(&["--move-timeout", "1"]);
+    let (mut black, mut white) = server.pair();
+    black.expect(Msg::Turn);
+    black.place(0, 0);
+    black.expect(Msg::PlaceError);
+    for c in [&mut black, &mut white] {
+        c.expect(Msg::Winner(Winner::White));
+        c.expect_closed();
+    }
+    let line = server.wait_log("game over");
+    assert!(line.contains("end timeout by black"), "{line}");
+}
+
+#[test]
+fn a_killed_session_closes_both_and_is_reaped() {
+    let server = Server::start(&[]);
+    let (mut black, mut white) = server.pair();
+    let pid = session_pid(&server.wait_log("session "));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+    black.expect(Msg::Turn);
+    black.expect_closed();
+    white.expect_closed();
+    let line = server.wait_log(&format!("session {pid} killed by SIGKILL"));
+    assert!(line.contains("WARN"), "{line}");
+    let (mut black, mut white) = server.pair();
+    play_out(&mut black, &mut white, &mut Rng::new(3));
+}
+
+#[test]
+fn smart_shutdown_lets_the_game_finish() {
+    let mut server = Server::start(&[]);
+    let (mut black, mut white) = server.pair();
+    let mut waiting = server.join();
+    server.wait_log("queued (1 waiting)");
+    let mut handshaking = Client::connect(server.addr());
+    server.signal(Signal::SIGTERM);
+    server.wait_log("draining");
+    waiting.expect(Msg::Error);
+    waiting.expect_closed();
+    handshaking.expect(Msg::Error);
+    handshaking.expect_closed();
+    // No longer listening.
+    assert!(std::net::TcpStream::connect(server.addr()).is_err());
+    // The game in progress is played to its end.
+    play_out(&mut black, &mut white, &mut Rng::new(4));
+    assert!(server.wait_exit().success());
+}
+
+#[test]
+fn a_second_signal_aborts_the_sessions() {
+    let mut server = Server::start(&[]);
+    let (mut black, mut white) = server.pair();
+    black.expect(Msg::Turn);
+    server.signal(Signal::SIGINT);
+    server.wait_log("draining");
+    server.signal(Signal::SIGTERM);
+    for c in [&mut black, &mut white] {
+        c.expect(Msg::Error);
+        c.expect_closed();
+    }
+    assert!(server.wait_exit().success());
+    assert!(server.logs().iter().any(|l| l.contains("end aborted")));
+}
+
+#[test]
+fn the_shutdown_timeout_turns_smart_into_fast() {
+    let mut server = Server::start(&["--shutdown-timeout", "1"]);
+    let (mut black, mut white) = server.pair();
+    server.signal(Signal::SIGTERM);
+    black.expect(Msg::Turn);
+    for c in [&mut black, &mut white] {
+        c.expect(Msg::Error);
+        c.expect_closed();
+    }
+    assert!(server.wait_exit().success());
+}
+
+#[test]
+fn max_sessions_keeps_pairs_queued_until_a_slot_frees() {
+    let server = Server::start(&["--max-sessions", "1"]);
+    let (mut black, mut white) = server.pair();
+    let mut c = server.join();
+    let mut d = server.join();
+    server.wait_log("queued (2 waiting)");
+    assert_eq!(c.recv_within(Duration::from_millis(300)), None);
+    black.send(&Pdu::Quit);
+    white.expect(Msg::Winner(Winner::White));
+    white.expect_closed();
+    let cc = c.expect_connect_ok();
+    let cd = d.expect_connect_ok();
+    assert_ne!(cc, cd);
+}
+
+#[test]
+fn max_pending_refuses_the_excess() {
+    let server = Server::start(&["--max-pending", "2"]);
+    let _a = server.join();
+    let _b = Client::connect(server.addr());
+    server.wait_log("queued (1 waiting)");
+    let mut third = Client::connect(server.addr());
+    third.expect(Msg::Error);
+    third.expect_closed();
+    server.wait_log("pending limit (2) reached");
+}
+
+#[test]
+fn a_hundred_concurrent_games_every_move_checked() {
+    let server = Server::start(&[]);
+    let addr = server.addr();
+    let games: Vec<_> = (0..100u64)
+        .map(|i| {
+            std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || {
+                    let mut a = Client::connect(addr);
+                    a.send(&Pdu::Connect);
+                    let mut b = Client::connect(addr);
+                    b.send(&Pdu::Connect);
+                    (a, b, i)
+                })
+                .unwrap()
+        })
+        .map(|h| h.join().unwrap())
+        .collect();
+    // Pairing is first come, first served across all 200 connections, so a thread
+    // does not know its opponent in advance: match them by the sockets' colours.
+    let mut clients: Vec<Client> = games.into_iter().flat_map(|(a, b, _)| [a, b]).collect();
+    let mut by_session: std::collections::HashMap<std::net::SocketAddr, usize> = Default::default();
+    for (i, c) in clients.iter().enumerate() {
+        by_session.insert(c.stream().local_addr().unwrap(), i);
+    }
+    let lines = server.wait_logs("plays black", 100);
+    let mut pairs = Vec::new();
+    for line in lines {
+        // "session: A plays X, B plays Y"
+        let body = line.split("session: ").nth(1).unwrap();
+        let mut parts = body.split(", ");
+        let first: Vec<&str> = parts.next().unwrap().split(" plays ").collect();
+        let second: Vec<&str> = parts.next().unwrap().split(" plays ").collect();
+        let (black, white) = if first[1] == "black" {
+            (first[0], second[0])
+        } else {
+            (second[0], first[0])
+        };
+        pairs.push((
+            by_session[&black.parse().unwrap()],
+            by_session[&white.parse().unwrap()],
+        ));
+    }
+    let mut slots: Vec<Option<Client>> = clients.drain(..).map(Some).collect();
+    let handles: Vec<_> = pairs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (b, w))| {
+            let mut black = slots[b].take().unwrap();
+            let mut white = slots[w].take().unwrap();
+            std::thread::spawn(move || {
+                assert_eq!(black.expect_connect_ok(), Colour::Black);
+                assert_eq!(white.expect_connect_ok(), Colour::White);
+                black.expect_initial_position();
+                white.expect_initial_position();
+                play_out(&mut black, &mut white, &mut Rng::new(i as u64 + 100)).moves
+            })
+        })
+        .collect();
+    let moves: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    assert!(moves >= 100 * 9);
+    server.wait_logs("end normal", 100);
+    server.wait_logs("exited with status 0", 100);
+}
+
+#[test]
+fn daemon_with_a_pid_file_refuses_a_second_instance() {
+    let dir = std::env::temp_dir().join(format!("reversid-daemon-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("reversid.pid");
+    let log_file = dir.join("reversid.log");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let run = |extra: &[&str]| {
+        std::process::Command::new(reversid_binary())
+            .args(["--listen", &listen, "--daemon", "--pid-file"])
+            .arg(&pid_file)
+            .arg("--log-file")
+            .arg(&log_file)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = run(&[]);
+    assert!(first.status.success(), "{first:?}");
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let daemon = nix::unistd::Pid::from_raw(pid);
+    struct Kill(nix::unistd::Pid);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = nix::sys::signal::kill(self.0, Signal::SIGKILL);
+        }
+    }
+    let _guard = Kill(daemon);
+    // A second instance with the same pid file refuses to start, with a reason.
+    let second = std::process::Command::new(reversid_binary())
+        .args(["--listen", "127.0.0.1:0", "--daemon", "--pid-file"])
+        .arg(&pid_file)
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&second.stderr);
+    assert!(text.contains("another reversid is running"), "{text}");
+    assert!(text.contains(&pid.to_string()), "{text}");
+    // The daemon serves games.
+    let addr = listen.parse().unwrap();
+    let mut a = Client::connect(addr);
+    a.send(&Pdu::Connect);
+    let mut b = Client::connect(addr);
+    b.send(&Pdu::Connect);
+    a.expect_connect_ok();
+    b.expect_connect_ok();
+    a.send(&Pdu::Quit);
+    b.expect_initial_position();
+    let mut last = b.recv();
+    if last == Msg::Turn {
+        last = b.recv();
+    }
+    assert!(matches!(last, Msg::Winner(_)), "{last:?}");
+    // SIGTERM: it exits and removes its pid file.
+    nix::sys::signal::kill(daemon, Signal::SIGTERM).unwrap();
+    let deadline = std::time::Instant::now() + reversi_tests::PATIENCE;
+    while nix::sys::signal::kill(daemon, None).is_ok() {
+        assert!(std::time::Instant::now() < deadline, "daemon did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!pid_file.exists());
+    let log = std::fs::read_to_string(&log_file).unwrap();
+    assert!(log.contains("shutdown complete"), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
