@@ -43,6 +43,22 @@ pub enum Cmd {
         #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
         depth: u32,
     },
+    /// Solve a position exactly: best move and final disc difference.
+    Solve {
+        /// 64 squares a1..h1, a2..h2, ... (X black, O white, - empty), a space, X or O to move.
+        position: String,
+    },
+    /// Play a match against a GTP engine such as "/usr/games/gtp-rhino -l 3".
+    Match {
+        /// The GTP engine's command line (split on spaces).
+        #[arg(long, value_name = "CMD")]
+        gtp: String,
+        /// Games to play: each opening twice, colours swapped.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        games: u32,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
 }
 
 /// How strong the engine plays.
@@ -57,4 +73,16 @@ pub struct EngineArgs {
     /// Seed for the engine's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+impl EngineArgs {
+    /// Bot options with these engine settings.
+    pub fn options(&self) -> crate::bot::BotOptions {
+        crate::bot::BotOptions {
+            level: self.level,
+            move_time: self.move_time.map(std::time::Duration::from_millis),
+            seed: self.seed,
+            ..crate::bot::BotOptions::default()
+        }
+    }
 }

@@ -5,7 +5,10 @@ mod bot;
 mod cli;
 mod connection;
 mod driver;
+mod gtp;
 mod input;
+#[path = "match.rs"]
+mod match_gtp;
 mod play;
 mod render;
 mod side;
@@ -13,7 +16,6 @@ mod state;
 mod tools;
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Parser;
 
@@ -31,16 +33,15 @@ fn main() -> ExitCode {
             show,
         } => {
             let options = bot::BotOptions {
-                level: engine.level,
-                move_time: engine.move_time.map(Duration::from_millis),
-                seed: engine.seed,
                 games,
                 show,
-                ..bot::BotOptions::default()
+                ..engine.options()
             };
             bot::run(&addr, &options)
         }
         Cmd::Perft { depth } => tools::run_perft(depth),
+        Cmd::Solve { position } => tools::run_solve(&position),
+        Cmd::Match { gtp, games, engine } => match_gtp::run(&gtp, games, &engine.options()),
     };
     ExitCode::from(code)
 }

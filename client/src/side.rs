@@ -13,7 +13,6 @@ pub fn side_of(colour: Colour) -> Side {
 }
 
 /// The protocol colour for an engine side.
-#[cfg_attr(not(test), allow(dead_code))]
 pub fn colour_of(side: Side) -> Colour {
     match side {
         Side::Black => Colour::Black,

@@ -22,7 +22,7 @@ fn help_lists_every_subcommand() {
     let out = reversi(&["--help"]);
     assert!(out.status.success());
     let help = text(&out.stdout);
-    for sub in ["play", "bot", "perft"] {
+    for sub in ["play", "bot", "perft", "solve", "match"] {
         assert!(help.contains(sub), "{sub} missing from:\n{help}");
     }
     let out = reversi(&["bot", "--help"]);
@@ -75,4 +75,26 @@ fn perft_counts_the_known_numbers() {
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with("perft(4) = 244 leaves in "), "{stdout}");
     assert!(stdout.contains("leaves/s"), "{stdout}");
+}
+
+#[test]
+fn solve_finds_the_known_result() {
+    // FFO endgame #40: black to move wins by 38 with a2.
+    let position = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X";
+    let out = reversi(&["solve", position]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("score +38"), "{stdout}");
+    assert!(stdout.contains("best move a2"), "{stdout}");
+    assert!(stdout.contains(" nodes in "), "{stdout}");
+    let out = reversi(&["solve", "XO X"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("board has 2 squares, expected 64"));
+}
+
+#[test]
+fn match_without_the_gtp_engine_fails_clearly() {
+    let out = reversi(&["match", "--gtp", "/nonexistent/gtp-engine", "--games", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("could not start \"/nonexistent/gtp-engine\""));
 }
