@@ -37,6 +37,14 @@ pub enum Cmd {
         #[arg(long)]
         show: bool,
     },
+    /// Start a reversid and two bots, and watch them play one game.
+    Demo {
+        #[command(flatten)]
+        engine: EngineArgs,
+        /// Pause before each move, in milliseconds, to follow the game.
+        #[arg(long, value_name = "MS", default_value_t = 300)]
+        delay: u64,
+    },
     /// Count the leaf positions of the move tree from the start (perft).
     Perft {
         /// Depth in plies (a pass counts as a ply).

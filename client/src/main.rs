@@ -4,6 +4,7 @@
 mod bot;
 mod cli;
 mod connection;
+mod demo;
 mod driver;
 mod gtp;
 mod input;
@@ -16,6 +17,8 @@ mod state;
 mod tools;
 
 use std::process::ExitCode;
+
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -39,6 +42,10 @@ fn main() -> ExitCode {
             };
             bot::run(&addr, &options)
         }
+        Cmd::Demo { engine, delay } => demo::run(&bot::BotOptions {
+            delay: Duration::from_millis(delay),
+            ..engine.options()
+        }),
         Cmd::Perft { depth } => tools::run_perft(depth),
         Cmd::Solve { position } => tools::run_solve(&position),
         Cmd::Match { gtp, games, engine } => match_gtp::run(&gtp, games, &engine.options()),

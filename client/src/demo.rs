@@ -1,0 +1,131 @@
+//! `reversi demo`: the whole system in one command. Starts `reversid` (found
+//! next to this executable) on a free loopback port, lets two engine bots
+//! play one game on it, shows that game move by move, then stops the server.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::bot::{self, BotOptions};
+use crate::render;
+use crate::state::exit;
+
+/// How long the server may take to start listening.
+const STARTUP: Duration = Duration::from_secs(10);
+
+/// The server binary next to the running `reversi`.
+fn reversid_path() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate reversi itself: {e}"))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", exe.display()))?;
+    let path = dir.join("reversid");
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "reversid not found next to reversi (looked for {}); build it with `cargo build --workspace`",
+            path.display()
+        ))
+    }
+}
+
+/// A loopback port with no listener on it a moment ago.
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free loopback port: {e}"))
+}
+
+/// The server child, killed when dropped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_server(addr: &str) -> Result<Server, String> {
+    let path = reversid_path()?;
+    let child = Command::new(&path)
+        .args(["--listen", addr, "--fixed-colours"])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("could not start {}: {e}", path.display()))?;
+    let mut server = Server(child);
+    let deadline = Instant::now() + STARTUP;
+    loop {
+        if TcpStream::connect(addr).is_ok() {
+            return Ok(server);
+        }
+        if let Ok(Some(status)) = server.0.try_wait() {
+            return Err(format!("reversid exited at start ({status})"));
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "reversid is not listening on {addr} after {STARTUP:?}"
+            ));
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Runs the demo; `options` are the bots' engine settings and pace.
+pub fn run(options: &BotOptions) -> u8 {
+    let server_and_addr = free_port().and_then(|port| {
+        let addr = format!("127.0.0.1:{port}");
+        start_server(&addr).map(|server| (server, addr))
+    });
+    let (server, addr) = match server_and_addr {
+        Ok(found) => found,
+        Err(err) => {
+            eprintln!("reversi demo: {err}");
+            return exit::CONNECT_FAILED;
+        }
+    };
+    println!(
+        "demo: reversid (pid {}) listens on {addr}; two engine bots (level {}) play one game.",
+        server.0.id(),
+        options.level
+    );
+    println!("The board is shown as the first bot sees it; the last move is in [brackets].\n");
+    let first = BotOptions {
+        show: true,
+        name: "demo: first bot".into(),
+        ..options.clone()
+    };
+    let second = BotOptions {
+        show: false,
+        seed: options.seed.wrapping_add(1),
+        name: "demo: second bot".into(),
+        ..options.clone()
+    };
+    let first_addr = addr.clone();
+    let first = thread::spawn(move || bot::play_one(&first_addr, &first));
+    // With --fixed-colours the first to queue plays black: give its connect
+    // a head start (if the second wins the race, it is just the other colour).
+    thread::sleep(Duration::from_millis(200));
+    let second = thread::spawn(move || bot::play_one(&addr, &second));
+    let outcomes = [first.join(), second.join()];
+    drop(server);
+    let mut code = exit::OK;
+    for outcome in outcomes {
+        match outcome {
+            Ok((status, Some(result))) => {
+                let words = render::result_words(&result).replacen("You ", "", 1);
+                println!("{} bot: {words}", result.me);
+                code = code.max(status);
+            }
+            Ok((status, None)) => code = code.max(status.max(exit::SERVER_GONE)),
+            Err(_) => code = exit::SERVER_GONE,
+        }
+    }
+    code
+}
