@@ -119,9 +119,12 @@ pub fn game_line(number: u32, result: &GameResult) -> String {
 
 /// The summary line after several games.
 pub fn summary(tally: &Tally) -> String {
+    let games = match tally.games() {
+        1 => "1 game".to_string(),
+        n => format!("{n} games"),
+    };
     format!(
-        "{} games: {} won, {} drawn, {} lost; {:.1}% of the points; discs {}-{}",
-        tally.games(),
+        "{games}: {} won, {} drawn, {} lost; {:.1}% of the points; discs {}-{}",
         tally.won,
         tally.drawn,
         tally.lost,

@@ -18,6 +18,12 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
     /// Play a game in the terminal (or from a script on stdin, one command per line).
+    ///
+    /// Type a move as d3 (D3 and d 3 work too), or hint, moves, board, quit, help.
+    /// When stdin is not a terminal, each line is held until it is your turn, so a
+    /// file of your moves plays them in order; the end of stdin means quit.
+    /// Exit codes: 0 game over or quit, 1 the server ended the game (error or
+    /// closed connection), 2 could not connect, 3 the server broke the protocol.
     Play {
         /// Server address, host:port.
         #[arg(default_value = DEFAULT_ADDR)]

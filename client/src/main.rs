@@ -25,6 +25,7 @@ use clap::Parser;
 use crate::cli::{Cli, Cmd};
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let code = match cli.command {
@@ -51,4 +52,14 @@ fn main() -> ExitCode {
         Cmd::Match { gtp, games, engine } => match_gtp::run(&gtp, games, &engine.options()),
     };
     ExitCode::from(code)
+}
+
+/// Lets a closed stdout (`reversi bot | head -1`) end the process quietly,
+/// as for other Unix tools, instead of making every print fail.
+fn restore_sigpipe() {
+    // SAFETY: called first thing in main, before any thread exists; setting
+    // a signal's disposition to the default has no other effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

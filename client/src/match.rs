@@ -84,9 +84,13 @@ pub fn run(gtp_command: &str, games: u32, options: &BotOptions) -> u8 {
             seed: options.seed.wrapping_add(u64::from(number)),
             opening_variety: false,
         });
-        match play_game(&mut gtp, &mut player, &lines[index], ours) {
+        let Some(opening) = lines.get(index) else {
+            eprintln!("reversi match: no opening for game {number}");
+            return exit::SERVER_GONE;
+        };
+        match play_game(&mut gtp, &mut player, opening, ours) {
             Ok(result) => {
-                let opening: String = lines[index].iter().map(Square::to_string).collect();
+                let opening: String = opening.iter().map(Square::to_string).collect();
                 println!("{} (opening {opening})", game_line(number, &result));
                 tally.add(&result);
             }

@@ -28,23 +28,42 @@ impl Style {
         }
     }
 
-    fn disc(self, side: Option<Side>) -> String {
+    fn disc(self, side: Option<Side>) -> &'static str {
         match (self.colour, side) {
-            (false, Some(Side::Black)) => "B".into(),
-            (false, Some(Side::White)) => "W".into(),
-            (false, None) => ".".into(),
-            // Green cloth; black and bright white discs.
-            (true, Some(Side::Black)) => "\x1b[30;42m●\x1b[0m".into(),
-            (true, Some(Side::White)) => "\x1b[97;42m●\x1b[0m".into(),
-            (true, None) => "\x1b[32;42m·\x1b[0m".into(),
+            (false, Some(Side::Black)) => "B",
+            (false, Some(Side::White)) => "W",
+            (false, None) => ".",
+            // On the row's green cloth: black, bright white, grey dots.
+            (true, Some(Side::Black)) => "\x1b[30m●",
+            (true, Some(Side::White)) => "\x1b[97m●",
+            (true, None) => "\x1b[90m·",
         }
     }
 
-    fn marker(self, text: &str) -> String {
+    /// The brackets around the last move: bright yellow on the cloth.
+    fn marker(self, text: &'static str) -> String {
         if self.colour {
-            format!("\x1b[1;33m{text}\x1b[0m")
+            format!("\x1b[93m{text}")
         } else {
             text.to_string()
+        }
+    }
+
+    /// Starts the green cloth of a row.
+    fn cloth(self) -> &'static str {
+        if self.colour {
+            "\x1b[42m"
+        } else {
+            ""
+        }
+    }
+
+    /// Ends the cloth (and every other attribute).
+    fn plain(self) -> &'static str {
+        if self.colour {
+            "\x1b[0m"
+        } else {
+            ""
         }
     }
 }
@@ -62,7 +81,7 @@ pub fn board(game: &Game, last_move: Option<Square>, style: Style) -> String {
     let columns = "    a b c d e f g h\n";
     let mut out = String::from(columns);
     for y in 0..8u8 {
-        out.push_str(&format!("  {}", y + 1));
+        out.push_str(&format!("  {}{}", y + 1, style.cloth()));
         let marked = last_move.filter(|sq| sq.y() == y).map(|sq| sq.x());
         for x in 0..8u8 {
             let sep = if marked == Some(x) {
@@ -73,14 +92,14 @@ pub fn board(game: &Game, last_move: Option<Square>, style: Style) -> String {
                 " ".to_string()
             };
             out.push_str(&sep);
-            out.push_str(&style.disc(Square::new(x, y).and_then(|sq| game.disc(sq))));
+            out.push_str(style.disc(Square::new(x, y).and_then(|sq| game.disc(sq))));
         }
         let end = if marked == Some(7) {
             style.marker("]")
         } else {
             " ".to_string()
         };
-        out.push_str(&format!("{end}{}\n", y + 1));
+        out.push_str(&format!("{end}{}{}\n", style.plain(), y + 1));
     }
     out.push_str(columns);
     out
@@ -91,8 +110,13 @@ pub fn session_board(session: &Session, style: Style) -> String {
     let game = &session.game;
     let mut out = board(game, session.last_move, style);
     let (black, white) = (game.count(Side::Black), game.count(Side::White));
+    let (b, w) = if style.colour {
+        ("", "")
+    } else {
+        (" (B)", " (W)")
+    };
     out.push_str(&format!(
-        "  black (B) {black}, white (W) {white}; you play {}",
+        "  black{b} {black}, white{w} {white}; you play {}",
         session.me
     ));
     if let Some(sq) = session.last_move {
