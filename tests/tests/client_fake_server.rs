@@ -39,14 +39,8 @@ struct Exchange {
 /// `chunks` (written one after another, with a short pause between them),
 /// then closes if `close` is set, else waits for the client to close.
 fn exchange(chunks: &[&[u8]], close: bool) -> Exchange {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
     // stdin stays open and silent: the client acts only on what it receives.
-    let client = Reversi::start(&["play", &addr]);
-    let mut stream = accept(&listener);
-    let mut connect = [0u8; 4];
-    stream.read_exact(&mut connect).unwrap();
-    assert_eq!(connect, CONNECT, "the first PDU is connect");
+    let (client, mut stream) = connected(None);
     for chunk in chunks {
         // A client that already gave up may have closed: ignore write errors.
         let _ = stream.write_all(chunk);
@@ -59,7 +53,6 @@ fn exchange(chunks: &[&[u8]], close: bool) -> Exchange {
             sent: Vec::new(),
         };
     }
-    stream.set_read_timeout(Some(LIMIT)).unwrap();
     let mut sent = Vec::new();
     let _ = stream.read_to_end(&mut sent);
     Exchange {
@@ -68,19 +61,30 @@ fn exchange(chunks: &[&[u8]], close: bool) -> Exchange {
     }
 }
 
-fn accept(listener: &TcpListener) -> TcpStream {
+/// Starts `reversi play` against a new listener, with `script` on stdin
+/// (or stdin held open), and accepts its connection and its connect.
+fn connected(script: Option<&str>) -> (Reversi, TcpStream) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let client = match script {
+        Some(script) => Reversi::scripted(&["play", &addr], script),
+        None => Reversi::start(&["play", &addr]),
+    };
     listener.set_nonblocking(true).unwrap();
     let deadline = Instant::now() + LIMIT;
-    loop {
+    let mut stream = loop {
         match listener.accept() {
-            Ok((stream, _)) => {
-                stream.set_nonblocking(false).unwrap();
-                return stream;
-            }
+            Ok((stream, _)) => break stream,
             Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
             Err(err) => panic!("reversi never connected: {err}"),
         }
-    }
+    };
+    stream.set_nonblocking(false).unwrap();
+    stream.set_read_timeout(Some(LIMIT)).unwrap();
+    let mut connect = [0u8; 4];
+    stream.read_exact(&mut connect).unwrap();
+    assert_eq!(connect, CONNECT, "the first PDU is connect");
+    (client, stream)
 }
 
 /// Asserts a protocol error: exit 3, `error` sent, and the message.
@@ -206,16 +210,37 @@ fn pdus_split_byte_by_byte_are_put_together() {
 
 #[test]
 fn quit_is_sent_when_the_user_quits() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let client = Reversi::scripted(&["play", &addr], "quit\n");
-    let mut stream = accept(&listener);
+    let (client, mut stream) = connected(Some("quit\n"));
     let _ = stream.write_all(&[&CONNECT_OK_BLACK[..], &INITIAL, &TURN].concat());
-    stream.set_read_timeout(Some(LIMIT)).unwrap();
     let mut sent = Vec::new();
     let _ = stream.read_to_end(&mut sent);
     let c = client.finish();
     assert_eq!(c.code, Some(0), "{c:?}");
-    assert_eq!(sent, [&CONNECT[..], &QUIT].concat());
+    assert_eq!(sent, QUIT);
     assert!(c.stdout.contains("you left the game"));
+}
+
+#[test]
+fn place_error_is_shown_and_the_turn_comes_back() {
+    // One move, then EOF: the client quits when its turn comes back.
+    let (client, mut stream) = connected(Some("f5\n"));
+    let _ = stream.write_all(&[&CONNECT_OK_BLACK[..], &INITIAL, &TURN].concat());
+    let mut place = [0u8; 8];
+    stream.read_exact(&mut place).unwrap();
+    assert_eq!(
+        place,
+        [0x00, 0x08, 0x00, 0x04, 0x00, 0x05, 0x00, 0x04],
+        "place f5"
+    );
+    let _ = stream.write_all(&[0x00, 0x04, 0x00, 0x05]);
+    let mut sent = Vec::new();
+    let _ = stream.read_to_end(&mut sent);
+    let c = client.finish();
+    assert_eq!(c.code, Some(0), "{c:?}");
+    assert_eq!(sent, QUIT, "{c:?}");
+    assert!(
+        c.stdout
+            .contains("the server refused f5 (place_error): try another move"),
+        "{c:?}"
+    );
 }

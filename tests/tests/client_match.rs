@@ -1,0 +1,33 @@
+//! `reversi match` against gtp-rhino, when it is installed (Debian's grhino
+//! package puts it in /usr/games); skipped with a note otherwise.
+
+mod client_support;
+
+use std::path::Path;
+
+use client_support::Reversi;
+
+const RHINO: &str = "/usr/games/gtp-rhino";
+
+#[test]
+fn a_short_match_against_gtp_rhino() {
+    if !Path::new(RHINO).exists() {
+        eprintln!("skipped: {RHINO} is not installed (apt-get install grhino)");
+        return;
+    }
+    let gtp = format!("{RHINO} -l 1");
+    let done = Reversi::start(&["match", "--gtp", &gtp, "--games", "2", "--level", "2"]).finish();
+    assert_eq!(done.code, Some(0), "{done:?}");
+    let lines: Vec<&str> = done.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{done:?}");
+    assert!(lines[0].starts_with("game 1: black, "), "{done:?}");
+    assert!(lines[1].starts_with("game 2: white, "), "{done:?}");
+    // Both games start from the same opening, colours swapped.
+    let opening = |line: &str| line.rsplit("(opening ").next().unwrap().to_string();
+    assert_eq!(opening(lines[0]), opening(lines[1]));
+    assert!(
+        lines[2].starts_with(&format!("against {gtp}: 2 games: ")),
+        "{done:?}"
+    );
+    assert!(lines[2].contains("% of the points; discs "), "{done:?}");
+}
