@@ -236,17 +236,25 @@ pub struct Client {
     stream: TcpStream,
     buf: Vec<u8>,
     pub colour: Option<Colour>,
+    /// The socket's read timeout now.
+    timeout: Duration,
 }
 
 impl Client {
     pub fn connect(addr: SocketAddr) -> Client {
         let stream = TcpStream::connect(addr).expect("connect to reversid");
         stream.set_nodelay(true).unwrap();
+        Client::from_stream(stream)
+    }
+
+    /// Wraps a connected stream.
+    pub fn from_stream(stream: TcpStream) -> Client {
         stream.set_read_timeout(Some(PATIENCE)).unwrap();
         Client {
             stream,
             buf: Vec::new(),
             colour: None,
+            timeout: PATIENCE,
         }
     }
 
@@ -274,38 +282,56 @@ impl Client {
         let _ = self.stream.shutdown(Shutdown::Both);
     }
 
+    /// The next PDU or [`Msg::Closed`]; an error for a malformed PDU or after [`PATIENCE`].
+    pub fn recv_result(&mut self) -> Result<Msg, String> {
+        self.try_recv_within(PATIENCE)?
+            .ok_or_else(|| "nothing from reversid within the patience limit".to_owned())
+    }
+
     /// The next PDU or [`Msg::Closed`]; `None` when nothing came within `timeout`.
     pub fn recv_within(&mut self, timeout: Duration) -> Option<Msg> {
+        self.try_recv_within(timeout)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn try_recv_within(&mut self, timeout: Duration) -> Result<Option<Msg>, String> {
         let deadline = Instant::now() + timeout;
         loop {
             match decode(&self.buf, Direction::ServerToClient) {
                 Ok(Status::Complete((pdu, used))) => {
                     let msg = Msg::from_pdu(&pdu);
                     self.buf.drain(..used);
-                    return Some(msg);
+                    return Ok(Some(msg));
                 }
                 Ok(Status::Partial) => {}
-                Err(e) => panic!("reversid sent a malformed PDU: {e} ({:02x?})", self.buf),
+                Err(e) => {
+                    return Err(format!(
+                        "reversid sent a malformed PDU: {e} ({:02x?})",
+                        self.buf
+                    ))
+                }
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return None;
+                return Ok(None);
             }
-            self.stream.set_read_timeout(Some(left)).unwrap();
+            // Touch the socket's timeout only when it is well off the time left, so the
+            // common read costs no extra system call; a timeout that fires early just loops.
+            if self.timeout > left + Duration::from_millis(50) || self.timeout * 2 < left {
+                self.timeout = left.max(Duration::from_millis(1));
+                self.stream.set_read_timeout(Some(self.timeout)).unwrap();
+            }
             let mut chunk = [0u8; 1024];
             match self.stream.read(&mut chunk) {
-                Ok(0) => return Some(Msg::Closed),
+                Ok(0) => return Ok(Some(Msg::Closed)),
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
                 Err(e)
                     if matches!(
                         e.kind(),
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    return None
-                }
+                    ) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return Some(Msg::Closed),
+                Err(_) => return Ok(Some(Msg::Closed)),
             }
         }
     }

@@ -151,6 +151,8 @@ fn queued_clients_that_leave_are_never_paired() {
         }
         if i != 2 {
             gone.expect_closed();
+        } else {
+            server.wait_log("left the queue (connection closed)");
         }
     }
     server.wait_logs("left before being paired", 2);

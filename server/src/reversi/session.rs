@@ -30,6 +30,8 @@ struct Conn {
     write_shut: bool,
     /// Reading stopped until the output backlog drains.
     paused: bool,
+    /// A readable event came and reading has not yet hit WouldBlock since.
+    readable: bool,
     /// The last flush stopped at WouldBlock: wait for writable.
     blocked: bool,
 }
@@ -65,6 +67,7 @@ pub fn run(config: &SessionConfig, pair: Pair) -> io::Result<()> {
             closed: false,
             write_shut: false,
             paused: false,
+            readable: true,
             blocked: false,
         });
         early.push(seat.early);
@@ -115,13 +118,22 @@ pub fn run(config: &SessionConfig, pair: Pair) -> io::Result<()> {
             }
         }
         for event in events.iter() {
-            if event.token() == SIGNAL && signals.take().stops > 0 {
-                warn!("SIGTERM: aborting the game");
-                table.abort();
+            match event.token() {
+                SIGNAL if signals.take().stops > 0 => {
+                    warn!("SIGTERM: aborting the game");
+                    table.abort();
+                }
+                Token(seat) if seat < 2 => {
+                    if event.is_readable() || event.is_read_closed() || event.is_error() {
+                        conns[seat].readable = true;
+                    }
+                    if event.is_writable() {
+                        conns[seat].blocked = false;
+                    }
+                }
+                _ => {}
             }
         }
-        // Readiness is edge-triggered and every pump reads to WouldBlock, so the sockets are
-        // simply pumped again at the top of the loop, whichever of them woke us.
         table.on_clock(Instant::now());
     }
     let record = record::Record::new(&table, started.elapsed());
@@ -153,18 +165,6 @@ fn pump(table: &mut Table, conn: &mut Conn, seat: usize) {
         return;
     }
     loop {
-        let mut backlogged = false;
-        if table.end().is_none() && !conn.paused {
-            match read_frames(table, conn, seat) {
-                ReadOutcome::Drained => {}
-                ReadOutcome::Backlog => backlogged = true,
-                ReadOutcome::Eof => {
-                    table.on_eof(seat);
-                    close(conn);
-                    return;
-                }
-            }
-        }
         match table.outs[seat].flush(&mut conn.stream) {
             Ok(done) => conn.blocked = !done,
             Err(e) => {
@@ -174,11 +174,24 @@ fn pump(table: &mut Table, conn: &mut Conn, seat: usize) {
                 return;
             }
         }
+        // Reading waits while much output is stuck for this client.
         conn.paused = table.outs[seat].pending() > MAX_BACKLOG;
-        // Reading stopped for the backlog and the backlog is gone: read on, or the
-        // input already waiting would never be seen (readiness is edge-triggered).
-        if !(backlogged && !conn.paused && table.end().is_none()) {
+        if table.end().is_some() || conn.paused || !conn.readable {
             break;
+        }
+        match read_frames(table, conn, seat) {
+            ReadOutcome::Drained => {
+                conn.readable = false;
+                break;
+            }
+            // Send what the input produced before reading on: replies leave before
+            // the read that finds WouldBlock.
+            ReadOutcome::Produced => {}
+            ReadOutcome::Eof => {
+                table.on_eof(seat);
+                close(conn);
+                return;
+            }
         }
     }
     if table.end().is_some() && table.outs[seat].is_empty() {
@@ -204,8 +217,8 @@ fn needs_pump(table: &Table, conn: &Conn, seat: usize) -> bool {
 enum ReadOutcome {
     /// Everything available was read (WouldBlock).
     Drained,
-    /// Stopped: too much output waits for this client, or the game ended.
-    Backlog,
+    /// Stopped with input perhaps left: output to send first, or the game ended.
+    Produced,
     Eof,
 }
 
@@ -217,8 +230,8 @@ fn read_frames(table: &mut Table, conn: &mut Conn, seat: usize) -> ReadOutcome {
             Ok(n) => {
                 conn.frames.commit(n);
                 take_frames(table, conn, seat);
-                if table.end().is_some() || table.outs[seat].pending() > MAX_BACKLOG {
-                    return ReadOutcome::Backlog;
+                if table.end().is_some() || !table.outs[seat].is_empty() {
+                    return ReadOutcome::Produced;
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return ReadOutcome::Drained,

@@ -495,6 +495,18 @@ impl<P: Protocol> Supervisor<P> {
 
     fn try_pair(&mut self) {
         while self.phase == Phase::Running && self.children.len() < self.config.max_sessions {
+            let Some(front) = self.pending.front_pair() else {
+                return;
+            };
+            // Last look before handing them over: a client whose quit or EOF is already in
+            // (but whose event is not handled yet) leaves instead of being paired.
+            let queued = self.pending.queued();
+            for index in front {
+                self.service(index);
+            }
+            if self.pending.queued() != queued {
+                continue;
+            }
             let Some(conns) = self.pending.pop_pair() else {
                 return;
             };

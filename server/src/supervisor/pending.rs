@@ -184,6 +184,20 @@ impl Pending {
         }
     }
 
+    /// The indices of the two connections that have waited longest, oldest first.
+    pub fn front_pair(&mut self) -> Option<[usize; 2]> {
+        if self.queued < 2 {
+            return None;
+        }
+        self.drop_stale_front();
+        let mut live = self
+            .queue
+            .iter()
+            .filter(|&&stamp| self.live(stamp, State::Queued))
+            .map(|&(index, _)| index);
+        Some([live.next()?, live.next()?])
+    }
+
     /// Removes and returns the two connections that have waited longest, oldest first.
     pub fn pop_pair(&mut self) -> Option<[Conn; 2]> {
         if self.queued < 2 {

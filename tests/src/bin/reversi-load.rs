@@ -1,0 +1,394 @@
+//! reversi-load: a load generator for reversid. See `reversi-load --help`.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use reversi_engine::{Game, Outcome, Side};
+use reversi_pdu::{Colour, Pdu, Winner};
+use reversi_tests::{play_out, quantile, Client, Msg, Rng, Server};
+
+/// Plays many concurrent games of random legal moves against reversid and reports
+/// throughput, latency and memory.
+///
+/// Three phases, in one run:
+///
+///  1. floor: round trips of 8 bytes over a bare loopback TCP echo (a thread of this tool),
+///     the lowest a move round trip could be;
+///  2. latency: one game at a time (--latency-games), move round trip = place sent to the
+///     mover's update_board received;
+///  3. load: --concurrency bot pairs (two threads each, one per player, so pairing order
+///     does not matter) play --games games in all; reports games/s, session set-up time
+///     (TCP connect to connect_ok, per player) and move round trip under load, the peak
+///     number of sessions running at once, the supervisor's RSS and the private memory
+///     (USS: Private_Clean + Private_Dirty of /proc/PID/smaps_rollup) of a session child.
+///
+/// --think delays each move so that sessions overlap: `--concurrency 2000 --games 2000
+/// --think 200` holds about 2000 sessions at once.
+///
+/// Examples:
+///   reversi-load --spawn --concurrency 64 --games 5000
+///   reversi-load --addr 127.0.0.1:8765 --server-pid 1234 --concurrency 2000 --games 2000 --think 200
+///
+/// With --spawn, reversid is taken from the same directory as this binary (build both with
+/// `cargo build --release -p reversi-server -p reversi-tests`). Every bad PDU or protocol
+/// surprise counts as an error; the exit status is 1 if there was any.
+#[derive(Parser, Debug)]
+#[command(name = "reversi-load", verbatim_doc_comment)]
+struct Args {
+    /// A running server to load (see also --server-pid).
+    #[arg(long, conflicts_with = "spawn")]
+    addr: Option<SocketAddr>,
+    /// The running server's pid, for the memory figures.
+    #[arg(long)]
+    server_pid: Option<i32>,
+    /// Start reversid on a free loopback port (the default when --addr is not given).
+    #[arg(long)]
+    spawn: bool,
+    /// Bot pairs playing at once.
+    #[arg(long, default_value_t = 32)]
+    concurrency: usize,
+    /// Games to play in the load phase.
+    #[arg(long, default_value_t = 2000)]
+    games: usize,
+    /// Milliseconds each bot waits before each move (0: play at once).
+    #[arg(long, default_value_t = 0)]
+    think: u64,
+    /// Games played one at a time for the quiet move round trip.
+    #[arg(long, default_value_t = 20)]
+    latency_games: usize,
+    /// Round trips over the bare echo.
+    #[arg(long, default_value_t = 2000)]
+    echo_samples: usize,
+    /// Seed of the bots' move choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Default)]
+struct Stats {
+    setups: Vec<Duration>,
+    round_trips: Vec<Duration>,
+    errors: Vec<String>,
+    games_done: usize,
+}
+
+fn main() {
+    let args = Args::parse();
+    raise_nofile();
+    let spawned = if args.addr.is_none() {
+        let max = (args.concurrency * 2 + 16).to_string();
+        Some(Server::start_with_log(
+            &[
+                "--max-sessions",
+                &max,
+                "--max-pending",
+                "65536",
+                "--handshake-timeout",
+                "60",
+            ],
+            "warn,reversid=info,reversid::supervisor=warn,reversid::reversi=warn",
+        ))
+    } else {
+        None
+    };
+    let addr = args
+        .addr
+        .unwrap_or_else(|| spawned.as_ref().unwrap().addr());
+    let server_pid = args.server_pid.or(spawned.as_ref().map(Server::pid));
+    println!("reversid at {addr}");
+
+    let mut floor = echo_floor(args.echo_samples);
+    println!(
+        "echo floor      : p50 {:>9.1?}  p99 {:>9.1?}  ({} round trips)",
+        quantile(&mut floor, 0.5),
+        quantile(&mut floor, 0.99),
+        floor.len()
+    );
+
+    let mut quiet = Vec::new();
+    let mut rng = Rng::new(args.seed);
+    for _ in 0..args.latency_games {
+        let (mut black, mut white) = pair(addr);
+        quiet.extend(play_out(&mut black, &mut white, &mut rng).round_trips);
+    }
+    let floor50 = quantile(&mut floor, 0.5);
+    let quiet50 = quantile(&mut quiet, 0.5);
+    println!(
+        "move RTT, quiet: p50 {:>9.1?}  p99 {:>9.1?}  ({} moves; p50 = {:.2} x echo floor)",
+        quiet50,
+        quantile(&mut quiet, 0.99),
+        quiet.len(),
+        quiet50.as_secs_f64() / floor50.as_secs_f64().max(1e-9)
+    );
+
+    let stats = Arc::new(Mutex::new(Stats::default()));
+    let started = Arc::new(AtomicUsize::new(0));
+    let in_game = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    let t0 = Instant::now();
+    let mut handles = Vec::new();
+    for bot in 0..args.concurrency * 2 {
+        let (stats, started, in_game, peak) = (
+            Arc::clone(&stats),
+            Arc::clone(&started),
+            Arc::clone(&in_game),
+            Arc::clone(&peak),
+        );
+        let games = args.games * 2;
+        let think = Duration::from_millis(args.think);
+        let seed = args.seed ^ (bot as u64 + 1) << 20;
+        handles.push(
+            std::thread::Builder::new()
+                .stack_size(128 * 1024)
+                .spawn(move || {
+                    let mut rng = Rng::new(seed);
+                    while started.fetch_add(1, Ordering::SeqCst) < games {
+                        let outcome = play_one(addr, &mut rng, think, &in_game, &peak);
+                        let mut s = stats.lock().unwrap();
+                        match outcome {
+                            Ok((setup, rtts)) => {
+                                s.setups.push(setup);
+                                s.round_trips.extend(rtts);
+                                s.games_done += 1;
+                            }
+                            Err(e) => s.errors.push(e),
+                        }
+                    }
+                })
+                .expect("spawn bot thread"),
+        );
+    }
+    let sampler = server_pid.map(|pid| {
+        let in_game = Arc::clone(&in_game);
+        let want = args.concurrency;
+        std::thread::spawn(move || sample_memory(pid, &in_game, want))
+    });
+    for h in handles {
+        let _ = h.join();
+    }
+    let elapsed = t0.elapsed();
+    let memory = sampler.and_then(|h| h.join().ok()).flatten();
+    let mut s = stats.lock().unwrap();
+    let games = s.games_done / 2;
+    println!(
+        "load            : {games} games by {} pairs in {:.2?}: {:.0} games/s, {:.0} session set-ups/s",
+        args.concurrency,
+        elapsed,
+        games as f64 / elapsed.as_secs_f64(),
+        games as f64 / elapsed.as_secs_f64()
+    );
+    println!(
+        "set-up          : p50 {:>9.1?}  p99 {:>9.1?}  (TCP connect to connect_ok, per player)",
+        quantile(&mut s.setups, 0.5),
+        quantile(&mut s.setups, 0.99)
+    );
+    println!(
+        "move RTT, load : p50 {:>9.1?}  p99 {:>9.1?}  ({} moves)",
+        quantile(&mut s.round_trips, 0.5),
+        quantile(&mut s.round_trips, 0.99),
+        s.round_trips.len()
+    );
+    println!("peak sessions   : {}", peak.load(Ordering::SeqCst) / 2);
+    if let Some((rss, uss, children)) = memory {
+        println!("supervisor RSS  : {} KiB", rss);
+        println!(
+            "session USS     : {} KiB (median of {children} session children)",
+            uss
+        );
+    }
+    println!("errors          : {}", s.errors.len());
+    for e in s.errors.iter().take(10) {
+        println!("  {e}");
+    }
+    if !s.errors.is_empty() {
+        std::process::exit(1);
+    }
+}
+
+/// One player's game: connect, play random legal moves, check everything against the engine.
+fn play_one(
+    addr: SocketAddr,
+    rng: &mut Rng,
+    think: Duration,
+    in_game: &AtomicUsize,
+    peak: &AtomicUsize,
+) -> Result<(Duration, Vec<Duration>), String> {
+    let t0 = Instant::now();
+    let stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    drop(stream.set_nodelay(true));
+    let mut me = Client::from_stream(stream);
+    me.send(&Pdu::Connect);
+    let colour = match me.recv_result()? {
+        Msg::ConnectOk(c) => c,
+        other => return Err(format!("expected connect_ok, got {other:?}")),
+    };
+    let setup = t0.elapsed();
+    let now = in_game.fetch_add(1, Ordering::SeqCst) + 1;
+    peak.fetch_max(now, Ordering::SeqCst);
+    let result = play_side(&mut me, colour, rng, think);
+    in_game.fetch_sub(1, Ordering::SeqCst);
+    result.map(|rtts| (setup, rtts))
+}
+
+fn side_of(colour: Colour) -> Side {
+    match colour {
+        Colour::Black => Side::Black,
+        Colour::White => Side::White,
+    }
+}
+
+fn play_side(
+    me: &mut Client,
+    colour: Colour,
+    rng: &mut Rng,
+    think: Duration,
+) -> Result<Vec<Duration>, String> {
+    let mut game = Game::new();
+    let mut rtts = Vec::new();
+    let mut sent: Option<Instant> = None;
+    let mut initial = 0;
+    loop {
+        match me.recv_result()? {
+            Msg::UpdateBoard(..) if initial < 2 => initial += 1,
+            Msg::UpdateBoard(c, squares) => {
+                let side = side_of(c);
+                if game.side_to_move() != Some(side) {
+                    return Err(format!("update_board for {c} out of turn"));
+                }
+                let sq = reversi_engine::Square::new(squares[0].x(), squares[0].y()).unwrap();
+                let played = game
+                    .play(sq)
+                    .map_err(|e| format!("server played {sq}: {e}"))?;
+                if played.changed().count() != squares.len() {
+                    return Err(format!(
+                        "update_board for {sq} has {} squares",
+                        squares.len()
+                    ));
+                }
+                if c == colour {
+                    let t = sent.take().ok_or("update_board for a move never sent")?;
+                    rtts.push(t.elapsed());
+                }
+            }
+            Msg::Turn => {
+                if game.side_to_move() != Some(side_of(colour)) {
+                    return Err("turn out of turn".into());
+                }
+                if !think.is_zero() {
+                    std::thread::sleep(think);
+                }
+                let legal: Vec<_> = game.legal_moves().collect();
+                let sq = legal[rng.below(legal.len())];
+                sent = Some(Instant::now());
+                me.place(i16::from(sq.x()), i16::from(sq.y()));
+            }
+            Msg::Winner(w) => {
+                let want = match game.outcome() {
+                    Some(Outcome::Win(Side::Black)) => Winner::Black,
+                    Some(Outcome::Win(Side::White)) => Winner::White,
+                    Some(Outcome::Draw) => Winner::Draw,
+                    None => return Err(format!("winner {w:?} before the game is over")),
+                };
+                if w != want {
+                    return Err(format!("winner {w:?}, engine says {want:?}"));
+                }
+                return match me.recv_result()? {
+                    Msg::Closed => Ok(rtts),
+                    other => Err(format!("{other:?} after winner")),
+                };
+            }
+            other => return Err(format!("unexpected {other:?}")),
+        }
+    }
+}
+
+fn pair(addr: SocketAddr) -> (Client, Client) {
+    let mut a = Client::connect(addr);
+    a.send(&Pdu::Connect);
+    let mut b = Client::connect(addr);
+    b.send(&Pdu::Connect);
+    let ca = a.expect_connect_ok();
+    b.expect_connect_ok();
+    a.expect_initial_position();
+    b.expect_initial_position();
+    if ca == Colour::Black {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// Round trips of an 8-byte message over a loopback echo served by a thread.
+fn echo_floor(samples: usize) -> Vec<Duration> {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind echo");
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = listener.accept() {
+            let _ = s.set_nodelay(true);
+            let mut buf = [0u8; 64];
+            while let Ok(n) = s.read(&mut buf) {
+                if n == 0 || s.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let mut s = TcpStream::connect(addr).expect("connect echo");
+    s.set_nodelay(true).unwrap();
+    let mut out = Vec::with_capacity(samples);
+    let msg = [0u8, 8, 0, 4, 0, 3, 0, 2];
+    let mut back = [0u8; 8];
+    for _ in 0..samples {
+        let t = Instant::now();
+        s.write_all(&msg).unwrap();
+        s.read_exact(&mut back).unwrap();
+        out.push(t.elapsed());
+    }
+    out
+}
+
+/// Waits until most sessions run, then reads the supervisor's RSS and the median USS of its
+/// session children (KiB).
+fn sample_memory(pid: i32, in_game: &AtomicUsize, pairs: usize) -> Option<(u64, u64, usize)> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while in_game.load(Ordering::SeqCst) < pairs.max(1) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = field_kib(&status, "VmRSS:")?;
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    let mut uss: Vec<u64> = children
+        .split_whitespace()
+        .take(50)
+        .filter_map(|child| std::fs::read_to_string(format!("/proc/{child}/smaps_rollup")).ok())
+        .filter_map(|text| {
+            Some(field_kib(&text, "Private_Clean:")? + field_kib(&text, "Private_Dirty:")?)
+        })
+        .collect();
+    uss.sort_unstable();
+    let median = *uss.get(uss.len() / 2)?;
+    Some((rss, median, uss.len()))
+}
+
+fn field_kib(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    line[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
+fn raise_nofile() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
