@@ -118,7 +118,7 @@ impl Player {
                         hard: None,
                     },
                 );
-                self.vary(game, info, level.min(6))
+                self.vary(game, info, level.min(6), None)
             }
             Some(budget) => self.timed(game, budget, start),
         }
@@ -142,17 +142,20 @@ impl Player {
                 return info;
             }
         }
-        let soft = start + budget.mul_f64(0.45);
+        // With opening variety, keep some time for scoring every move.
+        let share = if self.varies(game) { 0.5 } else { 1.0 };
+        let soft = start + budget.mul_f64(0.45 * share);
+        let hard_main = start + budget.mul_f64(share);
         let info = self.searcher.search(
             board,
             Limits {
                 depth: 60,
                 soft: Some(soft),
-                hard: Some(hard),
+                hard: Some(hard_main),
             },
         );
-        let variety_depth = info.depth.clamp(1, 6);
-        self.vary(game, info, variety_depth)
+        let variety_depth = info.depth.saturating_sub(2).clamp(1, 6);
+        self.vary(game, info, variety_depth, Some(hard))
     }
 
     /// Exact solve; `None` if the deadline passed first.
@@ -177,11 +180,19 @@ impl Player {
     /// In the opening, with variety on, replaces the chosen move by a seeded
     /// random one among those scoring within [`VARIETY_MARGIN`] of the best
     /// at a shallow fixed depth.
-    fn vary(&mut self, game: &Game, info: SearchInfo, depth: u32) -> SearchInfo {
-        if !self.cfg.opening_variety || game.moves().len() >= VARIETY_PLIES {
+    fn vary(
+        &mut self,
+        game: &Game,
+        info: SearchInfo,
+        depth: u32,
+        deadline: Option<Instant>,
+    ) -> SearchInfo {
+        if !self.varies(game) {
             return info;
         }
-        let scores = self.searcher.root_scores(game.board(), depth);
+        let Some(scores) = self.searcher.root_scores(game.board(), depth, deadline) else {
+            return info;
+        };
         let Some(top) = scores.iter().map(|&(_, v)| v).max() else {
             return info;
         };
@@ -199,6 +210,13 @@ impl Player {
             score,
             ..info
         }
+    }
+}
+
+impl Player {
+    /// Whether opening variety applies to this move.
+    fn varies(&self, game: &Game) -> bool {
+        self.cfg.opening_variety && game.moves().len() < VARIETY_PLIES
     }
 }
 
@@ -276,17 +294,20 @@ mod tests {
 
     #[test]
     fn timed_player_respects_budget() {
-        let mut p = Player::new(PlayerConfig {
-            move_time: Some(Duration::from_millis(100)),
-            ..PlayerConfig::default()
-        });
-        let g = Game::from_transcript("f5d6c3d3c4f4f6f3e6e7").unwrap();
-        let t = Instant::now();
-        let info = p.choose_with_info(&g);
-        let spent = t.elapsed();
-        assert!(g.is_legal(info.best.unwrap()));
-        assert!(spent <= Duration::from_millis(110), "took {spent:?}");
-        assert!(info.depth >= 4, "only reached depth {}", info.depth);
+        for (variety, transcript) in [(false, "f5d6c3d3c4f4f6f3e6e7"), (true, "f5d6c3")] {
+            let mut p = Player::new(PlayerConfig {
+                move_time: Some(Duration::from_millis(100)),
+                opening_variety: variety,
+                ..PlayerConfig::default()
+            });
+            let g = Game::from_transcript(transcript).unwrap();
+            let t = Instant::now();
+            let info = p.choose_with_info(&g);
+            let spent = t.elapsed();
+            assert!(g.is_legal(info.best.unwrap()));
+            assert!(spent <= Duration::from_millis(103), "took {spent:?}");
+            assert!(info.depth >= 4, "only reached depth {}", info.depth);
+        }
     }
 
     #[test]

@@ -99,11 +99,17 @@ impl Searcher {
     }
 
     /// Scores of every legal move at a fixed depth, full window (used to
-    /// pick among near-equal moves for opening variety).
-    pub fn root_scores(&mut self, board: Board, depth: u32) -> Vec<(Square, i32)> {
+    /// pick among near-equal moves for opening variety); `None` if
+    /// `deadline` passes first.
+    pub fn root_scores(
+        &mut self,
+        board: Board,
+        depth: u32,
+        deadline: Option<Instant>,
+    ) -> Option<Vec<(Square, i32)>> {
         self.stopped = false;
-        self.deadline = None;
-        with_kernel!(|k| {
+        self.deadline = deadline;
+        let scores: Vec<(Square, i32)> = with_kernel!(|k| {
             let mut c = Ctx { k, s: self };
             crate::square::Squares(board.moves())
                 .map(|sq| {
@@ -114,7 +120,8 @@ impl Searcher {
                     )
                 })
                 .collect()
-        })
+        });
+        (!self.stopped).then_some(scores)
     }
 }
 
