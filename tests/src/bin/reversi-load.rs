@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,9 @@ use reversi_tests::{play_out, quantile, Client, Msg, Rng, Server};
 ///     (TCP connect to connect_ok, per player) and move round trip under load, the peak
 ///     number of sessions running at once, the supervisor's RSS and the private memory
 ///     (USS: Private_Clean + Private_Dirty of /proc/PID/smaps_rollup) of a session child.
+///
+/// --setup-only makes each player hang up at connect_ok, so the load phase measures
+/// session set-ups per second (accept, handshake, pair, fork, first PDUs) alone.
 ///
 /// --think delays each move so that sessions overlap: `--concurrency 2000 --games 2000
 /// --think 200` holds about 2000 sessions at once.
@@ -63,6 +66,9 @@ struct Args {
     /// Round trips over the bare echo.
     #[arg(long, default_value_t = 2000)]
     echo_samples: usize,
+    /// Each player hangs up right after connect_ok: measures session set-up alone.
+    #[arg(long)]
+    setup_only: bool,
     /// Seed of the bots' move choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -101,20 +107,27 @@ fn main() {
     let server_pid = args.server_pid.or(spawned.as_ref().map(Server::pid));
     println!("reversid at {addr}");
 
-    let mut floor = echo_floor(args.echo_samples);
+    // The floor and the quiet games are measured in alternation, so both see the same
+    // background load on a shared machine.
+    let mut echo = Echo::start();
+    let mut floor = Vec::new();
+    let mut quiet = Vec::new();
+    let mut rng = Rng::new(args.seed);
+    let rounds = args.latency_games.max(1);
+    for round in 0..rounds {
+        let share = args.echo_samples / rounds + usize::from(round < args.echo_samples % rounds);
+        echo.sample(share, &mut floor);
+        if round < args.latency_games {
+            let (mut black, mut white) = pair(addr);
+            quiet.extend(play_out(&mut black, &mut white, &mut rng).round_trips);
+        }
+    }
     println!(
         "echo floor      : p50 {:>9.1?}  p99 {:>9.1?}  ({} round trips)",
         quantile(&mut floor, 0.5),
         quantile(&mut floor, 0.99),
         floor.len()
     );
-
-    let mut quiet = Vec::new();
-    let mut rng = Rng::new(args.seed);
-    for _ in 0..args.latency_games {
-        let (mut black, mut white) = pair(addr);
-        quiet.extend(play_out(&mut black, &mut white, &mut rng).round_trips);
-    }
     let floor50 = quantile(&mut floor, 0.5);
     let quiet50 = quantile(&mut quiet, 0.5);
     println!(
@@ -140,6 +153,7 @@ fn main() {
         );
         let games = args.games * 2;
         let think = Duration::from_millis(args.think);
+        let setup_only = args.setup_only;
         let seed = args.seed ^ (bot as u64 + 1) << 20;
         handles.push(
             std::thread::Builder::new()
@@ -147,7 +161,7 @@ fn main() {
                 .spawn(move || {
                     let mut rng = Rng::new(seed);
                     while started.fetch_add(1, Ordering::SeqCst) < games {
-                        let outcome = play_one(addr, &mut rng, think, &in_game, &peak);
+                        let outcome = play_one(addr, &mut rng, think, setup_only, &in_game, &peak);
                         let mut s = stats.lock().unwrap();
                         match outcome {
                             Ok((setup, rtts)) => {
@@ -162,14 +176,16 @@ fn main() {
                 .expect("spawn bot thread"),
         );
     }
+    let done = Arc::new(AtomicBool::new(false));
     let sampler = server_pid.map(|pid| {
-        let in_game = Arc::clone(&in_game);
+        let (in_game, done) = (Arc::clone(&in_game), Arc::clone(&done));
         let want = args.concurrency;
-        std::thread::spawn(move || sample_memory(pid, &in_game, want))
+        std::thread::spawn(move || sample_memory(pid, &in_game, want, &done))
     });
     for h in handles {
         let _ = h.join();
     }
+    done.store(true, Ordering::SeqCst);
     let elapsed = t0.elapsed();
     let memory = sampler.and_then(|h| h.join().ok()).flatten();
     let mut s = stats.lock().unwrap();
@@ -214,6 +230,7 @@ fn play_one(
     addr: SocketAddr,
     rng: &mut Rng,
     think: Duration,
+    setup_only: bool,
     in_game: &AtomicUsize,
     peak: &AtomicUsize,
 ) -> Result<(Duration, Vec<Duration>), String> {
@@ -227,6 +244,9 @@ fn play_one(
         other => return Err(format!("expected connect_ok, got {other:?}")),
     };
     let setup = t0.elapsed();
+    if setup_only {
+        return Ok((setup, Vec::new()));
+    }
     let now = in_game.fetch_add(1, Ordering::SeqCst) + 1;
     peak.fetch_max(now, Ordering::SeqCst);
     let result = play_side(&mut me, colour, rng, think);
@@ -322,40 +342,57 @@ fn pair(addr: SocketAddr) -> (Client, Client) {
     }
 }
 
-/// Round trips of an 8-byte message over a loopback echo served by a thread.
-fn echo_floor(samples: usize) -> Vec<Duration> {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind echo");
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        if let Ok((mut s, _)) = listener.accept() {
-            let _ = s.set_nodelay(true);
-            let mut buf = [0u8; 64];
-            while let Ok(n) = s.read(&mut buf) {
-                if n == 0 || s.write_all(&buf[..n]).is_err() {
-                    break;
+/// A bare loopback TCP echo served by a thread: the floor for a round trip.
+struct Echo {
+    stream: TcpStream,
+}
+
+impl Echo {
+    fn start() -> Echo {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind echo");
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let _ = s.set_nodelay(true);
+                let mut buf = [0u8; 64];
+                while let Ok(n) = s.read(&mut buf) {
+                    if n == 0 || s.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
                 }
             }
-        }
-    });
-    let mut s = TcpStream::connect(addr).expect("connect echo");
-    s.set_nodelay(true).unwrap();
-    let mut out = Vec::with_capacity(samples);
-    let msg = [0u8, 8, 0, 4, 0, 3, 0, 2];
-    let mut back = [0u8; 8];
-    for _ in 0..samples {
-        let t = Instant::now();
-        s.write_all(&msg).unwrap();
-        s.read_exact(&mut back).unwrap();
-        out.push(t.elapsed());
+        });
+        let stream = TcpStream::connect(addr).expect("connect echo");
+        stream.set_nodelay(true).unwrap();
+        Echo { stream }
     }
-    out
+
+    /// `n` round trips of an 8-byte message (a place's size).
+    fn sample(&mut self, n: usize, out: &mut Vec<Duration>) {
+        let msg = [0u8, 8, 0, 4, 0, 3, 0, 2];
+        let mut back = [0u8; 8];
+        for _ in 0..n {
+            let t = Instant::now();
+            self.stream.write_all(&msg).unwrap();
+            self.stream.read_exact(&mut back).unwrap();
+            out.push(t.elapsed());
+        }
+    }
 }
 
 /// Waits until most sessions run, then reads the supervisor's RSS and the median USS of its
 /// session children (KiB).
-fn sample_memory(pid: i32, in_game: &AtomicUsize, pairs: usize) -> Option<(u64, u64, usize)> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while in_game.load(Ordering::SeqCst) < pairs.max(1) && Instant::now() < deadline {
+fn sample_memory(
+    pid: i32,
+    in_game: &AtomicUsize,
+    pairs: usize,
+    done: &AtomicBool,
+) -> Option<(u64, u64, usize)> {
+    // Players in a game: two per session; wait for most of them (or the end of the run).
+    while in_game.load(Ordering::SeqCst) < pairs.max(1) * 2 * 9 / 10 {
+        if done.load(Ordering::SeqCst) {
+            break;
+        }
         std::thread::sleep(Duration::from_millis(5));
     }
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
