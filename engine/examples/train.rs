@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! cargo run --release -p reversi-engine --example train -- \
-//!     [--epochs 12] [--out engine/data/eval.bin] /tmp/games.bin...
+//!     [--epochs 12] [--lr 0.004] [--decay 0.75] [--scalar-rate 0.02] \
+//!     [--out engine/data/eval.bin] /tmp/games.bin...
 //! ```
 //!
 //! Input files hold the 17-byte records of `examples/selfplay.rs`. The
@@ -72,6 +73,9 @@ fn mse(w: &[f32], samples: &[&Sample]) -> f64 {
 
 fn main() {
     let mut epochs = 12;
+    let mut lr0 = 0.004f32;
+    let mut decay = 0.75f32;
+    let mut scalar_rate = 0.02f32;
     let mut out = "engine/data/eval.bin".to_string();
     let mut inputs = Vec::new();
     let mut it = std::env::args().skip(1);
@@ -79,6 +83,14 @@ fn main() {
         match arg.as_str() {
             "--epochs" => epochs = it.next().and_then(|v| v.parse().ok()).expect("--epochs N"),
             "--out" => out = it.next().expect("--out PATH"),
+            "--lr" => lr0 = it.next().and_then(|v| v.parse().ok()).expect("--lr X"),
+            "--decay" => decay = it.next().and_then(|v| v.parse().ok()).expect("--decay X"),
+            "--scalar-rate" => {
+                scalar_rate = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--scalar-rate X")
+            }
             _ => inputs.push(arg),
         }
     }
@@ -109,7 +121,7 @@ fn main() {
             rng ^= rng << 17;
             train.swap(i, (rng % (i as u64 + 1)) as usize);
         }
-        let lr = 0.004 * 0.75f32.powi(epoch);
+        let lr = lr0 * decay.powi(epoch);
         for s in &train {
             let err = predict(&w, s) - s.label;
             let g = lr * err;
@@ -118,7 +130,7 @@ fn main() {
             }
             for (j, x) in s.scalars.iter().enumerate() {
                 // Scalars are large and shared by every position: small steps.
-                w[s.scalar_base as usize + j] -= g * 0.02 * x;
+                w[s.scalar_base as usize + j] -= g * scalar_rate * x;
             }
         }
         eprintln!(

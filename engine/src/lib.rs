@@ -8,6 +8,7 @@
 //! should use.
 
 mod bitboard;
+mod endgame;
 mod eval;
 mod game;
 pub mod moves;

@@ -272,9 +272,13 @@ pub(crate) struct Avx2(());
 
 #[cfg(target_arch = "x86_64")]
 impl Avx2 {
-    /// `Some` if this CPU has AVX2.
+    /// `Some` if this CPU has AVX2 (and POPCNT and BMI1, which the
+    /// AVX2-compiled search code also uses).
     pub(crate) fn detect() -> Option<Avx2> {
-        std::is_x86_feature_detected!("avx2").then_some(Avx2(()))
+        (std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("bmi1"))
+        .then_some(Avx2(()))
     }
 }
 

@@ -37,33 +37,14 @@ pub fn solve(board: Board) -> Solution {
 /// Empties at or below which no transposition table or move ordering by
 /// mobility is used: the tree is small and parity ordering is enough.
 const SHALLOW: u32 = 6;
+
+use crate::endgame::{final_score, odd_quadrants, Endgame};
+
+/// Empties from which the transposition table is used (below, probing
+/// costs more than it saves).
+const TT_MIN: u32 = 9;
 /// Empties from which enhanced transposition cutoffs are tried.
-const ETC_MIN: u32 = 8;
-
-/// Quadrants of the board; an empty square in a quadrant with an odd number
-/// of empties is tried first (parity: take the last move in each region).
-const QUADRANTS: [u64; 4] = [
-    0x0000_0000_0f0f_0f0f,
-    0x0000_0000_f0f0_f0f0,
-    0x0f0f_0f0f_0000_0000,
-    0xf0f0_f0f0_0000_0000,
-];
-
-/// Empties in quadrants holding an odd number of empties.
-#[inline]
-fn odd_quadrants(empties: u64) -> u64 {
-    QUADRANTS
-        .iter()
-        .filter(|&&q| (empties & q).count_ones() & 1 == 1)
-        .fold(0, |acc, &q| acc | q)
-        & empties
-}
-
-/// Final score for the side owning `p` when nobody can move.
-#[inline]
-fn final_score(p: u64, o: u64) -> i32 {
-    Board::new(p, o).final_score()
-}
+const ETC_MIN: u32 = 12;
 
 /// A reusable solver: keeps its transposition table between solves and can
 /// be given a deadline (then a solve may be abandoned, returning `None`).
@@ -117,7 +98,7 @@ impl Solver {
 }
 
 /// One solve, monomorphised for a move generator.
-struct Search<'a, K: Kernel> {
+struct Search<'a, K: Kernel + Endgame> {
     k: K,
     s: &'a mut Solver,
 }
@@ -133,7 +114,7 @@ struct Candidate {
 /// More than the most legal moves any reachable position has (33).
 const MAX_MOVES: usize = 40;
 
-impl<K: Kernel> Search<'_, K> {
+impl<K: Kernel + Endgame> Search<'_, K> {
     /// Counts a node and checks the clock every 16k nodes.
     #[inline]
     fn tick(&mut self) -> bool {
@@ -162,7 +143,8 @@ impl<K: Kernel> Search<'_, K> {
         let mut list = [Candidate::default(); MAX_MOVES];
         // No cutoff is possible at the root with beta = +inf... but a
         // narrower window may have one; then the bound is the answer.
-        let n = match self.candidates(p, o, moves, 65, &mut list) {
+        let hint = self.s.table.probe(p, o).map_or(NO_MOVE, |e| e.best) as u32;
+        let n = match self.candidates(p, o, moves, hint, 65, &mut list) {
             Ok(n) => n,
             Err(v) => return (v, None),
         };
@@ -205,12 +187,12 @@ impl<K: Kernel> Search<'_, K> {
         p: u64,
         o: u64,
         moves: u64,
+        hint: u32,
         beta: i32,
         list: &mut [Candidate; MAX_MOVES],
     ) -> Result<usize, i32> {
         let empties = !(p | o);
         let etc = empties.count_ones() >= ETC_MIN;
-        let hint = self.s.table.probe(p, o).map_or(NO_MOVE, |e| e.best) as u32;
         let odd = odd_quadrants(empties);
         let mut n = 0;
         let mut rest = moves;
@@ -253,13 +235,18 @@ impl<K: Kernel> Search<'_, K> {
         let empties = !(p | o);
         let n = empties.count_ones();
         if n <= SHALLOW {
-            return self.shallow(p, o, alpha, beta, empties, n, passed);
+            return self
+                .k
+                .shallow(p, o, alpha, beta, empties, n, passed, &mut self.s.nodes);
         }
         if self.tick() {
             return 0;
         }
         let (mut alpha, mut beta) = (alpha, beta);
-        if let Some(e) = self.s.table.probe(p, o) {
+        let mut hint = NO_MOVE as u32;
+        let use_table = n >= TT_MIN;
+        if let Some(e) = use_table.then(|| self.s.table.probe(p, o)).flatten() {
+            hint = e.best as u32;
             if e.depth == EXACT_DEPTH {
                 let (lo, hi) = (e.lower as i32, e.upper as i32);
                 if lo >= beta || lo == hi {
@@ -291,7 +278,7 @@ impl<K: Kernel> Search<'_, K> {
         }
         let alpha0 = alpha;
         let mut list = [Candidate::default(); MAX_MOVES];
-        let count = match self.candidates(p, o, moves, beta, &mut list) {
+        let count = match self.candidates(p, o, moves, hint, beta, &mut list) {
             Ok(count) => count,
             Err(cut) => return cut,
         };
@@ -340,7 +327,7 @@ impl<K: Kernel> Search<'_, K> {
 
     /// Stores the result in the table (unless the search was abandoned).
     fn finish(&mut self, p: u64, o: u64, best: i32, best_sq: u32, alpha0: i32, beta: i32) -> i32 {
-        if !self.s.stopped {
+        if !self.s.stopped && (!(p | o)).count_ones() >= TT_MIN {
             let (lo, hi) = if best <= alpha0 {
                 (-64, best)
             } else if best >= beta {
@@ -351,88 +338,6 @@ impl<K: Kernel> Search<'_, K> {
             self.s.table.store(p, o, lo, hi, EXACT_DEPTH, best_sq as u8);
         }
         best
-    }
-
-    /// Search near the end: no table, no move generation; every empty square
-    /// is tried directly, odd quadrants first.
-    #[allow(clippy::too_many_arguments)]
-    fn shallow(
-        &mut self,
-        p: u64,
-        o: u64,
-        alpha: i32,
-        beta: i32,
-        empties: u64,
-        n: u32,
-        passed: bool,
-    ) -> i32 {
-        self.s.nodes += 1;
-        if n == 1 {
-            return self.last(p, o, empties.trailing_zeros());
-        }
-        if n == 0 {
-            return final_score(p, o);
-        }
-        let mut alpha = alpha;
-        let mut best = -65;
-        // Only squares next to an opponent disc can flip anything.
-        let near = empties & crate::eval::neighbours(o);
-        let odd = odd_quadrants(empties);
-        for set in [odd & near, near & !odd] {
-            let mut rest = set;
-            while rest != 0 {
-                let sq = rest.trailing_zeros();
-                rest &= rest - 1;
-                let f = self.k.flips(p, o, sq);
-                if f == 0 {
-                    continue;
-                }
-                let v = -self.shallow(
-                    o ^ f,
-                    p | f | 1 << sq,
-                    -beta,
-                    -alpha,
-                    empties & !(1 << sq),
-                    n - 1,
-                    false,
-                );
-                if v > best {
-                    best = v;
-                    if v > alpha {
-                        alpha = v;
-                        if v >= beta {
-                            return v;
-                        }
-                    }
-                }
-            }
-        }
-        if best == -65 {
-            // No move: pass, or the game is over if the opponent cannot
-            // move either.
-            if passed {
-                return -final_score(o, p);
-            }
-            return -self.shallow(o, p, -beta, -alpha, empties, n, true);
-        }
-        best
-    }
-
-    /// Exact score with one empty square left.
-    #[inline]
-    fn last(&mut self, p: u64, o: u64, sq: u32) -> i32 {
-        self.s.nodes += 1;
-        let f = self.k.flips(p, o, sq);
-        if f != 0 {
-            let mine = (p | f).count_ones() as i32 + 1;
-            return 2 * mine - 64;
-        }
-        let f = self.k.flips(o, p, sq);
-        if f != 0 {
-            let theirs = (o | f).count_ones() as i32 + 1;
-            return 64 - 2 * theirs;
-        }
-        final_score(p, o)
     }
 }
 
