@@ -74,7 +74,32 @@ impl Server {
 
     /// As [`Server::start`], with this RUST_LOG.
     pub fn start_with_log(args: &[&str], rust_log: &str) -> Server {
+        Server::spawn(args, rust_log, None)
+    }
+
+    /// As [`Server::start`], with RLIMIT_NOFILE (soft and hard) lowered to `nofile`.
+    pub fn start_with_nofile(args: &[&str], nofile: u64) -> Server {
+        Server::spawn(args, "info", Some(nofile))
+    }
+
+    fn spawn(args: &[&str], rust_log: &str, nofile: Option<u64>) -> Server {
         let mut cmd = Command::new(reversid_binary());
+        if let Some(limit) = nofile {
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                        Ok(())
+                    } else {
+                        Err(io::Error::last_os_error())
+                    }
+                });
+            }
+        }
         cmd.arg("--listen")
             .arg("127.0.0.1:0")
             .args(args)

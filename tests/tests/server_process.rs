@@ -138,6 +138,26 @@ fn max_pending_refuses_the_excess() {
 }
 
 #[test]
+fn running_out_of_descriptors_backs_off_and_recovers() {
+    // 40 descriptors: a few for the supervisor itself, ~30 for connections.
+    let server = Server::start_with_nofile(&[], 40);
+    let hogs: Vec<Client> = (0..60).map(|_| Client::connect(server.addr())).collect();
+    let line = server.wait_log("not accepting for");
+    assert!(
+        line.contains("WARN") && line.contains("Too many open files"),
+        "{line}"
+    );
+    drop(hogs);
+    // Every hog is closed in the end, accepted late or not; then games go on.
+    let (mut black, mut white) = server.pair();
+    black.expect(Msg::Turn);
+    white.send(&Pdu::Quit);
+    black.expect(Msg::Winner(Winner::Black));
+    black.expect_closed();
+    server.wait_log("exited with status 0");
+}
+
+#[test]
 fn a_hundred_concurrent_games_every_move_checked() {
     let server = Server::start(&[]);
     let addr = server.addr();
@@ -201,6 +221,25 @@ fn a_hundred_concurrent_games_every_move_checked() {
     assert!(moves >= 100 * 9);
     server.wait_logs("end normal", 100);
     server.wait_logs("exited with status 0", 100);
+}
+
+/// Heavy: 2,000 sessions at once through the load generator (release build advised).
+#[test]
+#[ignore]
+fn two_thousand_concurrent_sessions_with_the_load_generator() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reversi-load"))
+        .args(["--concurrency", "2000", "--games", "2000", "--think", "200"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("errors          : 0"), "{text}");
+    let peak: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak sessions   : "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a peak line");
+    assert!(peak >= 1900, "{text}");
 }
 
 #[test]
