@@ -120,7 +120,7 @@ fn malformed_headers_are_refused_at_once() {
         (&[0x00, 0x04, 0x00, 0x08][..], "unknown PDU id 8"),
         (
             &[0x01, 0x09, 0x00, 0x06][..],
-            "msg_size 265 is outside 4..=264",
+            "update_board with msg_size 265: outside 4..=264",
         ),
         (
             &[0x00, 0x0a, 0x00, 0x06, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03][..],

@@ -62,11 +62,13 @@ fn a_killed_session_closes_both_and_is_reaped() {
 
 #[test]
 fn smart_shutdown_lets_the_game_finish() {
-    let mut server = Server::start(&[]);
+    let mut server = Server::start_with_log(&[], "debug");
     let (mut black, mut white) = server.pair();
     let mut waiting = server.join();
     server.wait_log("queued (1 waiting)");
     let mut handshaking = Client::connect(server.addr());
+    // Accepted (not just in the backlog, which closing the listener would reset).
+    server.wait_logs(": accepted", 4);
     server.signal(Signal::SIGTERM);
     server.wait_log("draining");
     waiting.expect(Msg::Error);

@@ -10,6 +10,7 @@ use log::debug;
 use reversi_pdu::{decode, Direction, Pdu, Status};
 
 use crate::config::SessionConfig;
+use crate::signals::SelfPipe;
 use crate::supervisor::{Pair, Protocol, Screen, Stage};
 
 /// The `error` PDU, as sent to every connection turned away.
@@ -49,8 +50,8 @@ impl Protocol for Reversi {
         }
     }
 
-    fn run_session(&self, pair: Pair) -> i32 {
-        match session::run(&self.config, pair) {
+    fn run_session(&self, pair: Pair, abort: SelfPipe) -> i32 {
+        match session::run(&self.config, pair, abort) {
             Ok(()) => 0,
             Err(e) => {
                 log::error!("session failed: {e}");

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use log::{debug, info, warn};
 use mio::{Events, Interest, Poll, Token};
-use nix::sys::signal::Signal;
 use reversi_pdu::{Colour, Direction, FrameBuffer};
 
 use super::clock::MoveClock;
@@ -37,7 +36,7 @@ struct Conn {
 }
 
 /// Plays the session for `pair` to its end. Runs in the child.
-pub fn run(config: &SessionConfig, pair: Pair) -> io::Result<()> {
+pub fn run(config: &SessionConfig, pair: Pair, mut abort: SelfPipe) -> io::Result<()> {
     let started = Instant::now();
     let colours = if config.fixed_colours || random_bit() {
         [Colour::Black, Colour::White]
@@ -48,9 +47,8 @@ pub fn run(config: &SessionConfig, pair: Pair) -> io::Result<()> {
     let mut table = Table::new(colours, peers, MoveClock::new(config.move_timeout));
 
     let mut poll = Poll::new()?;
-    let mut signals = SelfPipe::install(&[Signal::SIGTERM])?;
     poll.registry()
-        .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
+        .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
     let mut conns = Vec::with_capacity(2);
     let mut early = Vec::with_capacity(2);
     for (i, seat) in pair.seats.into_iter().enumerate() {
@@ -119,7 +117,7 @@ pub fn run(config: &SessionConfig, pair: Pair) -> io::Result<()> {
         }
         for event in events.iter() {
             match event.token() {
-                SIGNAL if signals.take().stops > 0 => {
+                SIGNAL if abort.take().stops > 0 => {
                     warn!("SIGTERM: aborting the game");
                     table.abort();
                 }

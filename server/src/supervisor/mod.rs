@@ -70,8 +70,10 @@ pub trait Protocol {
     /// Judges the bytes a connection has sent so far in `stage`.
     fn screen(&self, stage: Stage, input: &[u8]) -> Screen;
     /// Plays one session, in the forked child, with the signal handlers reset and every
-    /// descriptor but the pair's closed. Returns the child's exit code.
-    fn run_session(&self, pair: Pair) -> i32;
+    /// descriptor but the pair's closed. `abort` wakes (register its receiver) when the
+    /// supervisor asks the session to abort (fast shutdown: SIGTERM); the session should
+    /// then send its farewell to both clients and end. Returns the child's exit code.
+    fn run_session(&self, pair: Pair, abort: SelfPipe) -> i32;
 }
 
 const SIGNAL: Token = Token(0);

@@ -6,7 +6,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use nix::unistd::Pid;
 
 use super::{Pair, Protocol};
-use crate::signals;
+use nix::sys::signal::Signal;
+
+use crate::signals::{self, SelfPipe};
 
 /// Forks a session for `pair`. In the parent, returns the child's pid (or the
 /// error) and the pair, which the parent then drops, closing its copies of the
@@ -43,8 +45,16 @@ fn child<P: Protocol>(protocol: &P, pair: Pair) -> ! {
     close_all_except(&keep);
     signals::reset_in_child();
     set_process_name(P::SESSION_NAME);
+    // The abort request (fast shutdown) is armed before any signal is let through.
+    let abort = match SelfPipe::install(&[Signal::SIGTERM]) {
+        Ok(pipe) => pipe,
+        Err(e) => {
+            log::error!("session set-up failed: {e}");
+            std::process::exit(1)
+        }
+    };
     signals::unblock_all();
-    let code = protocol.run_session(pair);
+    let code = protocol.run_session(pair, abort);
     log::logger().flush();
     std::process::exit(code)
 }
