@@ -69,7 +69,7 @@ fn header(buf: &[u8]) -> Result<Status<(u16, MsgId)>, Error> {
         Err(_) => return Ok(Status::Partial),
     };
     if !(HEADER_LEN..=MAX_PDU_LEN).contains(&usize::from(msg_size)) {
-        return Err(Error::SizeOutOfRange { msg_size });
+        return Err(Error::SizeOutOfRange { msg_size, id });
     }
     let id = MsgId::from_wire(id).ok_or(Error::UnknownId { id })?;
     Ok(Status::Complete((msg_size, id)))

@@ -16,6 +16,8 @@ pub enum Error {
     SizeOutOfRange {
         /// The `msg_size` field.
         msg_size: u16,
+        /// The `id` field, which may or may not name a PDU.
+        id: i16,
     },
     /// The `id` field names no PDU.
     UnknownId {
@@ -74,9 +76,16 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Error::SizeOutOfRange { msg_size } => {
-                write!(f, "msg_size {msg_size} is outside 4..={MAX_PDU_LEN}")
-            }
+            Error::SizeOutOfRange { msg_size, id } => match MsgId::from_wire(id) {
+                Some(id) => write!(
+                    f,
+                    "{id} with msg_size {msg_size}: outside 4..={MAX_PDU_LEN}"
+                ),
+                None => write!(
+                    f,
+                    "msg_size {msg_size} is outside 4..={MAX_PDU_LEN} (and id {id} is unknown)"
+                ),
+            },
             Error::UnknownId { id } => write!(f, "unknown PDU id {id}"),
             Error::WrongSize {
                 id: MsgId::UpdateBoard,

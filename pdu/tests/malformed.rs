@@ -16,25 +16,37 @@ fn refused(bytes: &[u8], direction: Direction) -> Error {
 fn msg_size_below_the_header() {
     for size in 0..4u8 {
         let error = refused(&[0, size, 0, 3], TO_CLIENT);
-        assert_eq!(
-            error,
-            Error::SizeOutOfRange {
-                msg_size: size.into()
-            }
-        );
+        let msg_size = size.into();
+        assert_eq!(error, Error::SizeOutOfRange { msg_size, id: 3 });
     }
     assert_eq!(
         refused(&[0, 3, 0, 3], TO_CLIENT).to_string(),
-        "msg_size 3 is outside 4..=264"
+        "turn with msg_size 3: outside 4..=264"
+    );
+    assert_eq!(
+        refused(&[0, 3, 0, 9], TO_CLIENT).to_string(),
+        "msg_size 3 is outside 4..=264 (and id 9 is unknown)"
     );
 }
 
 #[test]
 fn msg_size_above_the_largest_pdu() {
     let error = refused(&[0x01, 0x09, 0x00, 0x06], TO_CLIENT);
-    assert_eq!(error, Error::SizeOutOfRange { msg_size: 265 });
+    assert_eq!(
+        error,
+        Error::SizeOutOfRange {
+            msg_size: 265,
+            id: 6
+        }
+    );
     let error = refused(&[0xff, 0xff, 0x00, 0x06], TO_CLIENT);
-    assert_eq!(error, Error::SizeOutOfRange { msg_size: 65535 });
+    assert_eq!(
+        error,
+        Error::SizeOutOfRange {
+            msg_size: 65535,
+            id: 6
+        }
+    );
 }
 
 #[test]
