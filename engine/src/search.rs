@@ -125,6 +125,9 @@ impl Searcher {
     }
 }
 
+/// Room for every legal move of any board, even unreachable ones.
+const MAX_MOVES: usize = 64;
+
 /// One search, monomorphised for a move generator.
 struct Ctx<'a, K: Kernel> {
     k: K,
@@ -169,7 +172,8 @@ impl<K: Kernel> Ctx<'_, K> {
         if moves == 0 {
             return info;
         }
-        let (mut list, n) = self.candidates(p, o, moves, NO_MOVE as u32, 2);
+        let mut list = [Candidate::default(); MAX_MOVES];
+        let n = self.candidates(p, o, moves, NO_MOVE as u32, &mut list);
         let list = &mut list[..n];
         info.best = Square::from_index(list[0].sq as u8);
         let empties = board.empty_count();
@@ -227,17 +231,19 @@ impl<K: Kernel> Ctx<'_, K> {
         info
     }
 
-    /// Legal moves with flips, best-first: the table's move, then fewest
-    /// opponent replies (corners double), corners, X-squares last.
+    /// Fills `list` with the legal moves and their flips, best-first: the
+    /// table's move, then fewest opponent replies (corners double) and
+    /// fewest empties next to our discs, with corners early. Returns the
+    /// number of moves. (Ordering by the static evaluation of each child
+    /// was tried: it saved under 5% of the nodes and cost more time.)
     fn candidates(
         &mut self,
         p: u64,
         o: u64,
         moves: u64,
         hint: u32,
-        _depth: u32,
-    ) -> ([Candidate; 40], usize) {
-        let mut list = [Candidate::default(); 40];
+        list: &mut [Candidate; MAX_MOVES],
+    ) -> usize {
         let mut n = 0;
         let mut rest = moves;
         while rest != 0 {
@@ -258,7 +264,7 @@ impl<K: Kernel> Ctx<'_, K> {
             n += 1;
         }
         list[..n].sort_unstable_by_key(|c| c.key);
-        (list, n)
+        n
     }
 
     /// Negamax value for `p` at `depth`, fail-soft within `alpha..beta`.
@@ -296,7 +302,8 @@ impl<K: Kernel> Ctx<'_, K> {
             }
         }
         let alpha0 = alpha;
-        let (list, n) = self.candidates(p, o, moves, hint, depth);
+        let mut list = [Candidate::default(); MAX_MOVES];
+        let n = self.candidates(p, o, moves, hint, &mut list);
         let (mut best, mut best_sq) = (-INF, list[0].sq);
         for (i, c) in list[..n].iter().enumerate() {
             let (cp, co) = (o ^ c.flips, p | c.flips | 1 << c.sq);

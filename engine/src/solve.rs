@@ -111,8 +111,8 @@ struct Candidate {
     sq: u8,
 }
 
-/// More than the most legal moves any reachable position has (33).
-const MAX_MOVES: usize = 40;
+/// Room for every legal move of any board, even unreachable ones.
+const MAX_MOVES: usize = 64;
 
 impl<K: Kernel + Endgame> Search<'_, K> {
     /// Counts a node and checks the clock every 16k nodes.
