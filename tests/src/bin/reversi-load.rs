@@ -16,8 +16,8 @@ use reversi_tests::{play_out, quantile, Client, Msg, Rng, Server};
 ///
 /// Three phases, in one run:
 ///
-///  1. floor: round trips of 8 bytes over a bare loopback TCP echo (a thread of this tool),
-///     the lowest a move round trip could be;
+///  1. floor: round trips of 8 bytes over a bare loopback TCP echo served by another
+///     process, the lowest a move round trip could be;
 ///  2. latency: one game at a time (--latency-games), move round trip = place sent to the
 ///     mover's update_board received;
 ///  3. load: --concurrency bot pairs (two threads each, one per player, so pairing order
@@ -69,6 +69,9 @@ struct Args {
     /// Each player hangs up right after connect_ok: measures session set-up alone.
     #[arg(long)]
     setup_only: bool,
+    /// (Internal) serve the echo floor: print the port, echo one connection, exit.
+    #[arg(long, hide = true)]
+    serve_echo: bool,
     /// Seed of the bots' move choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -84,6 +87,9 @@ struct Stats {
 
 fn main() {
     let args = Args::parse();
+    if args.serve_echo {
+        return serve_echo();
+    }
     raise_nofile();
     let spawned = if args.addr.is_none() {
         let max = (args.concurrency * 2 + 16).to_string();
@@ -342,29 +348,52 @@ fn pair(addr: SocketAddr) -> (Client, Client) {
     }
 }
 
-/// A bare loopback TCP echo served by a thread: the floor for a round trip.
+/// A bare loopback TCP echo served by another process (this binary with --serve-echo), like
+/// a session: the floor for a round trip between two processes.
 struct Echo {
     stream: TcpStream,
+    server: std::process::Child,
+}
+
+impl Drop for Echo {
+    fn drop(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+        let _ = self.server.wait();
+    }
+}
+
+fn serve_echo() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind echo");
+    println!("{}", listener.local_addr().unwrap().port());
+    std::io::stdout().flush().unwrap();
+    if let Ok((mut s, _)) = listener.accept() {
+        let _ = s.set_nodelay(true);
+        let mut buf = [0u8; 64];
+        while let Ok(n) = s.read(&mut buf) {
+            if n == 0 || s.write_all(&buf[..n]).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 impl Echo {
     fn start() -> Echo {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind echo");
-        let addr = listener.local_addr().unwrap();
-        std::thread::spawn(move || {
-            if let Ok((mut s, _)) = listener.accept() {
-                let _ = s.set_nodelay(true);
-                let mut buf = [0u8; 64];
-                while let Ok(n) = s.read(&mut buf) {
-                    if n == 0 || s.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        let stream = TcpStream::connect(addr).expect("connect echo");
+        let mut server = std::process::Command::new(std::env::current_exe().unwrap())
+            .arg("--serve-echo")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the echo process");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let port: u16 = line.trim().parse().expect("echo port");
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect echo");
         stream.set_nodelay(true).unwrap();
-        Echo { stream }
+        Echo { stream, server }
     }
 
     /// `n` round trips of an 8-byte message (a place's size).
