@@ -1,0 +1,48 @@
+//! Public-API robustness: arbitrary input never panics.
+
+use proptest::prelude::*;
+use reversi_engine::player::{Player, PlayerConfig};
+use reversi_engine::solve::solve;
+use reversi_engine::{Board, Game, Square};
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn parsers_never_panic(s in ".{0,80}") {
+        let _ = Game::from_position(&s);
+        let _ = Game::from_transcript(&s);
+        let _ = s.parse::<Square>();
+    }
+
+    #[test]
+    fn board_strings_never_panic(cells in proptest::collection::vec(prop::sample::select(vec!['X', 'O', '-', 'x', 'o', '.', '*', '?']), 60..68), side in "[XO ?]{0,3}") {
+        let s: String = cells.into_iter().collect::<String>() + " " + &side;
+        if let Ok(g) = Game::from_position(&s) {
+            let mut bot = Player::new(PlayerConfig { level: 2, ..PlayerConfig::default() });
+            let choice = bot.choose(&g);
+            prop_assert_eq!(choice.is_some(), g.side_to_move().is_some());
+            if let Some(sq) = choice {
+                prop_assert!(g.is_legal(sq));
+            }
+        }
+    }
+
+    /// Any pair of bitboards, even unreachable or overlapping ones, with few
+    /// empties: move generation, play and the solver stay panic-free.
+    #[test]
+    fn arbitrary_boards_never_panic(p in any::<u64>(), o in any::<u64>(), holes in any::<u64>()) {
+        // Keep at most a handful of empties so the solve is quick.
+        let keep = holes & holes.rotate_left(17) & holes.rotate_left(31) & holes.rotate_left(47);
+        let b = Board::new(p | !keep, o & keep);
+        let moves = b.moves();
+        for sq in reversi_engine::Squares(moves) {
+            let _ = b.play(sq);
+        }
+        if b.empty_count() <= 10 {
+            let s = solve(b);
+            prop_assert!((-64..=64).contains(&s.score));
+        }
+        let _ = reversi_engine::perft(b, 2);
+    }
+}
