@@ -58,6 +58,13 @@ struct LogLines {
     grew: Condvar,
 }
 
+#[derive(Clone, Copy)]
+enum Limit {
+    None,
+    Files(u64),
+    NoFork,
+}
+
 /// A running `reversid`, killed (with its whole process group) when dropped.
 pub struct Server {
     child: Child,
@@ -74,32 +81,63 @@ impl Server {
 
     /// As [`Server::start`], with this RUST_LOG.
     pub fn start_with_log(args: &[&str], rust_log: &str) -> Server {
-        Server::spawn(args, rust_log, None)
+        Server::spawn(args, rust_log, Limit::None)
     }
 
     /// As [`Server::start`], with RLIMIT_NOFILE (soft and hard) lowered to `nofile`.
     pub fn start_with_nofile(args: &[&str], nofile: u64) -> Server {
-        Server::spawn(args, "info", Some(nofile))
+        Server::spawn(args, "info", Limit::Files(nofile))
     }
 
-    fn spawn(args: &[&str], rust_log: &str, nofile: Option<u64>) -> Server {
-        let mut cmd = Command::new(reversid_binary());
-        if let Some(limit) = nofile {
-            let lim = libc::rlimit {
-                rlim_cur: limit,
-                rlim_max: limit,
-            };
-            // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
-            unsafe {
-                std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
-                        Ok(())
-                    } else {
-                        Err(io::Error::last_os_error())
-                    }
-                });
-            }
+    /// As [`Server::start`], but unable to fork: run as user `nobody` with RLIMIT_NPROC 0.
+    /// Needs root to switch users; returns `None` without it.
+    pub fn start_unable_to_fork(args: &[&str]) -> Option<Server> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return None;
         }
+        Some(Server::spawn(args, "info", Limit::NoFork))
+    }
+
+    fn spawn(args: &[&str], rust_log: &str, limit: Limit) -> Server {
+        let mut cmd = Command::new(reversid_binary());
+        let apply = move || -> io::Result<()> {
+            let check = |rc: libc::c_int| {
+                if rc == 0 {
+                    Ok(())
+                } else {
+                    Err(io::Error::last_os_error())
+                }
+            };
+            // SAFETY: setrlimit/setgid/setuid are async-signal-safe; nothing else runs
+            // between fork and exec.
+            unsafe {
+                match limit {
+                    Limit::None => Ok(()),
+                    Limit::Files(n) => check(libc::setrlimit(
+                        libc::RLIMIT_NOFILE,
+                        &libc::rlimit {
+                            rlim_cur: n,
+                            rlim_max: n,
+                        },
+                    )),
+                    Limit::NoFork => {
+                        check(libc::setgroups(0, std::ptr::null()))?;
+                        check(libc::setgid(65534))?;
+                        check(libc::setrlimit(
+                            libc::RLIMIT_NPROC,
+                            &libc::rlimit {
+                                rlim_cur: 0,
+                                rlim_max: 0,
+                            },
+                        ))?;
+                        check(libc::setuid(65534))
+                    }
+                }
+            }
+        };
+        // SAFETY: see `apply`.
+        unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, apply) };
         cmd.arg("--listen")
             .arg("127.0.0.1:0")
             .args(args)

@@ -160,6 +160,23 @@ fn running_out_of_descriptors_backs_off_and_recovers() {
 }
 
 #[test]
+fn a_failed_fork_refuses_both_clients_and_the_supervisor_lives_on() {
+    let Some(server) = Server::start_unable_to_fork(&[]) else {
+        eprintln!("skipped: needs root to run reversid as nobody with RLIMIT_NPROC 0");
+        return;
+    };
+    for round in 1..=2 {
+        let mut a = server.join();
+        let mut b = server.join();
+        for c in [&mut a, &mut b] {
+            c.expect(Msg::Error);
+            c.expect_closed();
+        }
+        server.wait_logs("cannot start a session", round);
+    }
+}
+
+#[test]
 fn a_hundred_concurrent_games_every_move_checked() {
     let server = Server::start(&[]);
     let addr = server.addr();
