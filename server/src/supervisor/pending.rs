@@ -261,3 +261,90 @@ impl Pending {
         a.into_iter().chain(b).min()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` accepted loopback connections (the client ends are returned too, to keep them open).
+    fn conns(
+        n: usize,
+    ) -> (
+        Vec<(mio::net::TcpStream, SocketAddr)>,
+        Vec<std::net::TcpStream>,
+    ) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let clients: Vec<_> = (0..n)
+            .map(|_| std::net::TcpStream::connect(addr).unwrap())
+            .collect();
+        let served = (0..n)
+            .map(|_| {
+                let (s, peer) = listener.accept().unwrap();
+                s.set_nonblocking(true).unwrap();
+                (mio::net::TcpStream::from_std(s), peer)
+            })
+            .collect();
+        (served, clients)
+    }
+
+    #[test]
+    fn pairs_come_out_oldest_first_skipping_those_that_left() {
+        let (served, _clients) = conns(5);
+        let now = Instant::now();
+        let mut p = Pending::default();
+        let peers: Vec<SocketAddr> = served.iter().map(|(_, peer)| *peer).collect();
+        let ids: Vec<usize> = served
+            .into_iter()
+            .map(|(s, peer)| p.insert(s, peer, now))
+            .collect();
+        assert_eq!(p.waiting(), 5);
+        for &i in &ids {
+            p.enqueue(i);
+        }
+        assert_eq!(p.queued(), 5);
+        // The oldest leaves; the second is refused.
+        p.remove(ids[0]);
+        p.start_closing(ids[1], b"bye", now + LINGER);
+        assert_eq!((p.waiting(), p.queued(), p.closing()), (3, 3, 1));
+        assert_eq!(p.front_pair(), Some([ids[2], ids[3]]));
+        let [a, b] = p.pop_pair().unwrap();
+        assert_eq!([a.peer, b.peer], [peers[2], peers[3]]);
+        assert_eq!(p.queued(), 1);
+        assert!(p.pop_pair().is_none());
+        // A reused slot does not revive the stale queue entries that pointed at it.
+        let (more, _more_clients) = conns(1);
+        let (s, peer) = more.into_iter().next().unwrap();
+        let fresh = p.insert(s, peer, now);
+        assert!(ids[..4].contains(&fresh));
+        assert!(p.pop_pair().is_none());
+        p.enqueue(fresh);
+        let [a, b] = p.pop_pair().unwrap();
+        assert_eq!([a.peer, b.peer], [peers[4], peer]);
+    }
+
+    #[test]
+    fn timers_expire_in_order_and_ignore_connections_that_moved_on() {
+        let (served, _clients) = conns(3);
+        let t0 = Instant::now();
+        let mut p = Pending::default();
+        let ids: Vec<usize> = served
+            .into_iter()
+            .enumerate()
+            .map(|(k, (s, peer))| p.insert(s, peer, t0 + Duration::from_secs(k as u64 + 1)))
+            .collect();
+        p.enqueue(ids[0]);
+        assert_eq!(p.next_deadline(), Some(t0 + Duration::from_secs(2)));
+        assert_eq!(
+            p.expired_handshakes(t0 + Duration::from_secs(2)),
+            vec![ids[1]]
+        );
+        p.start_closing(ids[2], b"", t0 + Duration::from_secs(5));
+        assert_eq!(p.next_deadline(), Some(t0 + Duration::from_secs(5)));
+        assert!(p.expired_handshakes(t0 + Duration::from_secs(9)).is_empty());
+        assert_eq!(
+            p.expired_closings(t0 + Duration::from_secs(9)),
+            vec![ids[2]]
+        );
+    }
+}
