@@ -340,6 +340,11 @@ impl Client {
         self.send(&Pdu::Place(reversi_pdu::Place { x, y }));
     }
 
+    /// Closes the sending direction (the server sees EOF; replies can still be read).
+    pub fn hang_up_write(&self) {
+        let _ = self.stream.shutdown(Shutdown::Write);
+    }
+
     /// Closes both directions now.
     pub fn hang_up(&self) {
         let _ = self.stream.shutdown(Shutdown::Both);

@@ -126,7 +126,7 @@ fn handshake_violations_get_error_and_close() {
     // EOF during the handshake: closed, nothing sent.
     let mut c = Client::connect(server.addr());
     c.send_raw(&[0, 4]);
-    let _ = c.stream().shutdown(std::net::Shutdown::Write);
+    c.hang_up_write();
     c.expect_closed();
     let (mut black, mut white) = server.pair();
     play_out(&mut black, &mut white, &mut Rng::new(2));
@@ -163,4 +163,58 @@ fn queued_clients_that_leave_are_never_paired() {
     let mut b = server.join();
     assert_eq!(a.expect_connect_ok(), Colour::Black);
     assert_eq!(b.expect_connect_ok(), Colour::White);
+}
+
+#[test]
+fn random_garbage_from_either_side_never_hangs_or_kills_the_supervisor() {
+    let server = Server::start(&[]);
+    let mut rng = Rng::new(99);
+    for round in 0..40 {
+        // Half the rounds start with a plausible header so the decoder gets past byte 4.
+        let mut garbage: Vec<u8> = (0..1 + rng.below(40))
+            .map(|_| rng.next_u64() as u8)
+            .collect();
+        if round % 2 == 0 {
+            garbage.splice(0..0, [0, 8, 0, 4]);
+        }
+        if round % 4 < 2 {
+            // Before pairing: error or a silent close, never anything else.
+            let mut c = Client::connect(server.addr());
+            c.send_raw(&garbage);
+            c.hang_up_write();
+            loop {
+                match c.recv() {
+                    Msg::Error => {}
+                    Msg::Closed => break,
+                    other => panic!("{other:?} to a client that sent {garbage:02x?}"),
+                }
+            }
+            continue;
+        }
+        let (mut black, mut white) = server.pair();
+        black.expect(Msg::Turn);
+        let (offender, victim, victim_colour) = if round % 8 < 4 {
+            (&mut black, &mut white, Colour::White)
+        } else {
+            (&mut white, &mut black, Colour::Black)
+        };
+        offender.send_raw(&garbage);
+        offender.hang_up_write();
+        // Whatever the garbage meant, the game ends with the victim winning (or, if it
+        // happened to hold a legal move, with the victim still told the result).
+        let mut last = None;
+        loop {
+            match victim.recv() {
+                Msg::Closed => break,
+                msg => last = Some(msg),
+            }
+        }
+        assert_eq!(
+            last,
+            Some(Msg::Winner(Winner::from(victim_colour))),
+            "{garbage:02x?}"
+        );
+    }
+    let (mut black, mut white) = server.pair();
+    play_out(&mut black, &mut white, &mut Rng::new(5));
 }
