@@ -126,3 +126,25 @@ fn connect_and_quit_in_one_segment_leaves_the_queue() {
     c.expect_closed();
     server.wait_log("left before being paired");
 }
+
+#[test]
+fn ipv4_and_ipv6_listeners_share_one_queue() {
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("skipped: no IPv6 loopback here");
+        return;
+    }
+    let server = Server::start(&["--listen", "[::1]:0"]);
+    let v6: std::net::SocketAddr = server
+        .wait_log("listening on [::1]")
+        .rsplit("listening on ")
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let mut a = reversi_tests::Client::connect(server.addr());
+    a.send(&Pdu::Connect);
+    let mut b = reversi_tests::Client::connect(v6);
+    b.send(&Pdu::Connect);
+    assert_ne!(a.expect_connect_ok(), b.expect_connect_ok());
+}
