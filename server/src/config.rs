@@ -82,6 +82,17 @@ pub struct SessionConfig {
 }
 
 impl Cli {
+    /// Makes every path option absolute (against the current directory).
+    pub fn absolutize_paths(&mut self) -> std::io::Result<()> {
+        for path in [&mut self.record_dir, &mut self.pid_file, &mut self.log_file]
+            .into_iter()
+            .flatten()
+        {
+            *path = std::path::absolute(&*path)?;
+        }
+        Ok(())
+    }
+
     pub fn supervisor(&self) -> SupervisorConfig {
         SupervisorConfig {
             listen: self.listen.clone(),

@@ -18,7 +18,12 @@ use reversi::Reversi;
 use supervisor::Supervisor;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // --daemon changes directory to /: make the paths absolute first.
+    if let Err(e) = cli.absolutize_paths() {
+        eprintln!("reversid: {e}");
+        return ExitCode::FAILURE;
+    }
     log::init();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -45,6 +50,16 @@ fn run(cli: &Cli) -> std::io::Result<()> {
     for (_, addr) in &listeners {
         info!("listening on {addr}");
     }
+    // Everything that can fail is set up before detaching, so errors reach the terminal.
+    let reopen = cli.log_file.clone();
+    let supervisor = Supervisor::new(Reversi::new(cli.session()), supervisor_config, listeners)?
+        .on_hangup(move || match &reopen {
+            Some(path) => match log::redirect_stderr(path) {
+                Ok(()) => info!("SIGHUP: reopened {}", path.display()),
+                Err(e) => error!("SIGHUP: cannot reopen {}: {e}", path.display()),
+            },
+            None => info!("SIGHUP ignored (no --log-file to reopen)"),
+        });
     let log_file = cli.log_file.clone();
     let set_up = |pid_file: &mut Option<daemon::PidFile>| -> std::io::Result<()> {
         if let Some(pid_file) = pid_file {
@@ -66,15 +81,6 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         env!("CARGO_PKG_VERSION"),
         std::process::id()
     );
-    let reopen = cli.log_file.clone();
-    let supervisor = Supervisor::new(Reversi::new(cli.session()), supervisor_config, listeners)?
-        .on_hangup(move || match &reopen {
-            Some(path) => match log::redirect_stderr(path) {
-                Ok(()) => info!("SIGHUP: reopened {}", path.display()),
-                Err(e) => error!("SIGHUP: cannot reopen {}: {e}", path.display()),
-            },
-            None => info!("SIGHUP ignored (no --log-file to reopen)"),
-        });
     supervisor.run()?;
     if let Some(pid_file) = &pid_file {
         let _ = std::fs::remove_file(pid_file.path());
