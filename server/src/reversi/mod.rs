@@ -6,6 +6,8 @@ pub mod record;
 mod session;
 mod table;
 
+use std::net::SocketAddr;
+
 use log::debug;
 use reversi_pdu::{decode, Direction, Pdu, Status};
 
@@ -33,13 +35,15 @@ impl Protocol for Reversi {
         &ERROR
     }
 
-    fn screen(&self, stage: Stage, input: &[u8]) -> Screen {
+    const REFUSAL_NAME: &'static str = "error";
+
+    fn screen(&self, peer: SocketAddr, stage: Stage, input: &[u8]) -> Screen {
         let (pdu, used) = match decode(input, Direction::ClientToServer) {
             Ok(Status::Partial) => return Screen::Wait,
             Ok(Status::Complete(found)) => found,
             Err(e) => return Screen::Refused(format!("malformed PDU: {e}")),
         };
-        debug!("<- {pdu} (pending connection)");
+        debug!("<- {peer} {pdu}");
         match (stage, pdu) {
             (Stage::Handshake, Pdu::Connect) => Screen::Joined { used },
             (Stage::Handshake, other) => Screen::Refused(format!("{other} instead of connect")),
@@ -71,7 +75,7 @@ mod tests {
             fixed_colours: true,
             record_dir: None,
         })
-        .screen(stage, bytes)
+        .screen("127.0.0.1:1".parse().unwrap(), stage, bytes)
     }
 
     #[test]

@@ -67,8 +67,10 @@ pub trait Protocol {
     /// Sent to a connection the supervisor turns away (limit reached, bad handshake,
     /// shutdown, no session could be started) just before closing it.
     fn refusal(&self) -> &[u8];
-    /// Judges the bytes a connection has sent so far in `stage`.
-    fn screen(&self, stage: Stage, input: &[u8]) -> Screen;
+    /// What [`Protocol::refusal`] is called in the logs (e.g. the PDU's name).
+    const REFUSAL_NAME: &'static str;
+    /// Judges the bytes `peer` has sent so far in `stage`.
+    fn screen(&self, peer: SocketAddr, stage: Stage, input: &[u8]) -> Screen;
     /// Plays one session, in the forked child, with the signal handlers reset and every
     /// descriptor but the pair's closed. `abort` wakes (register its receiver) when the
     /// supervisor asks the session to abort (fast shutdown: SIGTERM); the session should
@@ -398,7 +400,7 @@ impl<P: Protocol> Supervisor<P> {
     /// Sends the refusal and moves the connection to Closing.
     fn refuse(&mut self, index: usize, why: &str, now: Instant) {
         if let Some(conn) = self.pending.get(index) {
-            debug!("{}: refused: {why}", conn.peer);
+            debug!("-> {} {} ({why})", conn.peer, P::REFUSAL_NAME);
         }
         self.pending
             .start_closing(index, self.protocol.refusal(), now + LINGER);
@@ -467,7 +469,7 @@ impl<P: Protocol> Supervisor<P> {
                 State::Queued if !conn.input.is_empty() => Stage::Queued,
                 _ => return,
             };
-            let verdict = self.protocol.screen(stage, &conn.input);
+            let verdict = self.protocol.screen(conn.peer, stage, &conn.input);
             let peer = conn.peer;
             match verdict {
                 Screen::Wait if conn.input.len() > MAX_INPUT => {
