@@ -5,10 +5,10 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use reversi_engine::{Game, Side};
 use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PDU_LEN};
@@ -31,24 +31,53 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
-fn binary(name: &str) -> PathBuf {
+fn binary(name: &str, sources: &[&str]) -> PathBuf {
     let path = target_dir().join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: build it first (cargo build --workspace, or cargo test --workspace)",
-        path.display()
-    );
+    let built = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|_| {
+            panic!(
+                "{} is missing: build it first (cargo test --workspace builds every binary)",
+                path.display()
+            )
+        });
+    // `cargo test -p reversi-tests` alone does not rebuild other packages'
+    // binaries; testing a stale one would report on code that is not there.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for dir in sources {
+        if newest_change(&root.join(dir)).is_some_and(|changed| changed > built) {
+            panic!(
+                "{} is older than {dir}/: run cargo test --workspace (or cargo build --workspace) first",
+                path.display()
+            );
+        }
+    }
     path
+}
+
+/// The latest modification time of any file below `dir`.
+fn newest_change(dir: &Path) -> Option<SystemTime> {
+    let mut newest = None;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let changed = if path.is_dir() {
+            newest_change(&path)
+        } else {
+            entry.metadata().and_then(|m| m.modified()).ok()
+        };
+        newest = newest.max(changed);
+    }
+    newest
 }
 
 /// The server binary `reversid`, next to the running executable.
 pub fn reversid_binary() -> PathBuf {
-    binary("reversid")
+    binary("reversid", &["server/src", "engine/src", "pdu/src"])
 }
 
 /// The client binary `reversi`, next to the running executable.
 pub fn reversi_binary() -> PathBuf {
-    binary("reversi")
+    binary("reversi", &["client/src", "engine/src", "pdu/src"])
 }
 
 /// Lines reversid has logged so far, and a way to wait for more.
