@@ -131,7 +131,7 @@ impl Player {
         let board = game.board();
         // Keep a margin for the caller's own overhead.
         let budget = budget
-            .mul_f64(0.95)
+            .mul_f64(0.93)
             .saturating_sub(Duration::from_millis(2));
         let hard = start + budget;
         let empties = board.empty_count();

@@ -155,7 +155,7 @@ impl<K: Kernel> Ctx<'_, K> {
     #[inline]
     fn tick(&mut self) -> bool {
         self.s.nodes += 1;
-        if self.s.nodes & 0x3ff == 0 {
+        if self.s.nodes & 0xff == 0 {
             if let Some(d) = self.s.deadline {
                 if Instant::now() >= d {
                     self.s.stopped = true;

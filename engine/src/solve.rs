@@ -118,11 +118,11 @@ struct Candidate {
 const MAX_MOVES: usize = 64;
 
 impl<K: Kernel + Endgame> Search<'_, K> {
-    /// Counts a node and checks the clock every 16k nodes.
+    /// Counts a node and checks the clock every 4096 nodes.
     #[inline]
     fn tick(&mut self) -> bool {
         self.s.nodes += 1;
-        if self.s.nodes & 0x3fff == 0 {
+        if self.s.nodes & 0xfff == 0 {
             if let Some(d) = self.s.deadline {
                 if Instant::now() >= d {
                     self.s.stopped = true;
