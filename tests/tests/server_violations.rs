@@ -218,3 +218,48 @@ fn random_garbage_from_either_side_never_hangs_or_kills_the_supervisor() {
     let (mut black, mut white) = server.pair();
     play_out(&mut black, &mut white, &mut Rng::new(5));
 }
+
+/// The supervisor's peak resident memory, in KiB.
+fn peak_memory_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("a VmHWM line");
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_client_streaming_garbage_is_cut_off_without_being_buffered() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+
+    let server = Server::start(&[]);
+    let before = peak_memory_kib(server.pid());
+    let mut flood = std::net::TcpStream::connect(server.addr()).unwrap();
+    flood
+        .set_write_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut sent = 0usize;
+    let cut_off = loop {
+        if Instant::now() > deadline {
+            break false;
+        }
+        match flood.write(&chunk) {
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(_) => break true,
+        }
+    };
+    let grew = peak_memory_kib(server.pid()).saturating_sub(before);
+    assert!(
+        grew < 16 * 1024,
+        "supervisor grew by {grew} KiB after {sent} bytes of garbage"
+    );
+    assert!(cut_off, "still accepting garbage after {sent} bytes");
+    let (mut black, mut white) = server.pair();
+    play_out(&mut black, &mut white, &mut Rng::new(11));
+}

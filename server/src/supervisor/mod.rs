@@ -87,6 +87,9 @@ const BACKOFF: Duration = Duration::from_millis(100);
 const KILL_GRACE: Duration = Duration::from_secs(10);
 /// A handshake that is still incomplete after this many bytes is refused.
 const MAX_INPUT: usize = 4096;
+/// A refused connection that sends more than this while we linger is closed at once:
+/// discarding a fast sender's stream would otherwise hold the loop for the whole linger.
+const MAX_DISCARD: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -429,23 +432,7 @@ impl<P: Protocol> Supervisor<P> {
             let _ = conn.stream.shutdown(Shutdown::Write);
             conn.write_shut = true;
         }
-        let mut buf = [0u8; 1024];
-        let eof = loop {
-            match conn.stream.read(&mut buf) {
-                Ok(0) => break true,
-                Ok(n) => {
-                    if conn.state != State::Closing {
-                        conn.input.extend_from_slice(&buf[..n]);
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break false,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => break true,
-            }
-        };
-        if conn.state != State::Closing {
-            self.screen(index);
-        }
+        let eof = self.read_input(index);
         let Some(conn) = self.pending.get(index) else {
             return;
         };
@@ -456,6 +443,36 @@ impl<P: Protocol> Supervisor<P> {
                 State::Closing => {}
             }
             self.close(index);
+        }
+    }
+
+    /// Reads until WouldBlock, screening after every read: the verdict comes after the first
+    /// bytes, so a client streaming at full speed neither grows the input buffer nor holds
+    /// the loop. Returns true at EOF (or a read error), and for a refused connection that
+    /// keeps sending past [`MAX_DISCARD`].
+    fn read_input(&mut self, index: usize) -> bool {
+        let mut buf = [0u8; 1024];
+        loop {
+            let Some(conn) = self.pending.get_mut(index) else {
+                return false;
+            };
+            match conn.stream.read(&mut buf) {
+                Ok(0) => return true,
+                Ok(n) if conn.state == State::Closing => {
+                    conn.discarded += n;
+                    if conn.discarded > MAX_DISCARD {
+                        debug!("{}: kept sending after its refusal; closing", conn.peer);
+                        return true;
+                    }
+                }
+                Ok(n) => {
+                    conn.input.extend_from_slice(&buf[..n]);
+                    self.screen(index);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return true,
+            }
         }
     }
 

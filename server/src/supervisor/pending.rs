@@ -35,6 +35,8 @@ pub struct Conn {
     pub out: Outbox,
     /// Our sending side is shut down (Closing only).
     pub write_shut: bool,
+    /// Bytes read and thrown away since the refusal (Closing only).
+    pub discarded: usize,
 }
 
 type Stamp = (usize, u64);
@@ -96,6 +98,7 @@ impl Pending {
             input: Vec::new(),
             out: Outbox::new(),
             write_shut: false,
+            discarded: 0,
         };
         let index = match self.free.pop() {
             Some(i) => {
