@@ -20,6 +20,10 @@ const SIGNAL: Token = Token(2);
 const LINGER: Duration = Duration::from_secs(2);
 /// Stop reading from a client while this much output waits for it.
 const MAX_BACKLOG: usize = 16 * 1024;
+/// After our last PDU, a client that sends more than this is closed at once: discarding a
+/// fast sender's stream would otherwise keep the session past its linger for as long as
+/// the client likes.
+const MAX_DISCARD: usize = 64 * 1024;
 
 struct Conn {
     stream: mio::net::TcpStream,
@@ -33,6 +37,24 @@ struct Conn {
     readable: bool,
     /// The last flush stopped at WouldBlock: wait for writable.
     blocked: bool,
+    /// Bytes read and thrown away after our last PDU.
+    discarded: usize,
+}
+
+impl Conn {
+    fn new(stream: mio::net::TcpStream) -> Conn {
+        Conn {
+            stream,
+            frames: FrameBuffer::new(),
+            closed: false,
+            write_shut: false,
+            paused: false,
+            // Bytes may be waiting already: the first pump reads without an event.
+            readable: true,
+            blocked: false,
+            discarded: 0,
+        }
+    }
 }
 
 /// Plays the session for `pair` to its end. Runs in the child.
@@ -59,15 +81,7 @@ pub fn run(config: &SessionConfig, pair: Pair, mut abort: SelfPipe) -> io::Resul
             Token(i),
             Interest::READABLE | Interest::WRITABLE,
         )?;
-        conns.push(Conn {
-            stream,
-            frames: FrameBuffer::new(),
-            closed: false,
-            write_shut: false,
-            paused: false,
-            readable: true,
-            blocked: false,
-        });
+        conns.push(Conn::new(stream));
         early.push(seat.early);
     }
     let mut conns: [Conn; 2] = conns.try_into().map_err(|_| io::ErrorKind::Other)?;
@@ -257,13 +271,20 @@ fn take_frames(table: &mut Table, conn: &mut Conn, seat: usize) {
     }
 }
 
-/// Reads and forgets input until WouldBlock (false) or EOF or an error (true).
+/// Reads and forgets input until WouldBlock (false) or EOF, an error, or more than
+/// [`MAX_DISCARD`] bytes in all (true).
 fn discard_input(conn: &mut Conn) -> bool {
     let mut buf = [0u8; 512];
     loop {
         match conn.stream.read(&mut buf) {
             Ok(0) => return true,
-            Ok(_) => {}
+            Ok(n) => {
+                conn.discarded += n;
+                if conn.discarded > MAX_DISCARD {
+                    debug!("still sending after the game ended; closing");
+                    return true;
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => return true,
@@ -290,4 +311,31 @@ fn random_bit() -> bool {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     (nanos ^ std::process::id()) & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn discarding_gives_up_on_a_client_that_keeps_sending() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (served, _) = listener.accept().unwrap();
+        served.set_nonblocking(true).unwrap();
+        let mut conn = Conn::new(mio::net::TcpStream::from_std(served));
+        client.write_all(&[0; MAX_DISCARD + 4096]).unwrap();
+        // The client neither stops nor closes: only the cap can end the discarding.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !discard_input(&mut conn) {
+            assert!(
+                Instant::now() < deadline,
+                "discarded {} bytes",
+                conn.discarded
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(conn.discarded > MAX_DISCARD);
+    }
 }
