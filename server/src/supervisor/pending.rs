@@ -41,6 +41,17 @@ pub struct Conn {
 
 type Stamp = (usize, u64);
 
+/// Stale queue entries tolerated before a sweep, beyond one per live entry.
+const STALE_SLACK: usize = 64;
+
+/// Whether `stamp` still names the connection it was taken from, in `state`.
+fn is_live(slots: &[Option<Conn>], (index, serial): Stamp, state: State) -> bool {
+    slots
+        .get(index)
+        .and_then(Option::as_ref)
+        .is_some_and(|c| c.serial == serial && c.state == state)
+}
+
 #[derive(Default)]
 pub struct Pending {
     slots: Vec<Option<Conn>>,
@@ -77,9 +88,20 @@ impl Pending {
         self.get(index).map(|c| (index, c.serial))
     }
 
-    fn live(&self, (index, serial): Stamp, state: State) -> bool {
-        self.get(index)
-            .is_some_and(|c| c.serial == serial && c.state == state)
+    fn live(&self, stamp: Stamp, state: State) -> bool {
+        is_live(&self.slots, stamp, state)
+    }
+
+    /// One queued connection fewer. Stale queue entries are normally dropped at the front;
+    /// while the front keeps waiting (at the session cap), clients that come and go would
+    /// pile up behind it for ever, so the whole queue is swept once they outnumber the rest.
+    fn left_queue(&mut self) {
+        self.queued -= 1;
+        if self.queue.len() > 2 * self.queued + STALE_SLACK {
+            let slots = &self.slots;
+            self.queue
+                .retain(|&stamp| is_live(slots, stamp, State::Queued));
+        }
     }
 
     /// Adds a freshly accepted connection in Handshake; returns its index.
@@ -149,17 +171,21 @@ impl Pending {
         let Some(stamp) = self.stamp(index) else {
             return;
         };
-        let conn = self.slots[index].as_mut().expect("stamp checked the slot");
-        match conn.state {
-            State::Closing => return,
-            State::Queued => self.queued -= 1,
-            State::Handshake => {}
+        let Some(conn) = self.get_mut(index) else {
+            return;
+        };
+        let was = conn.state;
+        if was == State::Closing {
+            return;
         }
-        self.waiting -= 1;
-        self.closing += 1;
         conn.state = State::Closing;
         conn.input = Vec::new();
         conn.out.push(farewell);
+        if was == State::Queued {
+            self.left_queue();
+        }
+        self.waiting -= 1;
+        self.closing += 1;
         self.closing_timers.push_back((deadline, stamp));
     }
 
@@ -171,7 +197,7 @@ impl Pending {
             State::Handshake => self.waiting -= 1,
             State::Queued => {
                 self.waiting -= 1;
-                self.queued -= 1;
+                self.left_queue();
             }
             State::Closing => self.closing -= 1,
         }
@@ -324,6 +350,33 @@ mod tests {
         p.enqueue(fresh);
         let [a, b] = p.pop_pair().unwrap();
         assert_eq!([a.peer, b.peer], [peers[4], peer]);
+    }
+
+    #[test]
+    fn clients_leaving_behind_a_waiting_front_do_not_pile_up_in_the_queue() {
+        let now = Instant::now();
+        let mut p = Pending::default();
+        let (served, _clients) = conns(1);
+        let mut keep = Vec::new();
+        for (s, peer) in served {
+            let front = p.insert(s, peer, now);
+            p.enqueue(front);
+        }
+        for _ in 0..10 {
+            let (served, clients) = conns(50);
+            keep.push(clients);
+            for (s, peer) in served {
+                let i = p.insert(s, peer, now);
+                p.enqueue(i);
+                p.remove(i);
+            }
+        }
+        assert_eq!(p.queued(), 1);
+        assert!(
+            p.queue.len() <= 2 + STALE_SLACK,
+            "{} entries",
+            p.queue.len()
+        );
     }
 
     #[test]
