@@ -12,7 +12,6 @@ use mio::unix::pipe::{self, Receiver, Sender};
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal};
 
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
-static CHILD: AtomicBool = AtomicBool::new(false);
 static HANGUP: AtomicBool = AtomicBool::new(false);
 /// SIGTERM and SIGINT together: the first asks for a smart shutdown, the second for a fast one.
 static STOP: AtomicUsize = AtomicUsize::new(0);
@@ -28,7 +27,6 @@ pub const SUPERVISOR: &[Signal] = &[
 /// What arrived since the last [`SelfPipe::take`].
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Pending {
-    pub child: bool,
     pub hangup: bool,
     /// Total SIGTERM + SIGINT received so far (not reset by `take`).
     pub stops: usize,
@@ -45,7 +43,8 @@ extern "C" fn on_signal(signo: libc::c_int) {
     // SAFETY: errno is saved and restored around write, which is async-signal-safe.
     let saved = unsafe { *libc::__errno_location() };
     match signo {
-        libc::SIGCHLD => CHILD.store(true, Ordering::SeqCst),
+        // SIGCHLD only wakes the loop, which reaps on every wake-up (signals coalesce).
+        libc::SIGCHLD => {}
         libc::SIGHUP => HANGUP.store(true, Ordering::SeqCst),
         _ => {
             STOP.fetch_add(1, Ordering::SeqCst);
@@ -98,7 +97,6 @@ impl SelfPipe {
             }
         }
         Pending {
-            child: CHILD.swap(false, Ordering::SeqCst),
             hangup: HANGUP.swap(false, Ordering::SeqCst),
             stops: STOP.load(Ordering::SeqCst),
         }
@@ -128,7 +126,6 @@ pub fn restore_mask(old: &SigSet) {
 /// [`unblock_all`].
 pub fn reset_in_child() {
     WAKE_FD.store(-1, Ordering::SeqCst);
-    CHILD.store(false, Ordering::SeqCst);
     HANGUP.store(false, Ordering::SeqCst);
     STOP.store(0, Ordering::SeqCst);
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
