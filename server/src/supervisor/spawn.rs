@@ -2,6 +2,7 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
+use std::panic::{self, AssertUnwindSafe};
 
 use nix::unistd::Pid;
 
@@ -9,6 +10,9 @@ use super::{Pair, Protocol};
 use nix::sys::signal::Signal;
 
 use crate::signals::{self, SelfPipe};
+
+/// The exit code of a session child whose session panicked (as for a panicking `main`).
+const PANICKED: i32 = 101;
 
 /// Forks a session for `pair`. In the parent, returns the child's pid (or the
 /// error) and the pair, which the parent then drops, closing its copies of the
@@ -54,7 +58,10 @@ fn child<P: Protocol>(protocol: &P, pair: Pair) -> ! {
         }
     };
     signals::unblock_all();
-    let code = protocol.run_session(pair, abort);
+    // A panic ends the child here (the hook has logged it): unwinding further would run
+    // the supervisor's frames, and whatever catches panics above them, in the session.
+    let code = panic::catch_unwind(AssertUnwindSafe(|| protocol.run_session(pair, abort)))
+        .unwrap_or(PANICKED);
     log::logger().flush();
     std::process::exit(code)
 }
@@ -97,4 +104,64 @@ pub fn set_process_name(name: &str) {
     buf[..n].copy_from_slice(&name.as_bytes()[..n]);
     // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
     unsafe { libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0) };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{SocketAddr, TcpListener, TcpStream};
+    use std::time::{Duration, Instant};
+
+    use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+
+    use super::*;
+    use crate::supervisor::{Screen, Seat, Stage};
+
+    struct Panicking;
+
+    impl Protocol for Panicking {
+        const SESSION_NAME: &'static str = "test-panic";
+        const REFUSAL_NAME: &'static str = "nothing";
+        fn refusal(&self) -> &[u8] {
+            &[]
+        }
+        fn screen(&self, _: SocketAddr, _: Stage, _: &[u8]) -> Screen {
+            Screen::Wait
+        }
+        fn run_session(&self, _: Pair, _: SelfPipe) -> i32 {
+            panic!("a session bug");
+        }
+    }
+
+    fn seat(listener: &TcpListener) -> (Seat, TcpStream) {
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (stream, peer) = listener.accept().unwrap();
+        let seat = Seat {
+            stream,
+            peer,
+            early: Vec::new(),
+        };
+        (seat, client)
+    }
+
+    #[test]
+    fn a_panicking_session_ends_its_child_and_goes_no_further() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let ((a, _ca), (b, _cb)) = (seat(&listener), seat(&listener));
+        let (forked, _pair) = fork_session(&Panicking, Pair { seats: [a, b] });
+        let pid = forked.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let status = loop {
+            match waitpid(pid, Some(WaitPidFlag::WNOHANG)).unwrap() {
+                WaitStatus::StillAlive if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                WaitStatus::StillAlive => {
+                    let _ = nix::sys::signal::kill(pid, Signal::SIGKILL);
+                    panic!("the child outlived its session");
+                }
+                status => break status,
+            }
+        };
+        assert_eq!(status, WaitStatus::Exited(pid, PANICKED));
+    }
 }
