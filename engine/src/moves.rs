@@ -59,28 +59,34 @@ pub mod portable {
         m & !(p | o)
     }
 
-    /// Keeps a run only if the square just past it holds one of `p`'s discs.
-    #[inline(always)]
-    fn bracketed(run: u64, past: u64, p: u64) -> u64 {
-        if past & p != 0 {
-            run
-        } else {
-            0
-        }
-    }
+    /// Rays from every square (see [`super::rays`]), as plain tables.
+    static UP: [[u64; 4]; 64] = super::rays(1);
+    static DOWN: [[u64; 4]; 64] = super::rays(-1);
 
     /// Discs flipped when the side owning `p` plays on square `sq` (0..64)
     /// against `o`. Zero if the move is illegal; the square must be empty.
+    ///
+    /// Along each ray the first square that is not the opponent's decides:
+    /// upwards it is the lowest set bit of the ray's non-opponent squares,
+    /// downwards the highest; if it holds `p`, the squares before it flip.
     #[inline]
     pub fn flips(p: u64, o: u64, sq: u32) -> u64 {
-        let x = 1u64 << (sq & 63);
-        let oi = o & INNER_COLUMNS;
+        let (up, down) = (&UP[(sq & 63) as usize], &DOWN[(sq & 63) as usize]);
         let mut f = 0;
-        for (s, om) in [(1, oi), (8, o), (7, oi), (9, oi)] {
-            let l = run_left(x, om, s);
-            f |= bracketed(l, l << s, p);
-            let r = run_right(x, om, s);
-            f |= bracketed(r, r >> s, p);
+        for d in 0..4 {
+            let b = !o & up[d];
+            let first = b & b.wrapping_neg();
+            if first & p != 0 {
+                f |= (first - 1) & up[d];
+            }
+            let b = !o & down[d];
+            if b != 0 {
+                let last = 1u64 << (63 - b.leading_zeros());
+                if last & p != 0 {
+                    // Ray squares above `last` (the ray lies below `sq`).
+                    f |= down[d] & !((last << 1) - 1);
+                }
+            }
         }
         f
     }
