@@ -23,12 +23,14 @@ pub struct SearchInfo {
     pub best: Option<Square>,
     /// Deepest fully completed iteration (for exact solves: the empties).
     pub depth: u32,
-    /// Score for the side to move in hundredths of a disc; a proven result
-    /// when `exact` (then a multiple of 100: the final disc difference).
+    /// Score for the side to move in hundredths of a disc. When `exact`, the
+    /// final disc difference with perfect play (times 100); after a
+    /// win/loss/draw solve, +100, 0 or -100.
     pub score: i32,
     /// Positions visited.
     pub nodes: u64,
-    /// Whether the score is a proven game result.
+    /// Whether the score is the exact final disc difference with perfect
+    /// play (from the solver, or a search that reached the end of the game).
     pub exact: bool,
     /// Time spent.
     pub elapsed: Duration,
@@ -146,10 +148,12 @@ impl<K: Kernel> Ctx<'_, K> {
     /// Static evaluation given both sides' legal moves.
     #[inline]
     fn eval(&self, p: u64, o: u64, mp: u64, mo: u64) -> i32 {
-        match self.s.weights {
+        let v = match self.s.weights {
             Some(w) => w.evaluate(p, o, mp.count_ones(), mo.count_ones()),
             None => evaluate_with_moves(p, o, mp, mo),
-        }
+        };
+        // Heuristic scores must stay below every proven result.
+        v.clamp(-WIN / 2, WIN / 2)
     }
 
     #[inline]
@@ -218,14 +222,14 @@ impl<K: Kernel> Ctx<'_, K> {
                 break;
             }
             list.sort_by_key(|c| c.key);
+            // Every line ends the game: the score is the exact result.
+            info.exact = depth == empties;
             if let Some(d) = proven_discs(info.score) {
-                // A proven result does not change with depth.
-                info.exact = true;
+                // A forced win or loss within the horizon: deeper search
+                // cannot change who wins. The margin is exact only when the
+                // whole tree was searched (a bound otherwise).
                 info.score = d * 100;
                 break;
-            }
-            if depth == empties {
-                info.exact = true;
             }
         }
         info
