@@ -1,22 +1,45 @@
-//! Learned against hand-written evaluation, at a fixed search depth, over
-//! pairs of games from the same random opening with colours swapped.
+//! One evaluation against another at a fixed search depth, over pairs of
+//! games from the same random opening with colours swapped. By default the
+//! committed weights play the hand-written evaluation; `--a FILE` and
+//! `--b FILE` load weights files instead (`--b hand` for the hand-written
+//! one).
 //!
 //! ```text
-//! cargo run --release -p reversi-engine --example selfmatch -- [pairs 50] [depth 6] [solve 14]
+//! cargo run --release -p reversi-engine --example selfmatch -- \
+//!     [--a new.bin] [--b hand|old.bin] [pairs 50] [depth 6] [solve 14]
 //! ```
 
 use reversi_engine::training::SelfPlayer;
 use reversi_engine::{Board, Squares};
 
 fn main() {
-    let mut args = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse::<u32>().ok());
-    let pairs = args.next().unwrap_or(50);
-    let depth = args.next().unwrap_or(6);
-    let solve = args.next().unwrap_or(14);
-    let mut learned = SelfPlayer::new(false);
-    let mut hand = SelfPlayer::new(true);
+    let (mut a, mut b) = (SelfPlayer::new(false), SelfPlayer::new(true));
+    let mut numbers = Vec::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--a" | "--b" => {
+                let path = it.next().expect("--a/--b need a value");
+                let player = if path == "hand" {
+                    SelfPlayer::new(true)
+                } else {
+                    let bytes = std::fs::read(&path).expect("readable weights file");
+                    SelfPlayer::with_weights(&bytes).expect("weights fit the layout")
+                };
+                if arg == "--a" {
+                    a = player;
+                } else {
+                    b = player;
+                }
+            }
+            n => numbers.push(n.parse::<u32>().expect("a number")),
+        }
+    }
+    let mut numbers = numbers.into_iter();
+    let pairs = numbers.next().unwrap_or(50);
+    let depth = numbers.next().unwrap_or(6);
+    let solve = numbers.next().unwrap_or(14);
+    let (mut learned, mut hand) = (a, b);
     let (mut points, mut discs) = (0.0, 0i32);
     let mut x = 0x2545_f491_4f6c_dd1du64;
     for _ in 0..pairs {
@@ -73,7 +96,7 @@ fn main() {
     }
     let games = 2 * pairs;
     println!(
-        "learned vs hand, depth {depth}: {points}/{games} = {:.0}%, average disc difference {:+.1}",
+        "a vs b, depth {depth}: {points}/{games} = {:.0}% for a, average disc difference {:+.1}",
         100.0 * points / games as f64,
         discs as f64 / games as f64
     );

@@ -86,6 +86,11 @@ impl Searcher {
         self.weights = None;
     }
 
+    /// Uses these learned weights instead of the committed ones.
+    pub fn use_weights(&mut self, weights: &'static Weights) {
+        self.weights = Some(weights);
+    }
+
     /// Iterative deepening to `limits`; returns the deepest completed result
     /// (or a better move found in an abandoned iteration).
     pub fn search(&mut self, board: Board, limits: Limits) -> SearchInfo {

@@ -30,6 +30,16 @@ impl SelfPlayer {
         }
     }
 
+    /// A self-player using the weights in `bytes` (the format of
+    /// `data/eval.bin`), or `None` if they do not fit the pattern layout.
+    /// The weights are leaked: meant for short-lived tools.
+    pub fn with_weights(bytes: &[u8]) -> Option<SelfPlayer> {
+        let weights: &'static Weights = Box::leak(Box::new(Weights::parse(bytes)?));
+        let mut player = SelfPlayer::new(false);
+        player.searcher.use_weights(weights);
+        Some(player)
+    }
+
     /// Best move by a `depth`-ply search (`None` if the side must pass).
     pub fn search_move(&mut self, board: Board, depth: u32) -> Option<Square> {
         let limits = Limits {
