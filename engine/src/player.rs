@@ -45,7 +45,9 @@ const VARIETY_PLIES: usize = 10;
 /// Margin in hundredths of a disc within which moves count as near-equal.
 const VARIETY_MARGIN: i32 = 60;
 
-/// A computer player. Keeps its hash tables between moves.
+/// A computer player. Keeps its hash tables between moves (two tables of
+/// 2^20 entries, up to about 48 MB once filled; the memory is committed
+/// lazily as the tables are used), so reuse one per game or per bot.
 pub struct Player {
     cfg: PlayerConfig,
     searcher: Searcher,
