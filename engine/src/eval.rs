@@ -1,5 +1,7 @@
-//! Static evaluation of midgame positions, from the side to move's point of
-//! view, in hundredths of a disc.
+//! The hand-written static evaluation, from the side to move's point of
+//! view, in hundredths of a disc. The player normally uses the learned
+//! pattern evaluation (`patterns.rs`); this one is the fallback when no
+//! weights are committed and bootstrapped the first round of self-play.
 //!
 //! Terms: mobility, potential mobility (frontier), edges (a 3^8 table per
 //! edge scoring corners, C-squares and discs stable from a corner),

@@ -5,10 +5,14 @@
 //! - `avx2` (x86-64 only): the four direction pairs processed in one 256-bit
 //!   register with per-lane variable shifts.
 //!
-//! Both use a Kogge-Stone style fill: a run of opponent discs is grown from the
-//! origin in doubling steps, so each direction costs a fixed handful of
-//! operations with no loops or branches. The implementation is chosen once at
-//! start-up ([`kernel`]) and both are checked against each other by proptests.
+//! Move generation uses a Kogge-Stone style fill: runs of opponent discs are
+//! grown from the player's discs in doubling steps, so each direction costs
+//! a fixed handful of operations with no loops or branches. Flips use
+//! precomputed rays from the played square: the first non-opponent square
+//! along a ray is its lowest (upwards) or highest (downwards) set bit. The
+//! implementation is chosen once at start-up ([`kernel`]) and both are
+//! checked against a direction-walking reference and each other by
+//! proptests.
 
 use std::sync::OnceLock;
 

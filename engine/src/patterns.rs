@@ -185,7 +185,9 @@ impl Layout {
     }
 
     /// Calls `f` with the weight index (within a stage) of every pattern
-    /// instance of the position (the fastest way this CPU allows).
+    /// instance of the position: with PEXT when the CPU has BMI2, else
+    /// square by square. (AMD CPUs before Zen 3 implement PEXT in slow
+    /// microcode; there the portable loop would be faster. Not handled.)
     #[inline]
     pub fn for_each_index(&self, p: u64, o: u64, f: impl FnMut(usize)) {
         #[cfg(target_arch = "x86_64")]

@@ -1,6 +1,9 @@
 //! Exact endgame solver: negamax alpha-beta (principal-variation search)
-//! with fastest-first move ordering, quadrant parity near the end, a
-//! transposition table and special cases for the last few empties.
+//! with fastest-first move ordering (plus the learned evaluation from 12
+//! empties), stability and enhanced transposition cutoffs, a
+//! transposition table from 9 empties, and for the last 6 empties a
+//! table-free search with quadrant-parity ordering and a dedicated
+//! last-square function (`endgame.rs`).
 //!
 //! Scores are final disc differences for the side to move, with the empty
 //! squares given to the winner (the FFO convention), so they lie in -64..=64.
