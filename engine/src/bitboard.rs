@@ -65,9 +65,11 @@ impl Board {
     }
 
     /// The board after the side to move plays `sq`, seen from the other side.
-    /// `sq` should be legal; if it is not (no flips), the disc is still
-    /// placed on an empty square and an occupied square leaves the discs
-    /// unchanged. Use [`Board::try_play`] to have illegal moves refused.
+    /// `sq` should be legal. If it is not, nothing panics but the result is
+    /// not a position of the game: on an empty square that flips nothing the
+    /// disc is placed anyway, and on an occupied square the discs stay as
+    /// they are (only the side to move changes, like [`Board::pass`]). Use
+    /// [`Board::try_play`] to have illegal moves refused.
     #[inline]
     pub fn play(&self, sq: Square) -> Board {
         if self.empties() & sq.bit() == 0 {

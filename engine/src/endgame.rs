@@ -54,7 +54,7 @@ pub(crate) trait Endgame: Kernel {
 }
 
 macro_rules! define_shallow {
-    ($(#[$attr:meta])* fn $shallow:ident, $last:ident uses $flips:path) => {
+    ($(#[$attr:meta])* fn $shallow:ident, $two:ident, $last:ident uses $flips:path) => {
         /// Exact score with one empty square, `sq`, left.
         $(#[$attr])*
         #[inline]
@@ -71,6 +71,33 @@ macro_rules! define_shallow {
             final_score(p, o)
         }
 
+        /// Exact value for `p` with two empty squares, `a` and `b`.
+        $(#[$attr])*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        fn $two(p: u64, o: u64, alpha: i32, beta: i32, a: u32, b: u32, passed: bool, nodes: &mut u64) -> i32 {
+            *nodes += 1;
+            let mut best = -65;
+            let f = $flips(p, o, a);
+            if f != 0 {
+                best = -$last(o ^ f, p | f | 1 << a, b, nodes);
+                if best >= beta {
+                    return best;
+                }
+            }
+            let f = $flips(p, o, b);
+            if f != 0 {
+                best = best.max(-$last(o ^ f, p | f | 1 << b, a, nodes));
+            }
+            if best > -65 {
+                return best;
+            }
+            if passed {
+                return -final_score(o, p);
+            }
+            -$two(o, p, -beta, -alpha, a, b, true, nodes)
+        }
+
         /// See [`Endgame::shallow`].
         $(#[$attr])*
         #[allow(clippy::too_many_arguments)]
@@ -78,6 +105,12 @@ macro_rules! define_shallow {
             *nodes += 1;
             if n == 1 {
                 return $last(p, o, empties.trailing_zeros(), nodes);
+            }
+            if n == 2 {
+                *nodes -= 1;
+                let a = empties.trailing_zeros();
+                let b = (empties & (empties - 1)).trailing_zeros();
+                return $two(p, o, alpha, beta, a, b, passed, nodes);
             }
             if n == 0 {
                 return final_score(p, o);
@@ -121,12 +154,12 @@ macro_rules! define_shallow {
     };
 }
 
-define_shallow!(fn shallow_portable, last_portable uses crate::moves::portable::flips);
+define_shallow!(fn shallow_portable, two_portable, last_portable uses crate::moves::portable::flips);
 
 #[cfg(target_arch = "x86_64")]
 define_shallow!(
     #[target_feature(enable = "avx2,popcnt,bmi1")]
-    fn shallow_avx2, last_avx2 uses crate::moves::avx2::flips
+    fn shallow_avx2, two_avx2, last_avx2 uses crate::moves::avx2::flips
 );
 
 impl Endgame for Portable {
