@@ -15,14 +15,18 @@ pub use crate::search::SearchInfo;
 pub struct PlayerConfig {
     /// Strength 1..=[`Player::MAX_LEVEL`] when no `move_time` is given: the
     /// midgame search depth; positions with `level + 6` or fewer empties
-    /// (at most 20) are solved exactly. Values out of range are clamped.
+    /// (at most 20) are solved exactly, and up to `level + 8` (at most 22)
+    /// a win/loss/draw solve is tried first. Values out of range are
+    /// clamped.
     pub level: u8,
     /// Time per move. When set, the search deepens until the time is spent
     /// (a few per cent of slack at most) and `level` is ignored; moves then
     /// depend on the machine's speed.
     pub move_time: Option<Duration>,
-    /// Seed for the opening variety; the same seed, game and level give the
-    /// same move.
+    /// Seed for the opening variety. At a fixed level, players created with
+    /// the same configuration and shown the same sequence of positions
+    /// choose the same moves (the hash tables carry over between moves, so
+    /// a player's history matters too).
     pub seed: u64,
     /// In the first plies, pick at random (seeded) among moves scoring
     /// within a small margin of the best so matches do not repeat one game.
