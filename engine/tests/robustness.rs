@@ -46,3 +46,13 @@ proptest! {
         let _ = reversi_engine::perft(b, 2);
     }
 }
+
+/// The server may move players and games between threads.
+#[test]
+fn public_types_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Player>();
+    check::<Game>();
+    check::<Board>();
+    check::<reversi_engine::solve::Solver>();
+}
