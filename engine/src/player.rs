@@ -100,13 +100,6 @@ impl Player {
             return SearchInfo::default();
         }
         let board = game.board();
-        let moves = board.moves();
-        if moves.count_ones() == 1 {
-            return SearchInfo {
-                best: Square::from_lowest_bit(moves),
-                ..SearchInfo::default()
-            };
-        }
         let empties = board.empty_count();
         let level = self.cfg.level.clamp(1, Self::MAX_LEVEL) as u32;
         match self.cfg.move_time {
@@ -130,7 +123,12 @@ impl Player {
                 );
                 self.vary(game, info, level.min(6), None)
             }
-            Some(budget) => self.timed(game, budget, start),
+            Some(budget) => {
+                // A forced move needs no thinking; a tenth of the budget
+                // still gives callers a meaningful score.
+                let forced = board.moves().count_ones() == 1;
+                self.timed(game, if forced { budget / 10 } else { budget }, start)
+            }
         }
     }
 
@@ -352,6 +350,30 @@ mod tests {
             assert!(spent <= Duration::from_millis(103), "took {spent:?}");
             assert!(info.depth >= 4, "only reached depth {}", info.depth);
         }
+    }
+
+    #[test]
+    fn forced_moves_still_get_a_score() {
+        // Find a position with a single legal move by seeded random play.
+        let mut g = Game::new();
+        let mut x = 7u64;
+        while g.side_to_move().is_some() && g.legal_moves().count() != 1 {
+            x = mix(x);
+            let moves: Vec<_> = g.legal_moves().collect();
+            g.play(moves[(x % moves.len() as u64) as usize]).unwrap();
+        }
+        assert!(g.side_to_move().is_some(), "no forced move in this game");
+        let mut p = player(4, 0, false);
+        let info = p.choose_with_info(&g);
+        assert!(info.depth > 0 || info.exact, "{info:?}");
+        let mut t = Player::new(PlayerConfig {
+            move_time: Some(Duration::from_millis(200)),
+            ..PlayerConfig::default()
+        });
+        let started = Instant::now();
+        let info = t.choose_with_info(&g);
+        assert!(started.elapsed() < Duration::from_millis(40));
+        assert!(info.best.is_some());
     }
 
     #[test]
