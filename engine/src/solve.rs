@@ -62,7 +62,8 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// A solver with a table of `1 << table_bits` entries.
+    /// A solver with a table of `1 << table_bits` entries of 24 bytes
+    /// (`table_bits` is clamped to 4..=26; 20 is a good default).
     pub fn new(table_bits: u32) -> Solver {
         Solver {
             table: Table::new(table_bits),

@@ -32,9 +32,10 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// A table with `1 << bits` entries (each 24 bytes).
+    /// A table with `1 << bits` entries (each 24 bytes); `bits` is clamped
+    /// to 4..=26 (at most 1.6 GB).
     pub fn new(bits: u32) -> Table {
-        let n = 1usize << bits;
+        let n = 1usize << bits.clamp(4, 26);
         Table {
             entries: vec![Entry::default(); n],
             mask: (n - 1) & !1,

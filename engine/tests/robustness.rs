@@ -47,6 +47,22 @@ proptest! {
     }
 }
 
+/// Tiny table sizes are accepted (clamped) and still solve correctly;
+/// huge ones are clamped too (not exercised: 1.6 GB).
+#[test]
+fn solver_table_sizes_are_clamped() {
+    let b = Game::from_transcript("f5d6c3d3c4f4f6f3e6e7")
+        .expect("legal")
+        .board();
+    let small =
+        reversi_engine::Board::new(b.player | 0x00ff_ffff_ffff_ffff & !b.opponent, b.opponent);
+    for bits in [0, 1, 4, 12] {
+        let mut s = reversi_engine::solve::Solver::new(bits);
+        let r = s.solve(small, None).expect("no deadline");
+        assert_eq!(r.score, solve(small).score);
+    }
+}
+
 /// The server may move players and games between threads.
 #[test]
 fn public_types_are_send_and_sync() {
