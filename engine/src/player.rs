@@ -138,8 +138,10 @@ impl Player {
     /// until the budget is spent.
     fn timed(&mut self, game: &Game, budget: Duration, start: Instant) -> SearchInfo {
         let board = game.board();
-        // Keep a margin for the caller's own overhead.
+        // Keep a margin for the caller's own overhead (and keep absurd
+        // budgets from overflowing the clock).
         let budget = budget
+            .min(Duration::from_secs(86_400))
             .mul_f64(0.93)
             .saturating_sub(Duration::from_millis(2));
         let hard = start + budget;
@@ -332,6 +334,31 @@ mod tests {
             distinct.len() > 1,
             "opening variety gave one game: {distinct:?}"
         );
+    }
+
+    #[test]
+    fn extreme_budgets_do_not_panic() {
+        let g = Game::from_transcript("f5d6c3d3c4f4f6f3e6e7").unwrap();
+        let mut zero = Player::new(PlayerConfig {
+            move_time: Some(Duration::ZERO),
+            ..PlayerConfig::default()
+        });
+        assert!(g.is_legal(zero.choose(&g).unwrap()));
+        // Duration::MAX must not overflow the deadline arithmetic. With 10
+        // empties the exact solve answers at once, whatever the budget.
+        let mut huge = Player::new(PlayerConfig {
+            move_time: Some(Duration::MAX),
+            ..PlayerConfig::default()
+        });
+        let mut g = Game::new();
+        let mut x = 3u64;
+        while g.empty_count() > 10 && g.side_to_move().is_some() {
+            x = mix(x);
+            let moves: Vec<_> = g.legal_moves().collect();
+            g.play(moves[(x % moves.len() as u64) as usize]).unwrap();
+        }
+        let info = huge.choose_with_info(&g);
+        assert_eq!(info.best.is_some(), g.side_to_move().is_some());
     }
 
     #[test]

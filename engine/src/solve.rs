@@ -87,6 +87,9 @@ impl Solver {
         beta: i32,
         deadline: Option<Instant>,
     ) -> Option<Solution> {
+        // Scores lie in -64..=64: keep the window there and non-empty.
+        let alpha = alpha.clamp(-64, 63);
+        let beta = beta.clamp(alpha + 1, 64);
         self.nodes = 0;
         self.deadline = deadline;
         self.stopped = false;

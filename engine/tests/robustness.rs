@@ -60,6 +60,12 @@ fn solver_table_sizes_are_clamped() {
         let mut s = reversi_engine::solve::Solver::new(bits);
         let r = s.solve(small, None).expect("no deadline");
         assert_eq!(r.score, solve(small).score);
+        // Out-of-range windows are clamped, not trusted.
+        let w = s
+            .solve_window(small, i32::MIN, i32::MAX, None)
+            .expect("no deadline");
+        assert_eq!(w.score, r.score);
+        let _ = s.solve_window(small, 10, -10, None);
     }
 }
 
