@@ -12,7 +12,6 @@ mod input;
 mod match_gtp;
 mod play;
 mod render;
-mod side;
 mod state;
 mod tools;
 

@@ -3,11 +3,10 @@
 
 use reversi_engine::player::{Player, PlayerConfig};
 use reversi_engine::{Game, Outcome, Side, Square};
-use reversi_pdu::Winner;
+use reversi_pdu::{Colour, Winner};
 
 use crate::bot::{game_line, summary, BotOptions, Tally};
 use crate::gtp::Gtp;
-use crate::side::colour_of;
 use crate::state::{exit, GameResult};
 
 /// Plies every opening has.
@@ -135,11 +134,11 @@ fn play_game(
         }
     }
     let winner = match game.outcome() {
-        Some(Outcome::Win(side)) => Winner::from(colour_of(side)),
+        Some(Outcome::Win(side)) => Winner::from(Colour::from(side)),
         _ => Winner::Draw,
     };
     Ok(GameResult {
-        me: colour_of(ours),
+        me: Colour::from(ours),
         winner,
         mine: game.count(ours),
         theirs: game.count(ours.opponent()),

@@ -6,7 +6,6 @@ use std::io::IsTerminal;
 use reversi_engine::{Game, Side, Square};
 use reversi_pdu::Colour;
 
-use crate::side::side_of;
 use crate::state::{GameResult, Notice, Session};
 
 /// How to draw: ANSI colours or plain letters.
@@ -124,7 +123,7 @@ pub fn session_board(session: &Session, style: Style) -> String {
     }
     out.push('\n');
     let to_move = match game.side_to_move() {
-        Some(side) if side == side_of(session.me) => "  your turn".to_string(),
+        Some(side) if side == Side::from(session.me) => "  your turn".to_string(),
         Some(side) => format!("  {side} to move"),
         None => "  no moves left: game over".to_string(),
     };

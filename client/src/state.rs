@@ -14,10 +14,8 @@
 
 use std::fmt;
 
-use reversi_engine::{Game, IllegalMove, Square};
+use reversi_engine::{Game, IllegalMove, Side, Square};
 use reversi_pdu::{Colour, Direction, Error as PduError, Pdu, Winner};
-
-use crate::side::{side_of, square_from_wire};
 
 /// Exit codes of the binary (the [`Action::Exit`] values).
 pub mod exit {
@@ -64,14 +62,7 @@ impl Incoming {
             Pdu::PlaceError => Incoming::PlaceError,
             Pdu::Winner(winner) => Incoming::Winner(*winner),
             Pdu::UpdateBoard(update) => {
-                let mut squares = Vec::with_capacity(update.squares.len());
-                for sq in update.squares.iter() {
-                    let square = square_from_wire(sq).ok_or(PduError::SquareOffBoard {
-                        x: i16::from(sq.x()),
-                        y: i16::from(sq.y()),
-                    })?;
-                    squares.push(square);
-                }
+                let squares = update.squares.iter().map(Square::from).collect();
                 Incoming::UpdateBoard {
                     colour: update.colour,
                     squares,
@@ -159,7 +150,7 @@ impl Outgoing {
         match self {
             Outgoing::Connect => Pdu::Connect,
             Outgoing::Quit => Pdu::Quit,
-            Outgoing::Place(square) => Pdu::Place(crate::side::place_of(square)),
+            Outgoing::Place(square) => Pdu::Place(square.into()),
             Outgoing::Error => Pdu::Error,
         }
     }
@@ -306,7 +297,7 @@ impl Session {
     }
 
     fn result(&self, winner: Winner) -> GameResult {
-        let me = side_of(self.me);
+        let me = Side::from(self.me);
         GameResult {
             me: self.me,
             winner,
@@ -322,7 +313,7 @@ impl Session {
     /// the colour must be the side to move, the first square a legal move,
     /// and the other squares exactly the discs it flips.
     fn apply_move(&mut self, colour: Colour, squares: &[Square]) -> Result<(), String> {
-        let side = side_of(colour);
+        let side = Side::from(colour);
         match self.game.side_to_move() {
             None => return Err(format!("{colour} moved after the game was over")),
             Some(to_move) if to_move != side => {
@@ -655,7 +646,7 @@ impl State {
                 (State::Waiting(session), actions)
             }
             (State::Waiting(session), Incoming::Turn) => {
-                let me = side_of(session.me);
+                let me = Side::from(session.me);
                 match session.game.side_to_move() {
                     Some(side) if side == me => {}
                     Some(side) => {

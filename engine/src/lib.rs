@@ -52,6 +52,8 @@ mod square;
 mod stability;
 mod table;
 pub mod training;
+#[cfg(feature = "pdu")]
+mod wire;
 
 pub use bitboard::{Board, CORNERS};
 pub use game::{Game, IllegalMove, Move, Outcome};

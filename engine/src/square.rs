@@ -7,7 +7,7 @@ use std::str::FromStr;
 /// (`a`..`h` = 0..7) and `y` the row (`1`..`8` = 0..7); so a1 is 0, h1 is 7
 /// and a8 is 56. The bit of a square in a bitboard is `1 << index`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct Square(u8);
+pub struct Square(pub(crate) u8);
 
 impl Square {
     /// The square in column `x` and row `y`, or `None` if either is 8 or more.

@@ -44,14 +44,8 @@ fn game_stream() -> (Vec<u8>, usize) {
             .max_by_key(|&sq| game.board().flips(sq).count_ones())
             .unwrap();
         let played = game.play(best).unwrap();
-        let changed: Vec<Square> = played
-            .changed()
-            .map(|sq| Square::from_index(sq.index()).unwrap())
-            .collect();
-        let colour = match played.side {
-            reversi_engine::Side::Black => Colour::Black,
-            reversi_engine::Side::White => Colour::White,
-        };
+        let changed: Vec<Square> = played.changed().map(Square::from).collect();
+        let colour = Colour::from(played.side);
         let squares = Squares::new(&changed).unwrap();
         push(Pdu::UpdateBoard(UpdateBoard { colour, squares }));
         push(Pdu::Turn);

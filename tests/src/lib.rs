@@ -496,17 +496,6 @@ impl Rng {
     }
 }
 
-fn colour_of(side: Side) -> Colour {
-    match side {
-        Side::Black => Colour::Black,
-        Side::White => Colour::White,
-    }
-}
-
-fn pdu_square(sq: reversi_engine::Square) -> Square {
-    Square::new(sq.x(), sq.y()).unwrap()
-}
-
 /// What a refereed game produced.
 #[derive(Debug, Clone)]
 pub struct Played {
@@ -538,14 +527,14 @@ pub fn play_out(black: &mut Client, white: &mut Client, rng: &mut Rng) -> Played
         let sent = Instant::now();
         mover.place(i16::from(sq.x()), i16::from(sq.y()));
         let played = game.play(sq).expect("legal");
-        let want: Vec<Square> = played.changed().map(pdu_square).collect();
+        let want: Vec<Square> = played.changed().map(Square::from).collect();
         for (i, client) in [mover, other].into_iter().enumerate() {
             match client.recv() {
                 Msg::UpdateBoard(colour, squares) => {
                     if i == 0 {
                         round_trips.push(sent.elapsed());
                     }
-                    assert_eq!(colour, colour_of(side));
+                    assert_eq!(colour, Colour::from(side));
                     assert_eq!(squares[0], want[0], "the placed square comes first");
                     let mut got = squares.clone();
                     let mut exp = want.clone();
@@ -560,7 +549,7 @@ pub fn play_out(black: &mut Client, white: &mut Client, rng: &mut Rng) -> Played
             Some(_) => turn_pending = true,
             None => {
                 let winner = match game.outcome() {
-                    Some(reversi_engine::Outcome::Win(s)) => Winner::from(colour_of(s)),
+                    Some(reversi_engine::Outcome::Win(s)) => Winner::from(Colour::from(s)),
                     _ => Winner::Draw,
                 };
                 for c in [&mut *black, &mut *white] {

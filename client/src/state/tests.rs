@@ -422,7 +422,7 @@ fn play_through(moves: &[Square]) -> (Vec<Action>, Vec<Action>, State, State) {
         };
         feed(mover, mover_seen, Event::User(Command::Place(square)));
         let squares: Vec<Square> = made.changed().collect();
-        let colour = crate::side::colour_of(side);
+        let colour = Colour::from(side);
         let ub = Incoming::UpdateBoard { colour, squares };
         feed(mover, mover_seen, Event::Received(ub.clone()));
         feed(other, other_seen, Event::Received(ub));
@@ -518,7 +518,7 @@ fn passes_are_reported_to_both_players() {
             })
             .collect()
     };
-    let want: Vec<Colour> = passers.iter().map(|&s| crate::side::colour_of(s)).collect();
+    let want: Vec<Colour> = passers.iter().map(|&s| Colour::from(s)).collect();
     // Every pass is followed by a move of the other side (the mover could
     // move again), so both players see each one, in order.
     assert!(!want.is_empty());

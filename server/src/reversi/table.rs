@@ -51,13 +51,6 @@ impl End {
     }
 }
 
-pub fn colour_of(side: Side) -> Colour {
-    match side {
-        Side::Black => Colour::Black,
-        Side::White => Colour::White,
-    }
-}
-
 /// One game between two seats.
 pub struct Table {
     game: Game,
@@ -124,7 +117,7 @@ impl Table {
     }
 
     fn seat_of(&self, side: Side) -> usize {
-        usize::from(self.colours[0] != colour_of(side))
+        usize::from(self.colours[0] != Colour::from(side))
     }
 
     fn send(&mut self, seat: usize, pdu: &Pdu<'_>) {
@@ -178,11 +171,9 @@ impl Table {
 
     fn on_place(&mut self, seat: usize, square: Option<Square>, now: Instant) {
         let mover = self.game.side_to_move();
-        let target = square
-            .and_then(|sq| reversi_engine::Square::new(sq.x(), sq.y()))
-            .filter(|&sq| {
-                mover.is_some_and(|side| self.seat_of(side) == seat) && self.game.is_legal(sq)
-            });
+        let target = square.map(reversi_engine::Square::from).filter(|&sq| {
+            mover.is_some_and(|side| self.seat_of(side) == seat) && self.game.is_legal(sq)
+        });
         let Some(target) = target else {
             self.send(seat, &Pdu::PlaceError);
             return;
@@ -194,15 +185,15 @@ impl Table {
         if played.side == Side::White {
             self.white_moves |= 1 << (self.game.moves().len() - 1);
         }
-        let mut changed = [Square::new(0, 0).expect("a1"); 64];
+        let mut changed = [Square::from(played.square); 64];
         let mut n = 0;
-        for sq in played.changed() {
-            changed[n] = Square::new(sq.x(), sq.y()).expect("engine squares are on the board");
+        for (slot, sq) in changed.iter_mut().zip(played.changed()) {
+            *slot = sq.into();
             n += 1;
         }
         let squares = Squares::new(&changed[..n]).expect("a move changes 2 to 64 squares");
         let update = Pdu::UpdateBoard(UpdateBoard {
-            colour: colour_of(played.side),
+            colour: Colour::from(played.side),
             squares,
         });
         self.send_both(&update);
@@ -211,7 +202,7 @@ impl Table {
             None => {
                 self.clock.stop();
                 let winner = match self.game.outcome() {
-                    Some(Outcome::Win(side)) => Winner::from(colour_of(side)),
+                    Some(Outcome::Win(side)) => Winner::from(Colour::from(side)),
                     _ => Winner::Draw,
                 };
                 self.send_both(&Pdu::Winner(winner));
@@ -267,7 +258,7 @@ impl Table {
             return;
         };
         let seat = self.seat_of(mover);
-        let winner = Winner::from(colour_of(mover.opponent()));
+        let winner = Winner::from(Colour::from(mover.opponent()));
         self.send_both(&Pdu::Winner(winner));
         self.finish(End::Timeout(seat), Some(winner));
     }

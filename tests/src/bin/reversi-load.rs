@@ -260,13 +260,6 @@ fn play_one(
     result.map(|rtts| (setup, rtts))
 }
 
-fn side_of(colour: Colour) -> Side {
-    match colour {
-        Colour::Black => Side::Black,
-        Colour::White => Side::White,
-    }
-}
-
 fn play_side(
     me: &mut Client,
     colour: Colour,
@@ -281,11 +274,11 @@ fn play_side(
         match me.recv_result()? {
             Msg::UpdateBoard(..) if initial < 2 => initial += 1,
             Msg::UpdateBoard(c, squares) => {
-                let side = side_of(c);
+                let side = Side::from(c);
                 if game.side_to_move() != Some(side) {
                     return Err(format!("update_board for {c} out of turn"));
                 }
-                let sq = reversi_engine::Square::new(squares[0].x(), squares[0].y()).unwrap();
+                let sq = reversi_engine::Square::from(squares[0]);
                 let played = game
                     .play(sq)
                     .map_err(|e| format!("server played {sq}: {e}"))?;
@@ -301,7 +294,7 @@ fn play_side(
                 }
             }
             Msg::Turn => {
-                if game.side_to_move() != Some(side_of(colour)) {
+                if game.side_to_move() != Some(Side::from(colour)) {
                     return Err("turn out of turn".into());
                 }
                 if !think.is_zero() {
