@@ -193,16 +193,7 @@ impl<K: Kernel> Ctx<'_, K> {
             let (mut alpha, beta) = (-INF, INF);
             let mut best: Option<(u32, i32)> = None;
             for (i, c) in list.iter_mut().enumerate() {
-                let (cp, co) = (o ^ c.flips, p | c.flips | 1 << c.sq);
-                let mut v;
-                if i == 0 {
-                    v = -self.pvs(cp, co, depth - 1, -beta, -alpha);
-                } else {
-                    v = -self.pvs(cp, co, depth - 1, -alpha - 1, -alpha);
-                    if v > alpha && !self.s.stopped {
-                        v = -self.pvs(cp, co, depth - 1, -beta, -alpha);
-                    }
-                }
+                let v = self.child(p, o, c, depth, alpha, beta, i == 0);
                 if self.s.stopped {
                     break;
                 }
@@ -277,6 +268,33 @@ impl<K: Kernel> Ctx<'_, K> {
     }
 
     /// Negamax value for `p` at `depth`, fail-soft within `alpha..beta`.
+    /// Searches the move `c` from (`p`, `o`) with principal variation
+    /// search: the first move with the full window, the others with a null
+    /// window first and again with the full one only if they beat `alpha`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn child(
+        &mut self,
+        p: u64,
+        o: u64,
+        c: &Candidate,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        first: bool,
+    ) -> i32 {
+        let (cp, co) = (o ^ c.flips, p | c.flips | 1 << c.sq);
+        if first {
+            return -self.pvs(cp, co, depth - 1, -beta, -alpha);
+        }
+        let v = -self.pvs(cp, co, depth - 1, -alpha - 1, -alpha);
+        if v > alpha && v < beta && !self.s.stopped {
+            -self.pvs(cp, co, depth - 1, -beta, -alpha)
+        } else {
+            v
+        }
+    }
+
     fn pvs(&mut self, p: u64, o: u64, depth: u32, alpha: i32, beta: i32) -> i32 {
         if self.tick() {
             return 0;
@@ -315,16 +333,7 @@ impl<K: Kernel> Ctx<'_, K> {
         let n = self.candidates(p, o, moves, hint, &mut list);
         let (mut best, mut best_sq) = (-INF, list[0].sq);
         for (i, c) in list[..n].iter().enumerate() {
-            let (cp, co) = (o ^ c.flips, p | c.flips | 1 << c.sq);
-            let mut v;
-            if i == 0 {
-                v = -self.pvs(cp, co, depth - 1, -beta, -alpha);
-            } else {
-                v = -self.pvs(cp, co, depth - 1, -alpha - 1, -alpha);
-                if v > alpha && v < beta && !self.s.stopped {
-                    v = -self.pvs(cp, co, depth - 1, -beta, -alpha);
-                }
-            }
+            let v = self.child(p, o, c, depth, alpha, beta, i == 0);
             if self.s.stopped {
                 return 0;
             }
