@@ -4,7 +4,7 @@
 //! Convention (Aart Bik's table): a pass counts as one ply, and a finished
 //! game counts as one leaf whatever depth remains.
 
-use crate::bitboard::Board;
+use crate::Board;
 
 /// Defines one recursive perft function over a given `moves`/`flips` pair.
 /// A macro rather than a generic so the AVX2 copy can carry
@@ -54,12 +54,12 @@ macro_rules! define_perft {
     };
 }
 
-define_perft!(fn perft_portable uses crate::moves::portable::moves, crate::moves::portable::flips);
+define_perft!(fn perft_portable uses crate::rules::moves::portable::moves, crate::rules::moves::portable::flips);
 
 #[cfg(target_arch = "x86_64")]
 define_perft!(
     #[target_feature(enable = "avx2,bmi1,popcnt")]
-    fn perft_avx2 uses crate::moves::avx2::moves, crate::moves::avx2::flips
+    fn perft_avx2 uses crate::rules::moves::avx2::moves, crate::rules::moves::avx2::flips
 );
 
 /// Number of leaves of the game tree `depth` plies below `board` (1 for
@@ -71,7 +71,7 @@ pub fn perft(board: Board, depth: u32) -> u64 {
     }
     let (p, o) = (board.player, board.opponent);
     #[cfg(target_arch = "x86_64")]
-    if crate::moves::kernel() == crate::moves::KernelKind::Avx2
+    if crate::rules::moves::kernel() == crate::rules::moves::KernelKind::Avx2
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("popcnt")
     {

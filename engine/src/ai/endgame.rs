@@ -5,9 +5,9 @@
 //! and the move-generator calls inline into it (these few plies are most of
 //! the solver's nodes).
 
-use crate::bitboard::Board;
-use crate::eval::neighbours;
-use crate::moves::{Kernel, Portable};
+use crate::rules::bitboard::neighbours;
+use crate::rules::moves::{Kernel, Portable};
+use crate::Board;
 
 /// Quadrants of the board; an empty square in a quadrant with an odd number
 /// of empties is tried first (parity: take the last move in each region).
@@ -154,12 +154,12 @@ macro_rules! define_shallow {
     };
 }
 
-define_shallow!(fn shallow_portable, two_portable, last_portable uses crate::moves::portable::flips);
+define_shallow!(fn shallow_portable, two_portable, last_portable uses crate::rules::moves::portable::flips);
 
 #[cfg(target_arch = "x86_64")]
 define_shallow!(
     #[target_feature(enable = "avx2,popcnt,bmi1")]
-    fn shallow_avx2, two_avx2, last_avx2 uses crate::moves::avx2::flips
+    fn shallow_avx2, two_avx2, last_avx2 uses crate::rules::moves::avx2::flips
 );
 
 impl Endgame for Portable {
@@ -180,7 +180,7 @@ impl Endgame for Portable {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Endgame for crate::moves::Avx2 {
+impl Endgame for crate::rules::moves::Avx2 {
     #[inline]
     fn shallow(
         self,
