@@ -50,4 +50,4 @@ mod wire;
 pub use ai::{player, solve, training};
 pub use player::{Player, PlayerConfig, SearchInfo};
 pub use rules::*;
-pub use solve::{Solution, Solver};
+pub use solve::{Progress, Solution, Solver};

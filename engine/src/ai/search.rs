@@ -94,7 +94,7 @@ impl Searcher {
     /// (or a better move found in an abandoned iteration).
     pub fn search(&mut self, board: Board, limits: Limits) -> SearchInfo {
         let start = Instant::now();
-        self.clock.start(limits.hard);
+        self.clock.start(limits.hard, None);
         self.table.next_age();
         let mut info = with_kernel!(|k| Ctx { k, s: self }.iterate(board, limits));
         info.nodes = self.clock.nodes;
@@ -111,7 +111,7 @@ impl Searcher {
         depth: u32,
         deadline: Option<Instant>,
     ) -> Option<Vec<(Square, i32)>> {
-        self.clock.start(deadline);
+        self.clock.start(deadline, None);
         let scores: Vec<(Square, i32)> = with_kernel!(|k| {
             let mut c = Ctx { k, s: self };
             Squares(board.moves())

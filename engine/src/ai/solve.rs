@@ -9,7 +9,7 @@
 //! squares given to the winner (the FFO convention), so they lie in -64..=64.
 
 use std::convert::Infallible;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::ai::clock::Clock;
 use crate::ai::endgame::{final_score, odd_quadrants, Endgame};
@@ -31,6 +31,23 @@ pub struct Solution {
     /// Positions visited.
     pub nodes: u64,
 }
+
+/// How far a solve has got, for [`Solver::solve_reporting`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Progress {
+    /// Moves at the root already searched.
+    pub searched: usize,
+    /// Legal moves at the root.
+    pub moves: usize,
+    /// The best of the searched moves and its score: the final result is
+    /// at least that (`None` until the first move is searched).
+    pub best: Option<(Square, i32)>,
+    /// Positions visited so far.
+    pub nodes: u64,
+}
+
+/// Where a solve sends its progress.
+type Reporter<'r> = &'r mut dyn FnMut(&Progress);
 
 /// Solves `board` exactly (single-threaded, fresh transposition table).
 pub fn solve(board: Board) -> Solution {
@@ -59,6 +76,8 @@ const SORT_BY_EVAL_MIN: u32 = 12;
 pub struct Solver {
     table: Table,
     clock: Clock,
+    /// The root's progress, as of the last root move searched.
+    progress: Progress,
 }
 
 impl Solver {
@@ -69,6 +88,7 @@ impl Solver {
             table: Table::new(table_bits),
             // Solver nodes are fast: read the time every 4096.
             clock: Clock::new(12),
+            progress: Progress::default(),
         }
     }
 
@@ -86,13 +106,43 @@ impl Solver {
         beta: i32,
         deadline: Option<Instant>,
     ) -> Option<Solution> {
+        self.run(board, (alpha, beta), deadline, None)
+    }
+
+    /// [`Solver::solve`], calling `report` with the progress after each
+    /// move at the root and at least every `every` in between (long solves
+    /// can then show how far they got).
+    pub fn solve_reporting(
+        &mut self,
+        board: Board,
+        deadline: Option<Instant>,
+        every: Duration,
+        report: &mut dyn FnMut(&Progress),
+    ) -> Option<Solution> {
+        self.run(board, (-64, 64), deadline, Some((every, report)))
+    }
+
+    fn run(
+        &mut self,
+        board: Board,
+        (alpha, beta): (i32, i32),
+        deadline: Option<Instant>,
+        reporting: Option<(Duration, Reporter<'_>)>,
+    ) -> Option<Solution> {
         // Scores lie in -64..=64: keep the window there and non-empty.
         let alpha = alpha.clamp(-64, 63);
         let beta = beta.clamp(alpha + 1, 64);
-        self.clock.start(deadline);
+        let (every, report) = reporting.unzip();
+        self.clock.start(deadline, every);
         self.table.next_age();
-        let (score, best) =
-            with_kernel!(|k| Search { k, s: self }.root(board.player, board.opponent, alpha, beta));
+        self.progress = Progress::default();
+        let (score, best) = with_kernel!(|k| Search {
+            k,
+            s: &mut *self,
+            report: None,
+        }
+        .with_report(report)
+        .root(board.player, board.opponent, alpha, beta));
         if self.clock.stopped() {
             return None;
         }
@@ -116,12 +166,36 @@ fn ordering_terms(p: u64, o: u64) -> (u64, Option<&'static Weights>) {
 }
 
 /// One solve, monomorphised for a move generator.
-struct Search<'a, K: Kernel + Endgame> {
+struct Search<'a, 'r, K: Kernel + Endgame> {
     k: K,
     s: &'a mut Solver,
+    /// Where progress goes, if anywhere.
+    report: Option<Reporter<'r>>,
 }
 
-impl<K: Kernel + Endgame> Search<'_, K> {
+impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
+    fn with_report(mut self, report: Option<Reporter<'r>>) -> Self {
+        self.report = report;
+        self
+    }
+
+    /// Counts a node; true when the deadline has passed. Reports progress
+    /// when due.
+    #[inline]
+    fn tick(&mut self) -> bool {
+        if self.s.clock.take_report() {
+            self.report_progress();
+        }
+        self.s.clock.tick()
+    }
+
+    fn report_progress(&mut self) {
+        if let Some(report) = self.report.as_mut() {
+            self.s.progress.nodes = self.s.clock.nodes;
+            report(&self.s.progress);
+        }
+    }
+
     /// Root search: the score and the best move's square index.
     fn root(&mut self, p: u64, o: u64, alpha: i32, beta: i32) -> (i32, Option<u8>) {
         let moves = self.k.moves(p, o);
@@ -140,12 +214,20 @@ impl<K: Kernel + Endgame> Search<'_, K> {
             Ok::<_, Infallible>(self.key(child, odd, weights))
         });
         let mut best = Best::new(-65, list.as_slice()[0].sq, alpha, beta);
+        self.s.progress.moves = list.as_slice().len();
         for (i, c) in list.as_slice().iter().enumerate() {
             let (cp, co) = c.child(p, o);
             let v = pvs_child(i == 0, best.alpha, beta, |a, b| {
                 -self.search(cp, co, -b, -a, false)
             });
-            if self.s.clock.stopped() || best.offer(v, c.sq) {
+            if self.s.clock.stopped() {
+                break;
+            }
+            let cut = best.offer(v, c.sq);
+            self.s.progress.searched = i + 1;
+            self.s.progress.best = Square::from_index(best.sq).map(|sq| (sq, best.value));
+            self.report_progress();
+            if cut {
                 break;
             }
         }
@@ -210,7 +292,7 @@ impl<K: Kernel + Endgame> Search<'_, K> {
                 &mut self.s.clock.nodes,
             );
         }
-        if self.s.clock.tick() {
+        if self.tick() {
             return 0;
         }
         let (mut alpha, mut beta) = (alpha, beta);
@@ -330,6 +412,25 @@ mod tests {
         let s = solve(ffo.game.board());
         assert_eq!(Some(s.score), ffo.best_score());
         assert_eq!(ffo.best_moves(), [s.best.unwrap()]);
+    }
+
+    #[test]
+    fn progress_is_reported_after_every_root_move() {
+        let board = random_endgame(5, 14);
+        let mut reports = Vec::new();
+        let mut solver = Solver::new(16);
+        let solution = solver
+            .solve_reporting(board, None, Duration::from_secs(3600), &mut |p| {
+                reports.push(*p)
+            })
+            .unwrap();
+        let moves = board.moves().count_ones() as usize;
+        let searched: Vec<usize> = reports.iter().map(|p| p.searched).collect();
+        assert_eq!(searched, (1..=moves).collect::<Vec<_>>());
+        let last = reports.last().unwrap();
+        assert_eq!(last.best, solution.best.map(|sq| (sq, solution.score)));
+        assert!(reports.iter().all(|p| p.moves == moves));
+        assert!(reports.windows(2).all(|w| w[0].nodes <= w[1].nodes));
     }
 
     #[test]
