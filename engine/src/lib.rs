@@ -25,10 +25,11 @@
 //!
 //! - `rules/`: the game and nothing else. [`Square`] and [`Side`], the
 //!   bitboard [`Board`], legal moves and flips (`rules/moves/`: Kogge-Stone
-//!   fills, a portable and an AVX2 version picked once at start-up;
-//!   `REVERSI_ENGINE_PORTABLE=1` forces the portable one), [`Game`] with
-//!   its colours and history, the text notations (transcripts, board
-//!   strings, [`ObfPosition`] test-set lines) and [`perft`].
+//!   fills, a portable, an AVX2 and an AVX-512 version, the last working
+//!   on eight positions at once, picked once at start-up, see [`kernel`]),
+//!   [`Game`] with its colours and history, the text notations
+//!   (transcripts, board strings, [`ObfPosition`] test-set lines) and
+//!   [`perft`].
 //! - `ai/`: the computer player. [`solve`] (exact endgame solver: PVS with
 //!   fastest-first ordering, a transposition table, stability and enhanced
 //!   transposition cutoffs; the last six empties in `endgame.rs` with

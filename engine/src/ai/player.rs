@@ -353,7 +353,7 @@ mod tests {
             let mut b = player(3, seed ^ 0x55, true);
             let mut g = Game::new();
             while g.side_to_move().is_some() && g.moves().len() < 12 {
-                let sq = if g.moves().len() % 2 == 0 {
+                let sq = if g.moves().len().is_multiple_of(2) {
                     a.choose(&g)
                 } else {
                     b.choose(&g)

@@ -4,13 +4,16 @@
 //! Convention (Aart Bik's table): a pass counts as one ply, and a finished
 //! game counts as one leaf whatever depth remains.
 
+use crate::rules::moves::{kernel, KernelKind};
 use crate::Board;
 
-/// Defines one recursive perft function over a given `moves`/`flips` pair.
-/// A macro rather than a generic so the AVX2 copy can carry
-/// `#[target_feature]` itself and have every kernel call inlined into it.
+/// Defines one recursive perft function over a `moves`/`flips` pair and
+/// a function counting the leaves of a node's last plies (how many is its
+/// depth; below it, only a pass can lead). A macro
+/// rather than a generic so each copy can carry `#[target_feature]` itself
+/// and have every kernel call inlined into it.
 macro_rules! define_perft {
-    ($(#[$attr:meta])* $vis:vis fn $name:ident uses $moves:path, $flips:path) => {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident uses $moves:path, $flips:path, $frontier:path, $frontier_depth:literal) => {
         $(#[$attr])*
         $vis fn $name(p: u64, o: u64, depth: u32) -> u64 {
             let moves = $moves(p, o);
@@ -28,21 +31,11 @@ macro_rules! define_perft {
             if depth <= 1 {
                 return moves.count_ones() as u64;
             }
+            if depth == $frontier_depth {
+                return $frontier(p, o, moves);
+            }
             let mut total = 0;
             let mut rest = moves;
-            if depth == 2 {
-                // Bulk-count the children: each child's leaves are its move
-                // count, or exactly one when it must pass or the game ends.
-                while rest != 0 {
-                    let sq = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    let f = $flips(p, o, sq);
-                    let (cp, co) = (o ^ f, p | f | 1 << sq);
-                    let n = $moves(cp, co).count_ones() as u64;
-                    total += n + (n == 0) as u64;
-                }
-                return total;
-            }
             while rest != 0 {
                 let sq = rest.trailing_zeros();
                 rest &= rest - 1;
@@ -54,30 +47,70 @@ macro_rules! define_perft {
     };
 }
 
-define_perft!(fn perft_portable uses crate::rules::moves::portable::moves, crate::rules::moves::portable::flips);
+/// Defines the one-child-at-a-time count of a node's last two plies: each
+/// child's leaves are its move count, or exactly one when it must pass or
+/// the game is over.
+macro_rules! define_two_plies {
+    ($(#[$attr:meta])* fn $name:ident uses $moves:path, $flips:path) => {
+        $(#[$attr])*
+        #[inline]
+        fn $name(p: u64, o: u64, moves: u64) -> u64 {
+            let mut total = 0;
+            let mut rest = moves;
+            while rest != 0 {
+                let sq = rest.trailing_zeros();
+                rest &= rest - 1;
+                let f = $flips(p, o, sq);
+                let n = $moves(o ^ f, p | f | 1 << sq).count_ones() as u64;
+                total += n + (n == 0) as u64;
+            }
+            total
+        }
+    };
+}
+
+use crate::rules::moves::portable;
+
+define_two_plies!(fn two_plies_portable uses portable::moves, portable::flips);
+define_perft!(fn perft_portable uses portable::moves, portable::flips, two_plies_portable, 2);
+
+#[cfg(target_arch = "x86_64")]
+use crate::rules::moves::{avx2, avx512};
+
+#[cfg(target_arch = "x86_64")]
+define_two_plies!(
+    #[target_feature(enable = "avx2,bmi1,popcnt")]
+    fn two_plies_avx2 uses avx2::moves, avx2::flips
+);
 
 #[cfg(target_arch = "x86_64")]
 define_perft!(
     #[target_feature(enable = "avx2,bmi1,popcnt")]
-    fn perft_avx2 uses crate::rules::moves::avx2::moves, crate::rules::moves::avx2::flips
+    fn perft_avx2 uses avx2::moves, avx2::flips, two_plies_avx2, 2
+);
+
+#[cfg(target_arch = "x86_64")]
+define_perft!(
+    #[target_feature(enable = "avx2,bmi1,popcnt,avx512f,avx512vpopcntdq")]
+    fn perft_avx512 uses avx2::moves, avx2::flips, avx512::leaves_three_plies, 3
 );
 
 /// Number of leaves of the game tree `depth` plies below `board` (1 for
-/// depth 0). Single-threaded, no hash table; uses the AVX2 move generator
-/// when the CPU has it.
+/// depth 0). Single-threaded, no hash table; uses the fastest move
+/// generator the CPU has (see [`crate::kernel`]).
 pub fn perft(board: Board, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
     let (p, o) = (board.player, board.opponent);
     #[cfg(target_arch = "x86_64")]
-    if crate::rules::moves::kernel() == crate::rules::moves::KernelKind::Avx2
-        && std::is_x86_feature_detected!("bmi1")
-        && std::is_x86_feature_detected!("popcnt")
-    {
-        // SAFETY: AVX2 (checked by `kernel()`), BMI1 and POPCNT were detected
-        // on this CPU just above.
-        return unsafe { perft_avx2(p, o, depth) };
+    match kernel() {
+        // SAFETY: `kernel()` names a vector kernel only once its CPU
+        // features (AVX2, BMI1 and POPCNT; AVX-512F and VPOPCNTDQ too for
+        // AVX-512) were detected.
+        KernelKind::Avx512 => return unsafe { perft_avx512(p, o, depth) },
+        KernelKind::Avx2 => return unsafe { perft_avx2(p, o, depth) },
+        KernelKind::Portable => {}
     }
     perft_portable(p, o, depth)
 }
@@ -128,6 +161,31 @@ mod tests {
                 BIK[d as usize - 1],
                 "depth {d}"
             );
+        }
+    }
+
+    /// From positions all over the game, every move generator counts the
+    /// same (the AVX-512 one batches across positions, so its passes and
+    /// game ends need checking away from the opening).
+    #[test]
+    fn every_kernel_counts_alike_from_midgame_positions() {
+        let mut game = crate::Game::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        while game.side_to_move().is_some() {
+            let board = game.board();
+            for depth in 1..=4 {
+                assert_eq!(
+                    perft(board, depth),
+                    perft_portable_only(board, depth),
+                    "{}",
+                    game.transcript()
+                );
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let moves: Vec<_> = game.legal_moves().collect();
+            game.play(moves[(x % moves.len() as u64) as usize]).unwrap();
         }
     }
 

@@ -23,6 +23,8 @@ pub(crate) const INNER_COLUMNS: u64 = crate::rules::bitboard::NOT_A & crate::rul
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
 pub(crate) mod portable;
 
 /// For every square, its rays in the directions E, N, NE, NW (`sign` 1) or
@@ -106,29 +108,46 @@ impl Kernel for Avx2 {
 }
 
 /// Which move generator this process uses (see [`kernel`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum KernelKind {
     /// Plain 64-bit integer code, on any CPU.
     Portable,
-    /// 256-bit vectors, on x86-64 CPUs with AVX2.
+    /// 256-bit vectors, on x86-64 CPUs with AVX2 (and BMI1, POPCNT).
     Avx2,
+    /// AVX2, plus 512-bit vectors working on eight positions at once
+    /// where that pays (perft), on CPUs with AVX-512F and VPOPCNTDQ.
+    Avx512,
 }
 
 /// The move generator chosen for this CPU (detected once, then cached):
-/// the fastest it supports, or the portable one when the environment
-/// variable `REVERSI_ENGINE_PORTABLE` is set.
+/// the fastest it supports, or at most the one the environment variable
+/// `REVERSI_ENGINE_KERNEL` names (`portable`, `avx2` or `avx512`; to
+/// compare them).
 pub fn kernel() -> KernelKind {
     static CHOSEN: OnceLock<KernelKind> = OnceLock::new();
     *CHOSEN.get_or_init(|| {
-        if std::env::var_os("REVERSI_ENGINE_PORTABLE").is_some() {
-            return KernelKind::Portable;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if Avx2::detect().is_some() {
-            return KernelKind::Avx2;
-        }
-        KernelKind::Portable
+        let cap = match std::env::var("REVERSI_ENGINE_KERNEL").as_deref() {
+            Ok("portable") => KernelKind::Portable,
+            Ok("avx2") => KernelKind::Avx2,
+            _ => KernelKind::Avx512,
+        };
+        detected().min(cap)
     })
+}
+
+/// The best move generator this CPU supports.
+fn detected() -> KernelKind {
+    #[cfg(target_arch = "x86_64")]
+    if Avx2::detect().is_some() {
+        let avx512 = std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vpopcntdq");
+        return if avx512 {
+            KernelKind::Avx512
+        } else {
+            KernelKind::Avx2
+        };
+    }
+    KernelKind::Portable
 }
 
 /// Runs `f` with the chosen kernel. Generic search code is entered through
@@ -141,7 +160,11 @@ macro_rules! with_kernel {
                 $crate::rules::moves::kernel(),
                 $crate::rules::moves::Avx2::detect(),
             ) {
-                ($crate::rules::moves::KernelKind::Avx2, Some($k)) => $body,
+                (
+                    $crate::rules::moves::KernelKind::Avx2
+                    | $crate::rules::moves::KernelKind::Avx512,
+                    Some($k),
+                ) => $body,
                 _ => {
                     let $k = $crate::rules::moves::Portable;
                     $body
@@ -247,6 +270,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The AVX-512 lanes, each a different position and move, against the
+    /// portable code.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_lanes_match_portable() {
+        use std::arch::x86_64::*;
+        if detected() < KernelKind::Avx512 {
+            return;
+        }
+        let mut runner = proptest::test_runner::TestRunner::default();
+        let lanes = proptest::collection::vec((position(), 0u32..64), 8);
+        runner
+            .run(&lanes, |lanes| {
+                let p: Vec<u64> = lanes.iter().map(|&((p, _), _)| p).collect();
+                let o: Vec<u64> = lanes.iter().map(|&((_, o), _)| o).collect();
+                // The move's square, made empty.
+                let placed: Vec<u64> = lanes.iter().map(|&(_, sq)| 1u64 << sq).collect();
+                let p: Vec<u64> = p.iter().zip(&placed).map(|(p, b)| p & !b).collect();
+                let o: Vec<u64> = o.iter().zip(&placed).map(|(o, b)| o & !b).collect();
+                let (mut flips, mut moves) = ([0u64; 8], [0u64; 8]);
+                // SAFETY: AVX-512F and VPOPCNTDQ were detected above; the
+                // vectors are loaded from and stored to eight-u64 arrays.
+                unsafe {
+                    let load = |v: &[u64]| _mm512_loadu_si512(v.as_ptr().cast());
+                    let f = avx512::flips8(load(&p), load(&o), load(&placed));
+                    _mm512_storeu_si512(flips.as_mut_ptr().cast(), f);
+                    let m = avx512::moves8(load(&p), load(&o));
+                    _mm512_storeu_si512(moves.as_mut_ptr().cast(), m);
+                }
+                for i in 0..8 {
+                    let sq = placed[i].trailing_zeros();
+                    prop_assert_eq!(flips[i], portable::flips(p[i], o[i], sq), "lane {}", i);
+                    prop_assert_eq!(moves[i], portable::moves(p[i], o[i]), "lane {}", i);
+                }
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]
