@@ -102,6 +102,26 @@ impl Searcher {
         info
     }
 
+    /// Starts a series of [`Searcher::value`] calls that must end by
+    /// `deadline` (then they return meaningless values).
+    pub fn start(&mut self, deadline: Option<Instant>) {
+        self.clock.start(deadline, None);
+    }
+
+    /// Positions visited since the last search started (by
+    /// [`Searcher::value`] calls too).
+    pub fn nodes(&self) -> u64 {
+        self.clock.nodes
+    }
+
+    /// The value of a position for the side owning `p` by a `depth`-ply
+    /// search, full window, in hundredths of a disc (proven results beyond
+    /// any heuristic one): how another search orders its moves.
+    #[inline]
+    pub fn value<K: Kernel>(&mut self, k: K, p: u64, o: u64, depth: u32) -> i32 {
+        Ctx { k, s: self }.pvs(p, o, depth, -INF, INF)
+    }
+
     /// Scores of every legal move at a fixed depth, full window (used to
     /// pick among near-equal moves for opening variety); `None` if
     /// `deadline` passes first.
