@@ -85,13 +85,17 @@ fn run_position(text: &str) -> u8 {
     exit::OK
 }
 
-/// "3 of 9 moves searched, best a2 (at least +38) so far; 1.2 G nodes in 40 s".
+/// "selective pass (87% sure): 3 of 9 moves searched, best so far a2 (at
+/// least +38); 1234 nodes in 40.0 s".
 fn progress_line(progress: &Progress, elapsed: Duration) -> String {
+    let pass = progress.selectivity.map_or("exact".to_string(), |percent| {
+        format!("selective pass ({percent}% sure)")
+    });
     let best = progress.best.map_or(String::new(), |(sq, score)| {
         format!(", best so far {sq} (at least {score:+})")
     });
     format!(
-        "{} of {} moves searched{best}; {} nodes in {:.1} s",
+        "{pass}: {} of {} moves searched{best}; {} nodes in {:.1} s",
         progress.searched,
         progress.moves,
         progress.nodes,
@@ -215,15 +219,20 @@ mod tests {
             moves: 9,
             best: None,
             nodes: 1234,
+            selectivity: Some(87),
         };
         let line = progress_line(&progress, Duration::from_millis(2500));
-        assert_eq!(line, "0 of 9 moves searched; 1234 nodes in 2.5 s");
+        assert_eq!(
+            line,
+            "selective pass (87% sure): 0 of 9 moves searched; 1234 nodes in 2.5 s"
+        );
         progress.searched = 3;
         progress.best = Some(("a2".parse().unwrap(), 38));
+        progress.selectivity = None;
         let line = progress_line(&progress, Duration::from_secs(40));
         assert_eq!(
             line,
-            "3 of 9 moves searched, best so far a2 (at least +38); 1234 nodes in 40.0 s"
+            "exact: 3 of 9 moves searched, best so far a2 (at least +38); 1234 nodes in 40.0 s"
         );
     }
 }

@@ -101,6 +101,15 @@ impl MoveList {
         self.items[..self.len].sort_unstable_by_key(|c| c.key);
     }
 
+    /// Moves the move on square `sq` (if listed) to the front, keeping the
+    /// others' order.
+    pub fn promote(&mut self, sq: u8) {
+        let moves = self.as_mut_slice();
+        if let Some(i) = moves.iter().position(|c| c.sq == sq) {
+            moves[..=i].rotate_right(1);
+        }
+    }
+
     /// The moves, best first.
     pub fn as_slice(&self) -> &[Candidate] {
         &self.items[..self.len]
