@@ -208,7 +208,8 @@ impl<K: Kernel> Ctx<'_, K> {
         if moves == 0 {
             return info;
         }
-        let Ok(mut list) = self.candidates(p, o, moves, NO_MOVE as u32);
+        let mut list = MoveList::new();
+        self.candidates(&mut list, p, o, moves, NO_MOVE as u32);
         info.best = Square::from_index(list.as_slice()[0].sq);
         let empties = board.empty_count();
         for depth in 1..=limits.depth.max(1).min(empties) {
@@ -263,11 +264,11 @@ impl<K: Kernel> Ctx<'_, K> {
     /// with corners early. (Ordering by the static evaluation of each child
     /// was tried: it saved under 5% of the nodes and cost more time.)
     #[inline]
-    fn candidates(&self, p: u64, o: u64, moves: u64, hint: u32) -> Result<MoveList, Infallible> {
-        MoveList::new(self.k, p, o, moves, hint, |child| {
+    fn candidates(&self, list: &mut MoveList, p: u64, o: u64, moves: u64, hint: u32) {
+        let Ok(()) = list.fill(self.k, (p, o), moves, hint, |child| {
             let corner = if CORNERS >> child.sq & 1 == 1 { 40 } else { 0 };
-            Ok(mobility_key(child) - corner)
-        })
+            Ok::<_, Infallible>(mobility_key(child) - corner)
+        });
     }
 
     /// Negamax value for `p` at `depth`, fail-soft within `alpha..beta`.
@@ -305,7 +306,8 @@ impl<K: Kernel> Ctx<'_, K> {
                 return bound;
             }
         }
-        let Ok(list) = self.candidates(p, o, moves, hint);
+        let mut list = MoveList::new();
+        self.candidates(&mut list, p, o, moves, hint);
         let mut best = Best::new(-INF, list.as_slice()[0].sq, alpha, beta);
         for (i, c) in list.as_slice().iter().enumerate() {
             let (cp, co) = c.child(p, o);

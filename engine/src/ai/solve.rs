@@ -297,7 +297,8 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
         if depth == 0 {
             let hint = self.s.table.probe(p, o).map_or(NO_MOVE, |e| e.best) as u32;
             let (odd, weights) = ordering_terms(p, o);
-            let Ok(list) = MoveList::new(self.k, p, o, moves, hint, |child| {
+            let mut list = MoveList::new();
+            let Ok(()) = list.fill(self.k, (p, o), moves, hint, |child| {
                 Ok::<_, Infallible>(self.key(child, odd, weights))
             });
             return self.root_window(p, o, &list, alpha, beta);
@@ -305,14 +306,14 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
         // Far from the end, each move is keyed by a midgame search of it
         // (its value for the opponent, lower first), and the best of them
         // estimates the score.
-        let Ok(list) = MoveList::new(self.k, p, o, moves, NO_MOVE as u32, |child| {
+        let mut list = MoveList::new();
+        let Ok(()) = list.fill(self.k, (p, o), moves, NO_MOVE as u32, |child| {
             Ok::<_, Infallible>(self.s.ordering.value(self.k, child.p, child.o, depth - 1))
         });
         let estimate = -list.as_slice()[0].key;
         // The nearest even score (every final score is even), in the window
         // (a proven result is beyond any heuristic score, so beyond it).
         let mut guess = ((estimate as f64 / 200.0).round() as i32 * 2).clamp(alpha, beta);
-        let mut list = list;
         let selective = if empties >= SELECTIVE_MIN {
             SELECTIVITY.len()
         } else {
@@ -428,16 +429,16 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
     #[inline]
     fn candidates(
         &mut self,
-        p: u64,
-        o: u64,
+        list: &mut MoveList,
+        (p, o): (u64, u64),
         moves: u64,
         hint: u32,
         beta: i32,
-    ) -> Result<MoveList, i32> {
+    ) -> Result<(), i32> {
         let etc = (!(p | o)).count_ones() >= ETC_MIN;
         let (odd, weights) = ordering_terms(p, o);
         let precision = self.s.pass.precision();
-        MoveList::new(self.k, p, o, moves, hint, |child| {
+        list.fill(self.k, (p, o), moves, hint, |child| {
             if etc {
                 if let Some(e) = self.s.table.probe(child.p, child.o) {
                     if e.precision >= precision && -(e.upper as i32) >= beta {
@@ -527,10 +528,10 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
             }
             return -self.search(o, p, -beta, -alpha, true);
         }
-        let list = match self.candidates(p, o, moves, hint, beta) {
-            Ok(list) => list,
-            Err(cut) => return cut,
-        };
+        let mut list = MoveList::new();
+        if let Err(cut) = self.candidates(&mut list, (p, o), moves, hint, beta) {
+            return cut;
+        }
         let mut best = Best::new(-65, NO_MOVE, alpha, beta);
         for (i, c) in list.as_slice().iter().enumerate() {
             let (cp, co) = c.child(p, o);
