@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use reversi_engine::{parse_obf, Game, ObfPosition, Progress, Side, Solution, Solver};
 
-use super::{exit, millions_per_second, plural};
+use super::{exit, millions_per_second, plural, thread_cpu_seconds};
 
 /// `reversi solve` arguments.
 #[derive(Debug, clap::Args)]
@@ -135,7 +135,7 @@ fn run_file(path: &PathBuf) -> u8 {
     }
     let mut solver = Solver::new(22);
     let (mut wrong, mut nodes) = (0, 0);
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), thread_cpu_seconds());
     for (number, (line, position)) in positions.iter().enumerate() {
         let solved = solve_line(&mut solver, number + 1, *line, position);
         println!("{}", solved.text);
@@ -143,12 +143,13 @@ fn run_file(path: &PathBuf) -> u8 {
         nodes += solved.nodes;
     }
     let seconds = start.elapsed().as_secs_f64();
+    let cpu = thread_cpu_seconds() - cpu;
     let checked = positions
         .iter()
         .filter(|(_, p)| p.best_score().is_some())
         .count();
     println!(
-        "total: {} in {seconds:.3} s, {} ({:.1} M nodes/s); {} of {checked} checked results as expected",
+        "total: {} in {seconds:.3} s ({cpu:.3} s of CPU), {} ({:.1} M nodes/s); {} of {checked} checked results as expected",
         plural(positions.len() as u64, "position", "positions"),
         plural(nodes, "node", "nodes"),
         millions_per_second(nodes, seconds),
@@ -179,11 +180,12 @@ fn solve_line(solver: &mut Solver, number: usize, line: usize, position: &ObfPos
             .map_or("nobody".to_string(), |s| s.to_string()),
         plural(game.empty_count().into(), "empty", "empties"),
     );
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), thread_cpu_seconds());
     let Some(solution) = solver.solve(game.board(), None) else {
         unreachable!("a solve without a deadline always finishes");
     };
     let seconds = start.elapsed().as_secs_f64();
+    let cpu = thread_cpu_seconds() - cpu;
     let best = solution.best;
     let (verdict, as_expected) = match position.best_score() {
         None => (String::new(), true),
@@ -196,7 +198,7 @@ fn solve_line(solver: &mut Solver, number: usize, line: usize, position: &ObfPos
         }
     };
     let text = format!(
-        "{head} {:+} {}{verdict} in {seconds:.3} s, {} nodes",
+        "{head} {:+} {}{verdict} in {seconds:.3} s ({cpu:.3} s of CPU), {} nodes",
         solution.score,
         best_name(&solution),
         solution.nodes
