@@ -13,12 +13,14 @@
 //! assert_eq!(update.moved.unwrap().notation, "b2");
 //! ```
 
+pub mod bot;
 pub mod game;
 pub mod record;
 pub mod registry;
 pub mod reversi;
 pub mod tictactoe;
 
+pub use bot::{Bot, RandomBot};
 pub use game::{
     Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Piece,
     Point, Settings, Standing, Team, Update, Viewer,
