@@ -1,7 +1,8 @@
 //! Handing a connection from the supervisor to a running session: the
-//! descriptor travels as SCM_RIGHTS over a Unix datagram socket made for that
-//! child, with the peer's address, its protocol and any bytes it sent after
-//! its request.
+//! descriptor travels as SCM_RIGHTS over a Unix seqpacket socket made for
+//! that child (its end closing also tells the supervisor the child exited),
+//! with the peer's address, its protocol and any bytes it sent after its
+//! request.
 //!
 //! A datagram: `kind: u8` (0 binary, 1 text), `peer_len: u8`, the peer's
 //! address in text, then the early bytes.
@@ -9,9 +10,11 @@
 use std::io::{self, IoSlice, IoSliceMut};
 use std::net::TcpStream;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::net::UnixDatagram;
 
-use nix::sys::socket::{recvmsg, sendmsg, ControlMessage, ControlMessageOwned, MsgFlags};
+use nix::sys::socket::{
+    recvmsg, sendmsg, socketpair, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags,
+    SockFlag, SockType,
+};
 
 use crate::wire::WireKind;
 
@@ -28,10 +31,21 @@ pub struct Handed {
     pub early: Vec<u8>,
 }
 
+/// A new hand-off channel: the supervisor's end, the child's end.
+pub fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
+    let (ours, theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        None,
+        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+    )?;
+    Ok((ours, theirs))
+}
+
 /// Sends `stream` (the supervisor's copy stays open until the caller drops it).
 /// `WouldBlock` when the session is not taking connections fast enough.
 pub fn send(
-    socket: &UnixDatagram,
+    socket: &impl AsRawFd,
     stream: RawFd,
     peer: &str,
     wire: WireKind,
@@ -64,8 +78,9 @@ pub fn send(
     Ok(())
 }
 
-/// The next connection waiting on `socket`, `Ok(None)` when there is none now.
-pub fn receive(socket: &mut impl AsRawFd) -> io::Result<Option<Handed>> {
+/// The next connection waiting on `socket`, `Ok(None)` when there is none now;
+/// `UnexpectedEof` once the other end is closed.
+pub fn receive(socket: &impl AsRawFd) -> io::Result<Option<Handed>> {
     let mut buf = vec![0u8; MAX_DATAGRAM];
     let mut cmsg_space = nix::cmsg_space!([RawFd; 1]);
     let (bytes, fd) = {
@@ -130,11 +145,11 @@ mod tests {
 
     #[test]
     fn a_connection_crosses_with_its_peer_protocol_and_early_bytes() {
-        let (sup, mut child) = UnixDatagram::pair().unwrap();
+        let (sup, child) = channel().unwrap();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (served, peer) = listener.accept().unwrap();
-        assert!(receive(&mut child).unwrap().is_none());
+        assert!(receive(&child).unwrap().is_none());
         send(
             &sup,
             served.as_raw_fd(),
@@ -144,7 +159,7 @@ mod tests {
         )
         .unwrap();
         drop(served);
-        let mut handed = receive(&mut child).unwrap().unwrap();
+        let mut handed = receive(&child).unwrap().unwrap();
         assert_eq!(handed.peer, peer.to_string());
         assert_eq!(handed.wire, WireKind::Text);
         assert_eq!(handed.early, b"GAME QUIT\n");
@@ -153,5 +168,10 @@ mod tests {
         let mut got = [0u8; 5];
         client.read_exact(&mut got).unwrap();
         assert_eq!(&got, b"hello");
+        drop(sup);
+        assert_eq!(
+            receive(&child).err().map(|e| e.kind()),
+            Some(io::ErrorKind::UnexpectedEof)
+        );
     }
 }

@@ -15,7 +15,7 @@ pub mod referee;
 
 use std::io;
 use std::net::{SocketAddr, TcpStream};
-use std::os::unix::net::UnixDatagram;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -68,7 +68,7 @@ pub fn run(
     config: &SessionConfig,
     group: Group,
     mut abort: SelfPipe,
-    mut control: Option<UnixDatagram>,
+    mut control: Option<OwnedFd>,
 ) -> io::Result<()> {
     let now = Instant::now();
     let started = now;
@@ -93,9 +93,8 @@ pub fn run(
     poll.registry()
         .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
     if let Some(control) = &control {
-        control.set_nonblocking(true)?;
         poll.registry().register(
-            &mut mio::unix::SourceFd(&std::os::fd::AsRawFd::as_raw_fd(control)),
+            &mut mio::unix::SourceFd(&control.as_raw_fd()),
             CONTROL,
             Interest::READABLE,
         )?;
@@ -191,8 +190,16 @@ pub fn run(
                     }
                 }
                 CONTROL => {
-                    if let Some(socket) = &mut control {
-                        session.accept_viewers(socket, &poll);
+                    let open = control
+                        .as_ref()
+                        .is_some_and(|socket| session.accept_viewers(socket, &poll));
+                    if !open {
+                        // The supervisor is gone: no more viewers, the game goes on.
+                        if let Some(socket) = control.take() {
+                            let _ = poll
+                                .registry()
+                                .deregister(&mut mio::unix::SourceFd(&socket.as_raw_fd()));
+                        }
                     }
                 }
                 Token(i) => {
@@ -395,8 +402,9 @@ impl Session<'_> {
         }
     }
 
-    /// Takes the viewers the supervisor sent, shows each the board.
-    fn accept_viewers(&mut self, control: &mut UnixDatagram, poll: &Poll) {
+    /// Takes the viewers the supervisor sent, shows each the board. Returns false once
+    /// the supervisor's end is closed.
+    fn accept_viewers(&mut self, control: &OwnedFd, poll: &Poll) -> bool {
         loop {
             match handoff::receive(control) {
                 Ok(Some(handed)) => {
@@ -425,10 +433,10 @@ impl Session<'_> {
                     self.conns[i].wire.receive(&handed.early, &mut inputs);
                     self.take_inputs(i, inputs);
                 }
-                Ok(None) => return,
+                Ok(None) => return true,
                 Err(e) => {
-                    debug!("control socket: {e}");
-                    return;
+                    debug!("hand-off socket: {e}");
+                    return false;
                 }
             }
         }

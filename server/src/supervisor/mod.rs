@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr};
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
-use std::os::unix::net::UnixDatagram;
 use std::time::{Duration, Instant};
 
 use log::{debug, error, info, warn};
@@ -44,7 +43,7 @@ pub struct Games {
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
-/// Children's pidfds: `CHILD_BASE + slot`.
+/// Children's hand-off sockets: `CHILD_BASE + slot`.
 const CHILD_BASE: usize = 1 << 40;
 /// How long the listeners rest after accept fails for lack of descriptors or memory.
 const BACKOFF: Duration = Duration::from_millis(100);
@@ -207,9 +206,9 @@ impl Supervisor {
         if got.hangup {
             (self.hangup)();
         }
-        // Children without a pidfd are reaped on every wake-up: signals can coalesce.
-        if !self.children.reap_unwatched().is_empty() {
-            debug!("{} sessions running", self.children.len());
+        // Children whose socket hung up before they were zombies: collected now.
+        for child in self.children.reap_exiting() {
+            self.forget(child);
         }
         while self.handled_stops < got.stops {
             self.handled_stops += 1;
@@ -379,18 +378,19 @@ impl Supervisor {
         self.service(index);
     }
 
-    /// A session's pidfd is readable: its child has exited.
+    /// A session's hand-off socket hung up: its child has exited (or is about to).
     fn reap(&mut self, slot: usize) {
-        if let Some(mut child) = self.children.reap_slot(slot) {
-            if let Some(pidfd) = &child.pidfd {
-                let _ = self
-                    .poll
-                    .registry()
-                    .deregister(&mut SourceFd(&pidfd.as_raw_fd()));
-            }
-            child.pidfd = None;
-            debug!("{} sessions running", self.children.len());
+        if let Some(child) = self.children.reap_slot(slot) {
+            self.forget(child);
         }
+    }
+
+    fn forget(&mut self, child: Child) {
+        let _ = self
+            .poll
+            .registry()
+            .deregister(&mut SourceFd(&child.control.as_raw_fd()));
+        debug!("{} sessions running", self.children.len());
     }
 
     fn close(&mut self, index: usize) {
@@ -668,11 +668,10 @@ impl Supervisor {
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
-        let (ours, theirs) = match UnixDatagram::pair() {
+        let (ours, theirs) = match handoff::channel() {
             Ok(pair) => pair,
             Err(e) => return self.cannot_start(game, seats, &e),
         };
-        let _ = ours.set_nonblocking(true);
         let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
         keep.push(theirs.as_raw_fd());
         let group = Group {
@@ -696,26 +695,23 @@ impl Supervisor {
         match forked {
             Ok((pid, group)) => {
                 drop(group);
-                let pidfd = reaper::pidfd_open(pid);
-                let child = Child {
+                let raw = ours.as_raw_fd();
+                let slot = self.children.insert(Child {
                     pid,
                     id,
                     module: game,
                     peers,
                     started: Instant::now(),
-                    pidfd,
                     control: ours,
-                };
-                let pidfd_raw = child.pidfd.as_ref().map(AsRawFd::as_raw_fd);
-                let slot = self.children.insert(child);
-                if let Some(raw) = pidfd_raw {
-                    if let Err(e) = self.poll.registry().register(
-                        &mut SourceFd(&raw),
-                        Token(CHILD_BASE + slot),
-                        Interest::READABLE,
-                    ) {
-                        warn!("cannot watch session {pid}'s pidfd: {e}");
-                    }
+                });
+                if let Err(e) = self.poll.registry().register(
+                    &mut SourceFd(&raw),
+                    Token(CHILD_BASE + slot),
+                    Interest::READABLE,
+                ) {
+                    // Without it this child is collected on the SIGCHLD of its exit.
+                    warn!("cannot watch session {pid}'s socket: {e}");
+                    self.children.mark_exiting(slot);
                 }
                 info!(
                     "session {pid} started: game {id} {} {} ({} running)",

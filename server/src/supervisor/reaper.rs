@@ -1,14 +1,18 @@
 //! The running session children, and reaping them.
 //!
-//! Each child has a pidfd registered in the supervisor's poll: when it becomes
-//! readable that one child has exited and is collected with `waitpid(pid)`.
-//! `waitpid(-1)` would walk every child on each call, so reaping would grow
-//! with the number of games; it is used only for children whose pidfd could
-//! not be opened (kernels before 5.3).
+//! Each child holds one end of a Unix seqpacket socket (its hand-off socket,
+//! [`crate::session::handoff`]); the supervisor's end is in its poll. When a
+//! child exits the kernel closes its end, the supervisor's end reads EOF, and
+//! that one child is collected with `waitpid(pid)` (a single-pid wait is O(1)
+//! on Linux 5.19 and later). The old way, `waitpid(-1)` on every wake-up,
+//! walked every child on each call, so reaping grew with the number of games.
+//! Descriptors are closed before a process turns zombie, so the EOF can come
+//! first: such a child is kept as *exiting* and collected on the SIGCHLD that
+//! follows. One descriptor per child in the supervisor, so 10,000 games fit
+//! the usual 20,000-descriptor limit.
 
 use std::net::SocketAddr;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::net::UnixDatagram;
+use std::os::fd::OwnedFd;
 use std::time::Instant;
 
 use log::{debug, info, warn};
@@ -26,10 +30,8 @@ pub struct Child {
     pub module: &'static Module,
     pub peers: Vec<SocketAddr>,
     pub started: Instant,
-    /// Readable when the child has exited.
-    pub pidfd: Option<OwnedFd>,
-    /// Where viewers are handed to the child.
-    pub control: UnixDatagram,
+    /// Where viewers are handed to the child; EOF when it has exited.
+    pub control: OwnedFd,
 }
 
 /// Running sessions in a slab; the slot is the child's poll token.
@@ -38,20 +40,8 @@ pub struct Children {
     slots: Vec<Option<Child>>,
     free: Vec<usize>,
     len: usize,
-    /// Children without a pidfd: reaped by `waitpid(-1)` on SIGCHLD.
-    without_pidfd: usize,
-}
-
-/// Opens a pidfd for `pid` (Linux 5.3 and later).
-pub fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
-    if fd < 0 {
-        debug!("pidfd_open({pid}): {}", std::io::Error::last_os_error());
-        return None;
-    }
-    // SAFETY: the kernel just returned this descriptor; nothing else owns it.
-    Some(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+    /// Slots whose hand-off socket hung up before `waitpid` could collect them.
+    exiting: Vec<usize>,
 }
 
 impl Children {
@@ -65,9 +55,6 @@ impl Children {
 
     /// Stores a child; returns its slot.
     pub fn insert(&mut self, child: Child) -> usize {
-        if child.pidfd.is_none() {
-            self.without_pidfd += 1;
-        }
         self.len += 1;
         match self.free.pop() {
             Some(i) => {
@@ -94,12 +81,17 @@ impl Children {
         self.iter().find(|c| c.id == id)
     }
 
-    /// The pidfd of `slot` said its child exited: collect it. Returns the child if it was
-    /// reaped (it is then gone from the table; the caller deregisters its pidfd).
+    /// The hand-off socket of `slot` hung up: its child has exited or is exiting.
+    /// Returns the child if it was collected (it is then gone from the table).
     pub fn reap_slot(&mut self, slot: usize) -> Option<Child> {
         let pid = self.get(slot)?.pid;
         match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
-            Ok(WaitStatus::StillAlive) => None,
+            Ok(WaitStatus::StillAlive) => {
+                if !self.exiting.contains(&slot) {
+                    self.exiting.push(slot);
+                }
+                None
+            }
             Ok(status) => self.take(slot, status),
             Err(Errno::ECHILD) => self.take(slot, WaitStatus::StillAlive),
             Err(e) => {
@@ -109,32 +101,20 @@ impl Children {
         }
     }
 
-    /// Collects children that have no pidfd (`waitpid(-1)` until none is left exited).
-    pub fn reap_unwatched(&mut self) -> Vec<Child> {
-        let mut reaped = Vec::new();
-        if self.without_pidfd == 0 {
-            return reaped;
+    /// Collects `slot` on the next SIGCHLD whatever its socket says.
+    pub fn mark_exiting(&mut self, slot: usize) {
+        if !self.exiting.contains(&slot) {
+            self.exiting.push(slot);
         }
-        loop {
-            let status = match waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
-                Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => return reaped,
-                Err(Errno::EINTR) => continue,
-                Err(e) => {
-                    warn!("waitpid failed: {e}");
-                    return reaped;
-                }
-                Ok(status) => status,
-            };
-            let Some(pid) = status.pid() else { continue };
-            let slot = self
-                .slots
-                .iter()
-                .position(|c| c.as_ref().is_some_and(|c| c.pid == pid));
-            match slot {
-                Some(slot) => reaped.extend(self.take(slot, status)),
-                None => debug!("reaped unknown child {pid}"),
-            }
-        }
+    }
+
+    /// Collects the children that hung up earlier and have exited since (on SIGCHLD).
+    pub fn reap_exiting(&mut self) -> Vec<Child> {
+        let slots = std::mem::take(&mut self.exiting);
+        slots
+            .into_iter()
+            .filter_map(|slot| self.reap_slot(slot))
+            .collect()
     }
 
     fn take(&mut self, slot: usize, status: WaitStatus) -> Option<Child> {
@@ -144,9 +124,7 @@ impl Children {
         let child = self.slots.get_mut(slot)?.take()?;
         self.free.push(slot);
         self.len -= 1;
-        if child.pidfd.is_none() {
-            self.without_pidfd -= 1;
-        }
+        self.exiting.retain(|&s| s != slot);
         log_exit(&child, status);
         Some(child)
     }
@@ -177,12 +155,5 @@ fn log_exit(child: &Child, status: WaitStatus) {
             warn!("session {pid} killed by {sig} after {lived:.3}s ({who})")
         }
         _ => warn!("session {pid} gone after {lived:.3}s ({who})"),
-    }
-}
-
-impl AsRawFd for Child {
-    /// The pidfd (the caller checks it exists).
-    fn as_raw_fd(&self) -> std::os::fd::RawFd {
-        self.pidfd.as_ref().map_or(-1, AsRawFd::as_raw_fd)
     }
 }
