@@ -36,6 +36,13 @@ use reversi_tests::{play_out, quantile, Client, Msg, Rng, Server};
 ///   reversi-load --spawn --concurrency 64 --games 5000
 ///   reversi-load --addr 127.0.0.1:8765 --server-pid 1234 --concurrency 2000 --games 2000 --think 200
 ///
+/// --hold N opens N idle sessions first (pairs that never move, held by helper processes of
+/// at most 4,000 sessions each, since a process may open only so many sockets) and keeps them
+/// while the load phase runs: set-ups per second with N live sessions.
+///
+/// --memory-per-game starts one game of every game type over the text protocol and prints
+/// the private memory (USS) of each session child, then exits.
+///
 /// With --spawn, reversid is taken from the same directory as this binary (build both with
 /// `cargo build --release -p reversi-server -p reversi-tests`). Every bad PDU or protocol
 /// surprise counts as an error; the exit status is 1 if there was any.
@@ -69,9 +76,18 @@ struct Args {
     /// Each player hangs up right after connect_ok: measures session set-up alone.
     #[arg(long)]
     setup_only: bool,
+    /// Idle sessions opened before the load phase and held through it.
+    #[arg(long, default_value_t = 0)]
+    hold: usize,
+    /// Start one game of every game type and print each session child's private memory.
+    #[arg(long)]
+    memory_per_game: bool,
     /// (Internal) serve the echo floor: print the port, echo one connection, exit.
     #[arg(long, hide = true)]
     serve_echo: bool,
+    /// (Internal) open this many idle sessions at --addr, print "held", wait for stdin to close.
+    #[arg(long, hide = true)]
+    hold_worker: Option<usize>,
     /// Seed of the bots' move choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -91,8 +107,11 @@ fn main() {
         return serve_echo();
     }
     raise_nofile();
+    if let (Some(n), Some(addr)) = (args.hold_worker, args.addr) {
+        return hold_worker(addr, n);
+    }
     let spawned = if args.addr.is_none() {
-        let max = (args.concurrency * 2 + 16).to_string();
+        let max = (args.hold + args.concurrency * 2 + 16).to_string();
         Some(Server::start_with_log(
             &[
                 "--max-sessions",
@@ -101,6 +120,8 @@ fn main() {
                 "65536",
                 "--handshake-timeout",
                 "60",
+                "--move-timeout",
+                "0",
             ],
             "warn,reversid=info,reversid::supervisor=warn,reversid::reversi=warn",
         ))
@@ -112,6 +133,10 @@ fn main() {
         .unwrap_or_else(|| spawned.as_ref().unwrap().addr());
     let server_pid = args.server_pid.or(spawned.as_ref().map(Server::pid));
     println!("reversid at {addr}");
+    if args.memory_per_game {
+        return memory_per_game(addr, server_pid);
+    }
+    let _held = Holders::start(addr, args.hold, server_pid);
 
     // The floor and the quiet games are measured in alternation, so both see the same
     // background load on a shared machine.
@@ -228,6 +253,117 @@ fn main() {
     }
     if !s.errors.is_empty() {
         std::process::exit(1);
+    }
+}
+
+/// Idle sessions kept open by helper processes (this binary with --hold-worker) until dropped.
+struct Holders {
+    workers: Vec<std::process::Child>,
+}
+
+/// Sessions one helper process holds: two sockets each, well under the usual 20,000 descriptors.
+const HOLD_PER_WORKER: usize = 4000;
+
+impl Holders {
+    fn start(addr: SocketAddr, n: usize, server_pid: Option<i32>) -> Holders {
+        let t0 = Instant::now();
+        let mut workers = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(HOLD_PER_WORKER);
+            left -= k;
+            let worker = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--addr", &addr.to_string(), "--hold-worker", &k.to_string()])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("start a hold worker");
+            workers.push(worker);
+        }
+        for worker in &mut workers {
+            let mut line = String::new();
+            std::io::BufRead::read_line(
+                &mut std::io::BufReader::new(worker.stdout.as_mut().unwrap()),
+                &mut line,
+            )
+            .unwrap();
+            assert!(line.starts_with("held"), "a hold worker failed: {line:?}");
+        }
+        if n > 0 {
+            println!(
+                "held sessions   : {n} idle sessions opened in {:.2?} by {} processes",
+                t0.elapsed(),
+                workers.len()
+            );
+            if let Some(pid) = server_pid {
+                let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+                    .map_or(0, |c| c.split_whitespace().count());
+                let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+                println!(
+                    "                  {children} session processes running; supervisor RSS {} KiB",
+                    field_kib(&status, "VmRSS:").unwrap_or(0)
+                );
+            }
+        }
+        Holders { workers }
+    }
+}
+
+impl Drop for Holders {
+    fn drop(&mut self) {
+        for worker in &mut self.workers {
+            drop(worker.stdin.take());
+            let _ = worker.wait();
+        }
+    }
+}
+
+/// Opens `n` idle sessions and holds them until standard input closes.
+fn hold_worker(addr: SocketAddr, n: usize) {
+    let mut held = Vec::with_capacity(2 * n);
+    for _ in 0..n {
+        let mut a = Client::connect(addr);
+        a.send(&Pdu::Connect);
+        let mut b = Client::connect(addr);
+        b.send(&Pdu::Connect);
+        a.expect_connect_ok();
+        b.expect_connect_ok();
+        held.push(a);
+        held.push(b);
+    }
+    println!("held {n}");
+    std::io::stdout().flush().unwrap();
+    let mut rest = Vec::new();
+    let _ = std::io::stdin().read_to_end(&mut rest);
+}
+
+/// One game of every game type over the text protocol, and each session child's USS.
+fn memory_per_game(addr: SocketAddr, server_pid: Option<i32>) {
+    let Some(pid) = server_pid else {
+        eprintln!("--memory-per-game needs --server-pid (or --spawn)");
+        std::process::exit(2);
+    };
+    for module in reversi_games::registry::all() {
+        let name = module.info.name;
+        let mut players: Vec<_> = (0..module.info.team_count())
+            .map(|_| reversi_tests::text::TextClient::join(addr, name))
+            .collect();
+        for p in &mut players {
+            p.expect("GAME TEAM");
+        }
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .unwrap_or_default();
+        let newest = children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()).max();
+        let uss = newest
+            .and_then(|child| std::fs::read_to_string(format!("/proc/{child}/smaps_rollup")).ok())
+            .and_then(|t| Some(field_kib(&t, "Private_Clean:")? + field_kib(&t, "Private_Dirty:")?));
+        match uss {
+            Some(kib) => println!("session USS     : {kib:>6} KiB  {name}"),
+            None => println!("session USS     :      ?      {name} (no child found)"),
+        }
+        for p in &mut players {
+            p.send("GAME QUIT");
+        }
     }
 }
 
