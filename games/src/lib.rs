@@ -14,6 +14,7 @@
 //! ```
 
 pub mod bot;
+pub mod duell;
 pub mod game;
 pub mod record;
 pub mod registry;

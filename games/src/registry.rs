@@ -8,7 +8,11 @@ pub struct Module {
     pub new_game: fn(&Settings) -> Box<dyn Game>,
 }
 
-static MODULES: &[Module] = &[crate::reversi::MODULE, crate::tictactoe::MODULE];
+static MODULES: &[Module] = &[
+    crate::reversi::MODULE,
+    crate::tictactoe::MODULE,
+    crate::duell::MODULE,
+];
 
 /// Every built-in game, in the order `reversid --help` lists them.
 pub fn all() -> &'static [Module] {
