@@ -15,6 +15,7 @@
 
 pub mod bot;
 pub mod duell;
+pub mod foxes;
 pub mod game;
 pub mod record;
 pub mod registry;

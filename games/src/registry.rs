@@ -12,6 +12,7 @@ static MODULES: &[Module] = &[
     crate::reversi::MODULE,
     crate::tictactoe::MODULE,
     crate::duell::MODULE,
+    crate::foxes::MODULE,
 ];
 
 /// Every built-in game, in the order `reversid --help` lists them.
