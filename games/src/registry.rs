@@ -8,6 +8,21 @@ pub struct Module {
     pub new_game: fn(&Settings) -> Box<dyn Game>,
 }
 
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Module({})", self.info.name)
+    }
+}
+
+/// Modules are the same when their names are: names are unique.
+impl PartialEq for Module {
+    fn eq(&self, other: &Module) -> bool {
+        self.info.name == other.info.name
+    }
+}
+
+impl Eq for Module {}
+
 static MODULES: &[Module] = &[
     crate::reversi::MODULE,
     crate::tictactoe::MODULE,

@@ -5,8 +5,16 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser};
+use reversi_games::registry::{self, Module};
 
-/// reversid: pairs Reversi clients two by two and plays each game in its own process.
+use crate::session::referee::Rules;
+use crate::session::SessionConfig;
+use crate::supervisor::front::Front;
+use crate::supervisor::Games;
+
+/// reversid: a server for networked board games. It queues players per game and plays each
+/// game in its own process; one port speaks the binary Reversi protocol and a line-based text
+/// protocol for every game (spec/PROTOCOL.md, spec/TEXT-PROTOCOL.md).
 ///
 /// Signals: the first SIGTERM or SIGINT starts a smart shutdown (stop listening, turn away waiting
 /// clients, let running games finish, exit 0 once the last session is reaped); a second one makes it
@@ -21,7 +29,19 @@ pub struct Cli {
           default_value = "127.0.0.1:8765")]
     pub listen: Vec<SocketAddr>,
 
-    /// Seconds a new connection has to send connect.
+    /// Games to serve, comma-separated (default: every game built in).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = game_names())]
+    pub games: Vec<String>,
+
+    /// Players per team: team mates take turns (seed 000's `-p N`).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=8))]
+    pub team_size: u64,
+
+    /// No automatic rematch, even for games that have one by default (draughts).
+    #[arg(long)]
+    pub no_rematch: bool,
+
+    /// Seconds a new connection has to send its first request (connect, or a line).
     #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub handshake_timeout: u64,
 
@@ -41,11 +61,12 @@ pub struct Cli {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub shutdown_timeout: u64,
 
-    /// Give black to the client that queued first (default: colours are drawn at random).
+    /// Give the first team (black, X) to the client that queued first (default: drawn at random
+    /// in games that draw them).
     #[arg(long)]
     pub fixed_colours: bool,
 
-    /// Write each finished game as a GGF file into this directory.
+    /// Write each finished game into this directory (GGF for Reversi; each game's own format).
     #[arg(long, value_name = "DIR")]
     pub record_dir: Option<PathBuf>,
 
@@ -72,13 +93,13 @@ pub struct SupervisorConfig {
     pub shutdown_timeout: Duration,
 }
 
-/// What a Reversi session needs.
-#[derive(Debug, Clone)]
-pub struct SessionConfig {
-    /// `None`: no move clock.
-    pub move_timeout: Option<Duration>,
-    pub fixed_colours: bool,
-    pub record_dir: Option<PathBuf>,
+/// The game names `--games` accepts, with each game's title as its help.
+fn game_names() -> clap::builder::PossibleValuesParser {
+    registry::all()
+        .iter()
+        .map(|m| clap::builder::PossibleValue::new(m.info.name).help(m.info.title))
+        .collect::<Vec<_>>()
+        .into()
 }
 
 impl Cli {
@@ -103,10 +124,32 @@ impl Cli {
         }
     }
 
-    pub fn session(&self) -> SessionConfig {
+    /// The games to serve with each one's session settings.
+    pub fn games(&self) -> Games {
+        let modules: Vec<&'static Module> = registry::all()
+            .iter()
+            .filter(|m| self.games.is_empty() || self.games.iter().any(|g| g == m.info.name))
+            .collect();
+        let sessions = modules
+            .iter()
+            .map(|m| (m.info.name, self.session(m)))
+            .collect();
+        Games {
+            front: Front::new(modules),
+            sessions,
+            team_size: usize::try_from(self.team_size).unwrap_or(1),
+        }
+    }
+
+    /// What every session of `module` is given.
+    pub fn session(&self, module: &Module) -> SessionConfig {
         SessionConfig {
-            move_timeout: (self.move_timeout > 0).then(|| Duration::from_secs(self.move_timeout)),
-            fixed_colours: self.fixed_colours,
+            rules: Rules {
+                move_timeout: (self.move_timeout > 0)
+                    .then(|| Duration::from_secs(self.move_timeout)),
+                fixed_teams: self.fixed_colours,
+                rematch: module.info.rematch && !self.no_rematch,
+            },
             record_dir: self.record_dir.clone(),
         }
     }
@@ -122,7 +165,12 @@ mod tests {
         let sup = cli.supervisor();
         assert_eq!(sup.listen, vec!["127.0.0.1:8765".parse().unwrap()]);
         assert_eq!(sup.handshake_timeout, Duration::from_secs(10));
-        assert_eq!(cli.session().move_timeout, Some(Duration::from_secs(600)));
+        let reversi = registry::find("reversi").unwrap();
+        assert_eq!(
+            cli.session(reversi).rules.move_timeout,
+            Some(Duration::from_secs(600))
+        );
+        assert_eq!(cli.games().front.games().len(), registry::all().len());
         assert_eq!((sup.max_sessions, sup.max_pending), (1024, 4096));
     }
 
@@ -138,7 +186,21 @@ mod tests {
             "0",
         ]);
         assert_eq!(cli.listen.len(), 2);
-        assert_eq!(cli.session().move_timeout, None);
+        assert_eq!(
+            cli.session(registry::find("reversi").unwrap())
+                .rules
+                .move_timeout,
+            None
+        );
+    }
+
+    #[test]
+    fn games_are_chosen_by_name() {
+        let cli = Cli::parse_from(["reversid", "--games", "tictactoe"]);
+        let games = cli.games();
+        let names: Vec<&str> = games.front.games().iter().map(|m| m.info.name).collect();
+        assert_eq!(names, ["tictactoe"]);
+        assert!(Cli::try_parse_from(["reversid", "--games", "chess"]).is_err());
     }
 
     #[test]

@@ -4,9 +4,10 @@ mod config;
 mod daemon;
 mod log;
 mod outbox;
-mod reversi;
+mod session;
 mod signals;
 mod supervisor;
+mod wire;
 
 use std::process::ExitCode;
 
@@ -14,7 +15,6 @@ use ::log::{error, info, warn};
 use clap::Parser;
 
 use config::Cli;
-use reversi::Reversi;
 use supervisor::Supervisor;
 
 fn main() -> ExitCode {
@@ -52,14 +52,15 @@ fn run(cli: &Cli) -> std::io::Result<()> {
     }
     // Everything that can fail is set up before detaching, so errors reach the terminal.
     let reopen = cli.log_file.clone();
-    let supervisor = Supervisor::new(Reversi::new(cli.session()), supervisor_config, listeners)?
-        .on_hangup(move || match &reopen {
+    let supervisor = Supervisor::new(cli.games(), supervisor_config, listeners)?.on_hangup(
+        move || match &reopen {
             Some(path) => match log::redirect_stderr(path) {
                 Ok(()) => info!("SIGHUP: reopened {}", path.display()),
                 Err(e) => error!("SIGHUP: cannot reopen {}: {e}", path.display()),
             },
             None => info!("SIGHUP ignored (no --log-file to reopen)"),
-        });
+        },
+    );
     let log_file = cli.log_file.clone();
     let set_up = |pid_file: &mut Option<daemon::PidFile>| -> std::io::Result<()> {
         if let Some(pid_file) = pid_file {

@@ -15,6 +15,8 @@ use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PD
 
 pub use nix::sys::signal::Signal;
 
+pub mod text;
+
 /// How long a test waits for anything before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
@@ -72,12 +74,30 @@ fn newest_change(dir: &Path) -> Option<SystemTime> {
 
 /// The server binary `reversid`, next to the running executable.
 pub fn reversid_binary() -> PathBuf {
-    binary("reversid", &["server/src", "engine/src", "pdu/src"])
+    binary(
+        "reversid",
+        &[
+            "server/src",
+            "games/src",
+            "text/src",
+            "engine/src",
+            "pdu/src",
+        ],
+    )
 }
 
 /// The client binary `reversi`, next to the running executable.
 pub fn reversi_binary() -> PathBuf {
-    binary("reversi", &["client/src", "engine/src", "pdu/src"])
+    binary(
+        "reversi",
+        &[
+            "client/src",
+            "games/src",
+            "text/src",
+            "engine/src",
+            "pdu/src",
+        ],
+    )
 }
 
 /// Lines reversid has logged so far, and a way to wait for more.
