@@ -14,6 +14,8 @@
 //! ```
 
 pub mod bot;
+pub mod duell;
+pub mod foxes;
 pub mod game;
 pub mod record;
 pub mod registry;

@@ -23,7 +23,12 @@ impl PartialEq for Module {
 
 impl Eq for Module {}
 
-static MODULES: &[Module] = &[crate::reversi::MODULE, crate::tictactoe::MODULE];
+static MODULES: &[Module] = &[
+    crate::reversi::MODULE,
+    crate::tictactoe::MODULE,
+    crate::duell::MODULE,
+    crate::foxes::MODULE,
+];
 
 /// Every built-in game, in the order `reversid --help` lists them.
 pub fn all() -> &'static [Module] {
