@@ -88,16 +88,7 @@ pub fn reversid_binary() -> PathBuf {
 
 /// The client binary `reversi`, next to the running executable.
 pub fn reversi_binary() -> PathBuf {
-    binary(
-        "reversi",
-        &[
-            "client/src",
-            "games/src",
-            "text/src",
-            "engine/src",
-            "pdu/src",
-        ],
-    )
+    binary("reversi", &["client/src", "engine/src", "pdu/src"])
 }
 
 /// Lines reversid has logged so far, and a way to wait for more.

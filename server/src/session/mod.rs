@@ -63,12 +63,12 @@ pub struct SessionConfig {
 }
 
 /// Plays the session of `group` to its end. Runs in the child.
-/// `control` brings viewers from the supervisor.
+/// `viewers` is the listener on which the supervisor hands viewers over.
 pub fn run(
     config: &SessionConfig,
     group: Group,
     mut abort: SelfPipe,
-    mut control: Option<OwnedFd>,
+    mut viewers: Option<OwnedFd>,
 ) -> io::Result<()> {
     let now = Instant::now();
     let started = now;
@@ -92,9 +92,9 @@ pub fn run(
     let mut poll = Poll::new()?;
     poll.registry()
         .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
-    if let Some(control) = &control {
+    if let Some(listener) = &viewers {
         poll.registry().register(
-            &mut mio::unix::SourceFd(&control.as_raw_fd()),
+            &mut mio::unix::SourceFd(&listener.as_raw_fd()),
             CONTROL,
             Interest::READABLE,
         )?;
@@ -190,15 +190,15 @@ pub fn run(
                     }
                 }
                 CONTROL => {
-                    let open = control
+                    let open = viewers
                         .as_ref()
-                        .is_some_and(|socket| session.accept_viewers(socket, &poll));
+                        .is_some_and(|listener| session.accept_viewers(listener, &poll));
                     if !open {
-                        // The supervisor is gone: no more viewers, the game goes on.
-                        if let Some(socket) = control.take() {
+                        // The listener failed: no more viewers, the game goes on.
+                        if let Some(listener) = viewers.take() {
                             let _ = poll
                                 .registry()
-                                .deregister(&mut mio::unix::SourceFd(&socket.as_raw_fd()));
+                                .deregister(&mut mio::unix::SourceFd(&listener.as_raw_fd()));
                         }
                     }
                 }
@@ -402,11 +402,11 @@ impl Session<'_> {
         }
     }
 
-    /// Takes the viewers the supervisor sent, shows each the board. Returns false once
-    /// the supervisor's end is closed.
-    fn accept_viewers(&mut self, control: &OwnedFd, poll: &Poll) -> bool {
+    /// Takes the viewers the supervisor sent, shows each the board. Returns false if the
+    /// listener failed.
+    fn accept_viewers(&mut self, listener: &OwnedFd, poll: &Poll) -> bool {
         loop {
-            match handoff::receive(control) {
+            match handoff::accept(listener) {
                 Ok(Some(handed)) => {
                     let i = self.conns.len();
                     let mut stream = mio::net::TcpStream::from_std(handed.stream);
@@ -434,8 +434,11 @@ impl Session<'_> {
                     self.take_inputs(i, inputs);
                 }
                 Ok(None) => return true,
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    warn!("{e}");
+                }
                 Err(e) => {
-                    debug!("hand-off socket: {e}");
+                    warn!("hand-off listener: {e}");
                     return false;
                 }
             }

@@ -19,7 +19,6 @@ use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
 use std::time::{Duration, Instant};
 
 use log::{debug, error, info, warn};
-use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
 use reversi_games::registry::Module;
@@ -27,7 +26,7 @@ use reversi_text::ServerMessage;
 
 use crate::config::SupervisorConfig;
 use crate::session::{self, handoff, Group, SessionConfig};
-use crate::signals::{self, SelfPipe};
+use crate::signals::SelfPipe;
 use front::{Front, Stage, Verdict};
 use pending::{Pending, State, LINGER};
 use reaper::{Child, Children};
@@ -43,8 +42,7 @@ pub struct Games {
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
-/// Children's hand-off sockets: `CHILD_BASE + slot`.
-const CHILD_BASE: usize = 1 << 40;
+
 /// How long the listeners rest after accept fails for lack of descriptors or memory.
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
@@ -110,7 +108,7 @@ impl Supervisor {
         listeners: Vec<(mio::net::TcpListener, SocketAddr)>,
     ) -> io::Result<Supervisor> {
         let poll = Poll::new()?;
-        let mut signals = SelfPipe::install(signals::SUPERVISOR)?;
+        let mut signals = SelfPipe::install_supervisor()?;
         poll.registry()
             .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
         let mut sup = Supervisor {
@@ -176,7 +174,6 @@ impl Supervisor {
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
-                    Token(t) if t >= CHILD_BASE => self.reap(t - CHILD_BASE),
                     Token(t) => self.service(t - CONN_BASE),
                 }
             }
@@ -206,9 +203,15 @@ impl Supervisor {
         if got.hangup {
             (self.hangup)();
         }
-        // Children whose socket hung up before they were zombies: collected now.
-        for child in self.children.reap_exiting() {
-            self.forget(child);
+        let mut reaped = 0;
+        for pid in &got.exited {
+            reaped += usize::from(self.children.reap(nix::unistd::Pid::from_raw(*pid)));
+        }
+        if got.lost_exits {
+            reaped += self.children.sweep();
+        }
+        if reaped > 0 {
+            debug!("{} sessions running", self.children.len());
         }
         while self.handled_stops < got.stops {
             self.handled_stops += 1;
@@ -376,21 +379,6 @@ impl Supervisor {
         let farewell = front::refusal(conn.wire, why);
         self.pending.start_closing(index, &farewell, now + LINGER);
         self.service(index);
-    }
-
-    /// A session's hand-off socket hung up: its child has exited (or is about to).
-    fn reap(&mut self, slot: usize) {
-        if let Some(child) = self.children.reap_slot(slot) {
-            self.forget(child);
-        }
-    }
-
-    fn forget(&mut self, child: Child) {
-        let _ = self
-            .poll
-            .registry()
-            .deregister(&mut SourceFd(&child.control.as_raw_fd()));
-        debug!("{} sessions running", self.children.len());
     }
 
     fn close(&mut self, index: usize) {
@@ -580,7 +568,7 @@ impl Supervisor {
         };
         let wire = conn.wire.unwrap_or(crate::wire::WireKind::Text);
         let sent = handoff::send(
-            &child.control,
+            child.id,
             conn.stream.as_raw_fd(),
             &conn.peer.to_string(),
             wire,
@@ -668,12 +656,12 @@ impl Supervisor {
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
-        let (ours, theirs) = match handoff::channel() {
-            Ok(pair) => pair,
+        let viewers = match handoff::listener(id) {
+            Ok(listener) => listener,
             Err(e) => return self.cannot_start(game, seats, &e),
         };
         let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
-        keep.push(theirs.as_raw_fd());
+        keep.push(viewers.as_raw_fd());
         let group = Group {
             id,
             module: game,
@@ -684,7 +672,7 @@ impl Supervisor {
                 error!("no session settings for {}", game.info.name);
                 return 1;
             };
-            match session::run(&config, group, abort, Some(theirs)) {
+            match session::run(&config, group, abort, Some(viewers)) {
                 Ok(()) => 0,
                 Err(e) => {
                     error!("session failed: {e}");
@@ -695,24 +683,13 @@ impl Supervisor {
         match forked {
             Ok((pid, group)) => {
                 drop(group);
-                let raw = ours.as_raw_fd();
-                let slot = self.children.insert(Child {
+                self.children.insert(Child {
                     pid,
                     id,
                     module: game,
                     peers,
                     started: Instant::now(),
-                    control: ours,
                 });
-                if let Err(e) = self.poll.registry().register(
-                    &mut SourceFd(&raw),
-                    Token(CHILD_BASE + slot),
-                    Interest::READABLE,
-                ) {
-                    // Without it this child is collected on the SIGCHLD of its exit.
-                    warn!("cannot watch session {pid}'s socket: {e}");
-                    self.children.mark_exiting(slot);
-                }
                 info!(
                     "session {pid} started: game {id} {} {} ({} running)",
                     game.info.name,

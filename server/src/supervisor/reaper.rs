@@ -1,18 +1,16 @@
 //! The running session children, and reaping them.
 //!
-//! Each child holds one end of a Unix seqpacket socket (its hand-off socket,
-//! [`crate::session::handoff`]); the supervisor's end is in its poll. When a
-//! child exits the kernel closes its end, the supervisor's end reads EOF, and
-//! that one child is collected with `waitpid(pid)` (a single-pid wait is O(1)
-//! on Linux 5.19 and later). The old way, `waitpid(-1)` on every wake-up,
-//! walked every child on each call, so reaping grew with the number of games.
-//! Descriptors are closed before a process turns zombie, so the EOF can come
-//! first: such a child is kept as *exiting* and collected on the SIGCHLD that
-//! follows. One descriptor per child in the supervisor, so 10,000 games fit
-//! the usual 20,000-descriptor limit.
+//! A session child is started with a real-time exit signal that carries its
+//! pid ([`crate::signals`]), so the supervisor collects exactly the child that
+//! exited with `waitpid(pid)`, which is O(1) on Linux 5.19 and later. The old
+//! way, `waitpid(-1)` on every wake-up, walked every child on each call, and a
+//! descriptor per child (a pidfd) would make every fork copy and every child
+//! close one descriptor per running game. The supervisor holds none.
+//! `waitpid(-1)` is left for the rare case of exits the signal pipe could not
+//! hold ([`Children::sweep`]).
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::os::fd::OwnedFd;
 use std::time::Instant;
 
 use log::{debug, info, warn};
@@ -30,50 +28,35 @@ pub struct Child {
     pub module: &'static Module,
     pub peers: Vec<SocketAddr>,
     pub started: Instant,
-    /// Where viewers are handed to the child; EOF when it has exited.
-    pub control: OwnedFd,
 }
 
-/// Running sessions in a slab; the slot is the child's poll token.
+/// Running sessions by pid.
 #[derive(Default)]
 pub struct Children {
-    slots: Vec<Option<Child>>,
-    free: Vec<usize>,
-    len: usize,
-    /// Slots whose hand-off socket hung up before `waitpid` could collect them.
-    exiting: Vec<usize>,
+    running: HashMap<Pid, Child>,
+}
+
+/// Children started with an exit signal other than SIGCHLD are "clone" children:
+/// waitpid sees them only with `__WALL`.
+fn flags() -> Option<WaitPidFlag> {
+    Some(WaitPidFlag::WNOHANG | WaitPidFlag::__WALL)
 }
 
 impl Children {
     pub fn len(&self) -> usize {
-        self.len
+        self.running.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.running.is_empty()
     }
 
-    /// Stores a child; returns its slot.
-    pub fn insert(&mut self, child: Child) -> usize {
-        self.len += 1;
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i] = Some(child);
-                i
-            }
-            None => {
-                self.slots.push(Some(child));
-                self.slots.len() - 1
-            }
-        }
-    }
-
-    pub fn get(&self, slot: usize) -> Option<&Child> {
-        self.slots.get(slot).and_then(Option::as_ref)
+    pub fn insert(&mut self, child: Child) {
+        self.running.insert(child.pid, child);
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Child> {
-        self.slots.iter().flatten()
+        self.running.values()
     }
 
     /// The child running game `id`.
@@ -81,52 +64,57 @@ impl Children {
         self.iter().find(|c| c.id == id)
     }
 
-    /// The hand-off socket of `slot` hung up: its child has exited or is exiting.
-    /// Returns the child if it was collected (it is then gone from the table).
-    pub fn reap_slot(&mut self, slot: usize) -> Option<Child> {
-        let pid = self.get(slot)?.pid;
-        match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
-            Ok(WaitStatus::StillAlive) => {
-                if !self.exiting.contains(&slot) {
-                    self.exiting.push(slot);
+    /// Collects child `pid`, which signalled its exit. Returns whether it was one of ours.
+    pub fn reap(&mut self, pid: Pid) -> bool {
+        loop {
+            match waitpid(pid, flags()) {
+                Ok(WaitStatus::StillAlive) => return false,
+                Ok(status) => return self.take(pid, status),
+                Err(Errno::EINTR) => continue,
+                Err(Errno::ECHILD) => return false,
+                Err(e) => {
+                    warn!("waitpid({pid}) failed: {e}");
+                    return false;
                 }
-                None
-            }
-            Ok(status) => self.take(slot, status),
-            Err(Errno::ECHILD) => self.take(slot, WaitStatus::StillAlive),
-            Err(e) => {
-                warn!("waitpid({pid}) failed: {e}");
-                None
             }
         }
     }
 
-    /// Collects `slot` on the next SIGCHLD whatever its socket says.
-    pub fn mark_exiting(&mut self, slot: usize) {
-        if !self.exiting.contains(&slot) {
-            self.exiting.push(slot);
+    /// Collects every child that has exited (`waitpid(-1)` until none is left): for exits
+    /// whose signal was lost. Returns how many.
+    pub fn sweep(&mut self) -> usize {
+        let mut reaped = 0;
+        loop {
+            match waitpid(Pid::from_raw(-1), flags()) {
+                Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => return reaped,
+                Err(Errno::EINTR) => continue,
+                Err(e) => {
+                    warn!("waitpid failed: {e}");
+                    return reaped;
+                }
+                Ok(status) => {
+                    if let Some(pid) = status.pid() {
+                        reaped += usize::from(self.take(pid, status));
+                    }
+                }
+            }
         }
     }
 
-    /// Collects the children that hung up earlier and have exited since (on SIGCHLD).
-    pub fn reap_exiting(&mut self) -> Vec<Child> {
-        let slots = std::mem::take(&mut self.exiting);
-        slots
-            .into_iter()
-            .filter_map(|slot| self.reap_slot(slot))
-            .collect()
-    }
-
-    fn take(&mut self, slot: usize, status: WaitStatus) -> Option<Child> {
+    fn take(&mut self, pid: Pid, status: WaitStatus) -> bool {
         if matches!(status, WaitStatus::Stopped(..) | WaitStatus::Continued(_)) {
-            return None;
+            return false;
         }
-        let child = self.slots.get_mut(slot)?.take()?;
-        self.free.push(slot);
-        self.len -= 1;
-        self.exiting.retain(|&s| s != slot);
-        log_exit(&child, status);
-        Some(child)
+        match self.running.remove(&pid) {
+            Some(child) => {
+                log_exit(&child, status);
+                true
+            }
+            None => {
+                debug!("reaped unknown child {pid}");
+                false
+            }
+        }
     }
 
     /// Sends `signal` to every running session.

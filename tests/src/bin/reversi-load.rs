@@ -298,7 +298,8 @@ impl Holders {
             if let Some(pid) = server_pid {
                 let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
                     .map_or(0, |c| c.split_whitespace().count());
-                let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+                let status =
+                    std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
                 println!(
                     "                  {children} session processes running; supervisor RSS {} KiB",
                     field_kib(&status, "VmRSS:").unwrap_or(0)
@@ -351,12 +352,17 @@ fn memory_per_game(addr: SocketAddr, server_pid: Option<i32>) {
         for p in &mut players {
             p.expect("GAME TEAM");
         }
-        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-            .unwrap_or_default();
-        let newest = children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()).max();
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        let newest = children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+            .max();
         let uss = newest
             .and_then(|child| std::fs::read_to_string(format!("/proc/{child}/smaps_rollup")).ok())
-            .and_then(|t| Some(field_kib(&t, "Private_Clean:")? + field_kib(&t, "Private_Dirty:")?));
+            .and_then(|t| {
+                Some(field_kib(&t, "Private_Clean:")? + field_kib(&t, "Private_Dirty:")?)
+            });
         match uss {
             Some(kib) => println!("session USS     : {kib:>6} KiB  {name}"),
             None => println!("session USS     :      ?      {name} (no child found)"),
