@@ -319,13 +319,46 @@ impl Drop for Holders {
     }
 }
 
+/// Connects to `addr` from loopback source address number `source` (127.1.x.y) when the server
+/// is on IPv4 loopback: each source address has its own 28,000 ephemeral ports, and connect(2)
+/// slows down sharply as the ports of one source address fill up, which would measure the
+/// client, not the server.
+fn connect_from(addr: SocketAddr, source: usize) -> std::io::Result<TcpStream> {
+    let SocketAddr::V4(v4) = addr else {
+        return TcpStream::connect(addr);
+    };
+    if !v4.ip().is_loopback() {
+        return TcpStream::connect(addr);
+    }
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    // Leave the port to connect(), which picks it by the whole address pair.
+    let on: libc::c_int = 1;
+    // SAFETY: setsockopt with a valid int option.
+    unsafe {
+        libc::setsockopt(
+            std::os::fd::AsRawFd::as_raw_fd(&socket),
+            libc::IPPROTO_IP,
+            libc::IP_BIND_ADDRESS_NO_PORT,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+    let [hi, lo] = u16::try_from(source % 65_000).unwrap_or(0).to_be_bytes();
+    let ip = std::net::Ipv4Addr::new(127, 1, hi, lo.max(1));
+    socket.bind(&SocketAddr::from((ip, 0)).into())?;
+    socket.connect(&addr.into())?;
+    Ok(socket.into())
+}
+
 /// Opens `n` idle sessions and holds them until standard input closes.
 fn hold_worker(addr: SocketAddr, n: usize) {
     let mut held = Vec::with_capacity(2 * n);
-    for _ in 0..n {
-        let mut a = Client::connect(addr);
+    for i in 0..n {
+        // A new source address every 10,000 connections.
+        let source = 1000 + std::process::id() as usize % 1000 * 10 + i / 5000;
+        let mut a = Client::from_stream(connect_from(addr, source).expect("connect"));
         a.send(&Pdu::Connect);
-        let mut b = Client::connect(addr);
+        let mut b = Client::from_stream(connect_from(addr, source).expect("connect"));
         b.send(&Pdu::Connect);
         a.expect_connect_ok();
         b.expect_connect_ok();
@@ -383,7 +416,8 @@ fn play_one(
     peak: &AtomicUsize,
 ) -> Result<(Duration, Vec<Duration>), String> {
     let t0 = Instant::now();
-    let stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    let stream = connect_from(addr, 1 + source_of_thread())
+        .map_err(|e| format!("connect: {e}"))?;
     drop(stream.set_nodelay(true));
     let mut me = Client::from_stream(stream);
     me.send(&Pdu::Connect);
@@ -578,6 +612,14 @@ fn sample_memory(
 fn field_kib(text: &str, name: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(name))?;
     line[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// A small number per bot thread, to spread its connections over source addresses.
+fn source_of_thread() -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::thread::current().id().hash(&mut h);
+    (h.finish() % 500) as usize
 }
 
 fn raise_nofile() {
