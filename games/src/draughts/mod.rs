@@ -2,6 +2,7 @@
 //! Federation: see `spec/games/draughts.md`.
 
 mod board;
+mod fen;
 mod moves;
 mod notation;
 mod perft;
