@@ -1,13 +1,25 @@
 //! English draughts (seed 001) under the rules of the World Checkers/Draughts
-//! Federation: see `spec/games/draughts.md`.
+//! Federation, as a game module: `spec/games/draughts.md` describes the rules,
+//! the text protocol's view of the board and every decision where the seed
+//! and the WCDF rules disagree.
 
 mod board;
+mod draws;
 mod fen;
+mod game;
 mod moves;
 mod notation;
+mod offer;
 mod perft;
+mod record;
+#[cfg(test)]
+mod rules_tests;
+mod view;
 
 pub use board::{Color, Kind, Position, Square, Stone};
+pub use draws::{DrawRule, QUIET_MOVES, REPETITIONS};
+pub use game::{Draughts, INFO, MODULE};
 pub use moves::Move;
 pub use notation::{parse_squares, ParseError};
 pub use perft::{perft, perft_from};
+pub use view::{point, square};

@@ -9,7 +9,7 @@
 //! never a jumped square (they differ in colour parity), so this is the same
 //! as removing them at the end, and no piece can be jumped twice.
 
-use super::board::{squares, step, Color, Kind, Position, Square, ALL_DIRECTIONS};
+use super::board::{squares, step, Color, Position, Square, ALL_DIRECTIONS};
 
 /// The most jumps one move can make: one for each of the opponent's 12 pieces.
 pub const MAX_JUMPS: usize = 12;
@@ -166,16 +166,32 @@ impl Position {
         next
     }
 
-    /// What moves in `m`: the piece's kind before and after.
-    pub fn kinds(&self, m: &Move) -> (Kind, Kind) {
-        let before = if self.kings & m.from.bit() != 0 {
-            Kind::King
-        } else {
-            Kind::Man
+    /// The board after the first jumps of a capture, `route` being its start
+    /// square and the landings so far: the jumped pieces gone, the same side
+    /// still to move. `route` must begin a legal capture of this position.
+    pub fn after_jumps(&self, route: &[Square]) -> Position {
+        let mut next = *self;
+        let (Some(&from), Some(&at)) = (route.first(), route.last()) else {
+            return next;
         };
-        let crowned = m.to().bit() & self.to_move.crown_row() != 0;
-        let after = if crowned { Kind::King } else { before };
-        (before, after)
+        let jumped = route
+            .windows(2)
+            .filter_map(|w| {
+                Square::at(
+                    (w[0].row() + w[1].row()) / 2,
+                    (w[0].column() + w[1].column()) / 2,
+                )
+            })
+            .fold(0, |bits, s| bits | s.bit());
+        let me = self.to_move;
+        let mine = &mut next.pieces[me.index()];
+        *mine = (*mine & !from.bit()) | at.bit();
+        next.pieces[me.opponent().index()] &= !jumped;
+        if self.kings & from.bit() != 0 {
+            next.kings = (next.kings & !from.bit()) | at.bit();
+        }
+        next.kings &= !jumped;
+        next
     }
 }
 
