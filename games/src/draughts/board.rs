@@ -16,7 +16,7 @@ use std::fmt;
 pub const SQUARES: usize = 32;
 
 /// The bit of square index `i` (0-based) in the padded layout.
-const fn bit_of(i: usize) -> u8 {
+pub(crate) const fn bit_of(i: usize) -> u8 {
     (i + i / 8) as u8
 }
 
@@ -43,8 +43,8 @@ const INDEX_OF_BIT: [u8; 64] = {
 };
 const NONE: u8 = u8::MAX;
 
-/// The rows where each colour's men are crowned (1-4 for White, 29-32 for Black).
-const fn row_mask(row: usize) -> u64 {
+/// The squares of one row, 0 (squares 1-4) to 7 (29-32).
+pub const fn row_mask(row: usize) -> u64 {
     let mut mask = 0;
     let mut c = 0;
     while c < 4 {
@@ -108,6 +108,13 @@ impl Square {
         2 * (self.0 % 4) + u8::from(even_row)
     }
 
+    /// Diagonal steps a king needs from `self` to `other` on an empty board.
+    pub fn distance(self, other: Square) -> u8 {
+        self.row()
+            .abs_diff(other.row())
+            .max(self.column().abs_diff(other.column()))
+    }
+
     /// The square at a row and column, if that is a dark square.
     pub fn at(row: u8, column: u8) -> Option<Square> {
         let dark = row < 8 && column < 8 && (row + column) % 2 == 1;
@@ -156,6 +163,14 @@ impl Color {
         match self {
             Color::Black => [4, 5],
             Color::White => [-4, -5],
+        }
+    }
+
+    /// How far `row` is from this colour's back row, 0 to 7.
+    pub fn advance(self, row: usize) -> usize {
+        match self {
+            Color::Black => row,
+            Color::White => 7 - row,
         }
     }
 

@@ -78,3 +78,32 @@ impl QuietRun {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(p: &Position, text: &str) -> (Move, Position) {
+        let m = p.legal_moves().into_iter().find(|m| m.to_string() == text);
+        let m = m.unwrap_or_else(|| panic!("{text}"));
+        (m, p.play(&m))
+    }
+
+    #[test]
+    fn a_man_move_or_a_capture_starts_a_new_quiet_run() {
+        let start: Position = "B:WK32,28:BK1,9".parse().unwrap();
+        let mut run = QuietRun::new(start);
+        let mut p = start;
+        for text in ["1-5", "32-27"] {
+            let (m, next) = play(&p, text);
+            run.push(&p, &m, next);
+            p = next;
+        }
+        assert_eq!(run.quiet_plies(), 2);
+        let (m, next) = play(&p, "9-13");
+        assert!(irreversible(&p, &m));
+        run.push(&p, &m, next);
+        assert_eq!(run.quiet_plies(), 0);
+        assert_eq!(run.draw(), None);
+    }
+}

@@ -4,6 +4,7 @@
 //! and the WCDF rules disagree.
 
 mod board;
+pub mod bot;
 mod draws;
 mod fen;
 mod game;
@@ -17,6 +18,7 @@ mod rules_tests;
 mod view;
 
 pub use board::{Color, Kind, Position, Square, Stone};
+pub use bot::DraughtsBot;
 pub use draws::{DrawRule, QUIET_MOVES, REPETITIONS};
 pub use game::{Draughts, INFO, MODULE};
 pub use moves::Move;

@@ -101,16 +101,20 @@ impl Position {
             self.captures_into(scratch);
             scratch.len() as u64
         } else {
-            let empty = self.empty_squares();
-            self.steps()
-                .map(|(pieces, d)| u64::from((step(pieces, d) & empty).count_ones()))
-                .sum()
+            self.mobility(self.to_move).into()
         }
     }
 
-    /// The side to move's pieces that may step in each direction.
-    fn steps(&self) -> impl Iterator<Item = (u64, i8)> {
-        let me = self.to_move;
+    /// How many simple moves `color` would have (captures aside).
+    pub fn mobility(&self, color: Color) -> u32 {
+        let empty = self.empty_squares();
+        self.steps(color)
+            .map(|(pieces, d)| (step(pieces, d) & empty).count_ones())
+            .sum()
+    }
+
+    /// `color`'s pieces that may step in each direction.
+    fn steps(&self, me: Color) -> impl Iterator<Item = (u64, i8)> {
         let (all, kings) = (self.pieces(me), self.kings(me));
         let forward = me.forward().map(move |d| (all, d));
         let backward = me.opponent().forward().map(move |d| (kings, d));
@@ -119,7 +123,7 @@ impl Position {
 
     fn simple_moves_into(&self, out: &mut Vec<Move>) {
         let empty = self.empty_squares();
-        for (pieces, d) in self.steps() {
+        for (pieces, d) in self.steps(self.to_move) {
             for from in squares(pieces) {
                 for to in squares(step(from.bit(), d) & empty) {
                     out.push(Move::simple(from, to));

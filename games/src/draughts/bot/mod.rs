@@ -1,0 +1,167 @@
+//! The computer player for draughts: alpha-beta search (see [`search`])
+//! over a static evaluation of material, kings, the back row, advancement,
+//! the centre and mobility, with a transposition table and a time limit per
+//! move.
+//!
+//! A bot sees the game as any client does, through the [`Game`] trait: the
+//! board from [`Game::view`], and the moves so far from [`Game::history`],
+//! replayed from the start position to know which positions the draw rules
+//! can still count.
+
+mod eval;
+mod search;
+mod table;
+mod zobrist;
+
+use std::time::Duration;
+
+use crate::bot::Bot;
+use crate::game::{Action, Game, Team, Viewer};
+
+use super::board::{Kind, Position, Stone};
+use super::draws::irreversible;
+use super::moves::Move;
+use super::notation::parse_squares;
+use super::view::{self, color};
+
+pub use eval::evaluate;
+pub use search::{Limit, Report, Score, Searcher};
+
+/// The table size the bot uses: 2^20 entries (24 MiB).
+const TABLE_BITS: u32 = 20;
+
+/// A draughts computer player.
+pub struct DraughtsBot {
+    searcher: Searcher,
+    last: Option<Report>,
+    /// The deepest iteration, for fixed-depth play (tests, analysis).
+    max_depth: u32,
+}
+
+impl Default for DraughtsBot {
+    fn default() -> DraughtsBot {
+        DraughtsBot::new()
+    }
+}
+
+impl DraughtsBot {
+    pub fn new() -> DraughtsBot {
+        DraughtsBot::with_table_bits(TABLE_BITS)
+    }
+
+    /// A bot with a table of `2^bits` entries.
+    pub fn with_table_bits(bits: u32) -> DraughtsBot {
+        DraughtsBot {
+            searcher: Searcher::new(bits),
+            last: None,
+            max_depth: 100,
+        }
+    }
+
+    /// The same bot, never searching deeper than `depth` plies.
+    pub fn max_depth(mut self, depth: u32) -> DraughtsBot {
+        self.max_depth = depth.max(1);
+        self
+    }
+
+    /// What the last search found.
+    pub fn last_report(&self) -> Option<&Report> {
+        self.last.as_ref()
+    }
+
+    /// Searches `position` (with the hashes of the positions before it in
+    /// its quiet run) for the best of `moves`, within `time`.
+    pub fn think(
+        &mut self,
+        position: &Position,
+        past: &[u64],
+        moves: &[Move],
+        time: Duration,
+    ) -> Option<Report> {
+        if moves.is_empty() {
+            return None;
+        }
+        let limit = Limit {
+            time: Some(time),
+            depth: self.max_depth,
+        };
+        let report = self.searcher.search(position, past, moves, limit);
+        self.last = Some(report.clone());
+        Some(report)
+    }
+}
+
+impl Bot for DraughtsBot {
+    fn choose(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<Action> {
+        let actions = game.legal_actions(team);
+        if actions.len() <= 1 {
+            return actions.into_iter().next();
+        }
+        let seen = read(game, team)?;
+        // The game's own list decides what is legal (a capture under way
+        // allows only its continuations); the search plays those of its moves.
+        let moves: Vec<Move> = seen
+            .position
+            .legal_moves()
+            .into_iter()
+            .filter(|m| actions.contains(&action(m)))
+            .collect();
+        let report = self.think(&seen.position, &seen.past, &moves, budget)?;
+        Some(action(&report.best))
+    }
+}
+
+fn action(m: &Move) -> Action {
+    Action::Move(m.path().map(view::point).collect())
+}
+
+/// A game as the bot sees it.
+struct Seen {
+    position: Position,
+    /// Hashes of the positions since the last capture or man move, before this one.
+    past: Vec<u64>,
+}
+
+/// The board `team` is to move on, and the past the draw rules can see if
+/// the history replays to that board from the start position.
+fn read(game: &dyn Game, team: Team) -> Option<Seen> {
+    let mut position = Position::empty(color(team)?);
+    for cell in game.view(Viewer::Team(team)) {
+        let (Ok(square), Some(piece)) = (view::square(cell.at), cell.piece) else {
+            continue;
+        };
+        let kind = if piece.name == view::piece_name(Kind::King) {
+            Kind::King
+        } else {
+            Kind::Man
+        };
+        let color = color(piece.team)?;
+        position.put(square, Some(Stone { color, kind }));
+    }
+    let past = replay(game)
+        .filter(|(last, _)| *last == position)
+        .map_or_else(Vec::new, |(_, past)| past);
+    Some(Seen { position, past })
+}
+
+/// The position after the game's moves from the start position, and the
+/// hashes of the positions before it in its quiet run.
+fn replay(game: &dyn Game) -> Option<(Position, Vec<u64>)> {
+    let mut position = Position::start();
+    let mut past = Vec::new();
+    for moved in game.history() {
+        let m = position
+            .find_move(&parse_squares(&moved.notation).ok()?)
+            .ok()?;
+        if irreversible(&position, &m) {
+            past.clear();
+        } else {
+            past.push(zobrist::hash(&position));
+        }
+        position = position.play(&m);
+    }
+    Some((position, past))
+}
+
+#[cfg(test)]
+mod tests;
