@@ -90,7 +90,7 @@ impl Position {
     pub fn legal_moves(&self) -> Vec<Move> {
         let mut moves = Vec::new();
         self.legal_moves_into(&mut moves);
-        moves.sort_by_key(|m| (m.from, m.landings().to_vec()));
+        moves.sort_by(|a, b| (a.from, a.landings()).cmp(&(b.from, b.landings())));
         moves
     }
 

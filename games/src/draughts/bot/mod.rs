@@ -5,18 +5,19 @@
 //!
 //! A bot sees the game as any client does, through the [`Game`] trait: the
 //! board from [`Game::view`], and the moves so far from [`Game::history`],
-//! replayed from the start position to know which positions the draw rules
-//! can still count.
+//! replayed from the start position (or the record's FEN tag, for a game set
+//! up from a position) to know which positions the draw rules can still count.
 
 mod eval;
 mod search;
 mod table;
 mod zobrist;
 
-use std::time::Duration;
+use std::time::{Duration, UNIX_EPOCH};
 
 use crate::bot::Bot;
 use crate::game::{Action, Game, Team, Viewer};
+use crate::record::{How, RecordMeta};
 
 use super::board::{Kind, Position, Stone};
 use super::draws::irreversible;
@@ -27,7 +28,7 @@ use super::view::{self, color};
 pub use eval::evaluate;
 pub use search::{Limit, Report, Score, Searcher};
 
-/// The table size the bot uses: 2^20 entries (24 MiB).
+/// The table size the bot uses: 2^20 entries of 16 bytes (16 MiB).
 const TABLE_BITS: u32 = 20;
 
 /// A draughts computer player.
@@ -144,10 +145,10 @@ fn read(game: &dyn Game, team: Team) -> Option<Seen> {
     Some(Seen { position, past })
 }
 
-/// The position after the game's moves from the start position, and the
+/// The position after the game's moves from its first position, and the
 /// hashes of the positions before it in its quiet run.
 fn replay(game: &dyn Game) -> Option<(Position, Vec<u64>)> {
-    let mut position = Position::start();
+    let mut position = first_position(game)?;
     let mut past = Vec::new();
     for moved in game.history() {
         let m = position
@@ -161,6 +162,23 @@ fn replay(game: &dyn Game) -> Option<(Position, Vec<u64>)> {
         position = position.play(&m);
     }
     Some((position, past))
+}
+
+/// The position a game started from: the start position, or the one its
+/// record names in a FEN tag.
+fn first_position(game: &dyn Game) -> Option<Position> {
+    let meta = RecordMeta {
+        players: Vec::new(),
+        finished: UNIX_EPOCH,
+        outcome: None,
+        how: How::Aborted,
+    };
+    let record = game.record(&meta);
+    let tag = record.lines().find_map(|l| l.strip_prefix("[FEN \""));
+    match tag {
+        None => Some(Position::start()),
+        Some(rest) => rest.strip_suffix("\"]")?.parse().ok(),
+    }
 }
 
 #[cfg(test)]

@@ -70,6 +70,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_entry_takes_16_bytes() {
+        assert_eq!(std::mem::size_of::<Option<Entry>>(), 16);
+    }
+
+    #[test]
     fn entries_are_found_by_their_key_and_deeper_ones_kept() {
         let mut t = Table::new(4);
         t.put(5, 10, 3, Bound::Exact, 1);

@@ -41,28 +41,22 @@ fn a_won_position_is_proven_and_a_lost_one_too() {
 #[test]
 fn two_kings_beat_one_king_even_in_the_double_corner() {
     // The lone king sits in White's double corner, its best defence.
-    let fen = "B:WK28:BK1,K3";
-    let report = search(fen, 40);
+    let mut game = Draughts::from_position("B:WK28:BK1,K3".parse().unwrap());
+    let mut black = DraughtsBot::with_table_bits(16).max_depth(40);
+    let mut white = DraughtsBot::with_table_bits(16).max_depth(8);
+    let long = Duration::from_secs(600);
+    let first = black.choose(&game, BLACK, long).unwrap();
+    let report = black.last_report().unwrap().clone();
     let Score::Win(plies) = report.score else {
         panic!("not proven: {report:?}");
     };
     assert!(plies <= 2 * 40, "{plies} plies");
-    // And played out, the defender searching as hard: Black wins on the board.
-    let mut game = Draughts::from_position(fen.parse().unwrap());
-    let (mut black, mut white) = (
-        DraughtsBot::with_table_bits(16),
-        DraughtsBot::with_table_bits(16),
-    );
-    let plies_played = play_out(
-        &mut game,
-        &mut [&mut black, &mut white],
-        Duration::from_millis(30),
-    );
-    assert_eq!(
-        game.outcome().unwrap().winner(),
-        Some(BLACK),
-        "{plies_played}"
-    );
+    // Played out against a defender searching 8 plies (fixed depths: the
+    // same game on any machine), Black wins on the board within the proof.
+    game.play(BLACK, &first, 0).unwrap();
+    let played = 1 + play_out(&mut game, &mut [&mut black, &mut white], long);
+    assert_eq!(game.outcome().unwrap().winner(), Some(BLACK), "{played}");
+    assert!(played <= plies as usize, "{played} plies, proof {plies}");
 }
 
 #[test]
@@ -124,10 +118,10 @@ fn the_bot_reads_the_past_the_draw_rules_see() {
         let action = kings.parse_action(text).unwrap();
         kings.play(team, &action, 0).unwrap();
     }
-    // Not from the start position: the board is read, the past is unknown.
+    // Set up from a position: the record's FEN tag gives the first position.
     let seen = read(&kings, BLACK).unwrap();
     assert_eq!(seen.position, *kings.position());
-    assert!(seen.past.is_empty());
+    assert_eq!(seen.past.len(), 2);
 }
 
 /// `cargo test --release -p reversi-games -- --ignored bot_wins_every_game --nocapture`
