@@ -123,7 +123,8 @@ impl Searcher {
         let start = Instant::now();
         self.nodes = 0;
         self.stopped = false;
-        self.deadline = limit.time.map(|t| start + t);
+        // No deadline for the first iteration: it always completes.
+        self.deadline = None;
         self.table.new_search();
         self.killers.iter_mut().for_each(|k| *k = [(0, 0); 2]);
         self.history.iter_mut().flatten().for_each(|h| *h /= 8);
@@ -139,6 +140,7 @@ impl Searcher {
                 break;
             };
             depth += 1;
+            self.deadline = limit.time.map(|t| start + t);
             best = found;
             // The best move first next time: it is the likeliest to stay best.
             if let Some(i) = order.iter().position(|m| *m == best.0) {
@@ -159,7 +161,7 @@ impl Searcher {
         }
     }
 
-    /// One iteration at the root; `None` if time ran out (after the first).
+    /// One iteration at the root; `None` if time ran out.
     fn root(
         &mut self,
         p: &Position,
@@ -171,7 +173,7 @@ impl Searcher {
         let mut best = moves[0];
         for (i, m) in moves.iter().enumerate() {
             let score = self.child(p, m, depth - 1, alpha, beta, 1, quiet, i == 0);
-            if self.stopped && depth > 1 {
+            if self.stopped {
                 return None;
             }
             if score > alpha {

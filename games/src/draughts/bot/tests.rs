@@ -60,6 +60,17 @@ fn two_kings_beat_one_king_even_in_the_double_corner() {
 }
 
 #[test]
+fn without_time_the_first_iteration_still_completes() {
+    let p = Position::start();
+    let mut bot = DraughtsBot::with_table_bits(12);
+    let report = bot
+        .think(&p, &[], &p.legal_moves(), Duration::ZERO)
+        .unwrap();
+    assert_eq!(report.depth, 1);
+    assert!(matches!(report.score, Score::Value(_)));
+}
+
+#[test]
 fn one_king_each_is_no_proven_win() {
     let report = search("B:WK28:BK1", 12);
     assert!(matches!(report.score, Score::Value(_)), "{report:?}");
