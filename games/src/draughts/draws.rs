@@ -60,6 +60,11 @@ impl QuietRun {
         self.positions.push(after);
     }
 
+    /// The positions since the last capture or man move, the latest last.
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
     /// Plies played since the last capture or man move.
     pub fn quiet_plies(&self) -> usize {
         self.positions.len() - 1

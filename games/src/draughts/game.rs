@@ -115,6 +115,12 @@ impl Draughts {
         &self.moves
     }
 
+    /// The positions the draw rules still count: those since the last
+    /// capture or man move, the current one last.
+    pub fn quiet_positions(&self) -> &[Position] {
+        self.quiet.positions()
+    }
+
     /// Who made the standing draw offer, if any.
     pub fn draw_offer(&self) -> Option<Color> {
         self.offer.standing()

@@ -24,4 +24,5 @@ pub use game::{Draughts, INFO, MODULE};
 pub use moves::Move;
 pub use notation::{parse_squares, ParseError};
 pub use perft::{perft, perft_from};
+pub use record::read as read_pdn;
 pub use view::{point, square};

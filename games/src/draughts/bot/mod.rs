@@ -4,9 +4,9 @@
 //! move.
 //!
 //! A bot sees the game as any client does, through the [`Game`] trait: the
-//! board from [`Game::view`], and the moves so far from [`Game::history`],
-//! replayed from the start position (or the record's FEN tag, for a game set
-//! up from a position) to know which positions the draw rules can still count.
+//! board from [`Game::view`], and the game's PDN record replayed (from the
+//! start position or the record's FEN tag) to know which positions the draw
+//! rules can still count.
 
 mod eval;
 mod search;
@@ -20,9 +20,8 @@ use crate::game::{Action, Game, Team, Viewer};
 use crate::record::{How, RecordMeta};
 
 use super::board::{Kind, Position, Stone};
-use super::draws::irreversible;
 use super::moves::Move;
-use super::notation::parse_squares;
+use super::record::read as read_pdn;
 use super::view::{self, color};
 
 pub use eval::evaluate;
@@ -145,40 +144,18 @@ fn read(game: &dyn Game, team: Team) -> Option<Seen> {
     Some(Seen { position, past })
 }
 
-/// The position after the game's moves from its first position, and the
-/// hashes of the positions before it in its quiet run.
+/// The position the game's record replays to (from the start position or
+/// its FEN tag), and the hashes of the positions before it in its quiet run.
 fn replay(game: &dyn Game) -> Option<(Position, Vec<u64>)> {
-    let mut position = first_position(game)?;
-    let mut past = Vec::new();
-    for moved in game.history() {
-        let m = position
-            .find_move(&parse_squares(&moved.notation).ok()?)
-            .ok()?;
-        if irreversible(&position, &m) {
-            past.clear();
-        } else {
-            past.push(zobrist::hash(&position));
-        }
-        position = position.play(&m);
-    }
-    Some((position, past))
-}
-
-/// The position a game started from: the start position, or the one its
-/// record names in a FEN tag.
-fn first_position(game: &dyn Game) -> Option<Position> {
     let meta = RecordMeta {
         players: Vec::new(),
         finished: UNIX_EPOCH,
         outcome: None,
         how: How::Aborted,
     };
-    let record = game.record(&meta);
-    let tag = record.lines().find_map(|l| l.strip_prefix("[FEN \""));
-    match tag {
-        None => Some(Position::start()),
-        Some(rest) => rest.strip_suffix("\"]")?.parse().ok(),
-    }
+    let replayed = read_pdn(&game.record(&meta)).ok()?;
+    let (last, before) = replayed.quiet_positions().split_last()?;
+    Some((*last, before.iter().map(zobrist::hash).collect()))
 }
 
 #[cfg(test)]
