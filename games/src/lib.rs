@@ -14,6 +14,7 @@
 //! ```
 
 pub mod bot;
+pub mod draughts;
 pub mod duell;
 pub mod foxes;
 pub mod game;

@@ -26,6 +26,7 @@ impl Eq for Module {}
 static MODULES: &[Module] = &[
     crate::reversi::MODULE,
     crate::tictactoe::MODULE,
+    crate::draughts::MODULE,
     crate::duell::MODULE,
     crate::foxes::MODULE,
 ];
