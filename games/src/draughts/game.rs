@@ -35,6 +35,7 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |_| Box::new(Draughts::new()),
+    bot: Some(|_| Box::new(crate::draughts::DraughtsBot::new())),
 };
 
 /// A game of English draughts.

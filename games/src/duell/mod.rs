@@ -50,4 +50,5 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |_| Box::new(Duell::new()),
+    bot: Some(|seed| Box::new(DuellBot::new(seed))),
 };

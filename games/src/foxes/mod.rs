@@ -53,4 +53,5 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |settings| Box::new(Foxes::new(Size::DEFAULT, settings.seed, Timing::STANDARD)),
+    bot: Some(|seed| Box::new(FoxesBot::new(seed))),
 };
