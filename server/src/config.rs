@@ -11,6 +11,7 @@ use crate::session::referee::Rules;
 use crate::session::SessionConfig;
 use crate::supervisor::front::Front;
 use crate::supervisor::Games;
+use crate::wire::WireKind;
 
 /// reversid: a server for networked board games. It queues players per game and plays each
 /// game in its own process; one port speaks the binary Reversi protocol and a line-based text
@@ -40,6 +41,12 @@ pub struct Cli {
     /// No automatic rematch, even for games that have one by default (draughts).
     #[arg(long)]
     pub no_rematch: bool,
+
+    /// A listener for clients that speak a seed document's own protocol and send nothing
+    /// first, as GAME=ADDR (duell: seed 000's Conquest client); may be given several times.
+    #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = ArgAction::Append,
+          value_parser = parse_seed_listener)]
+    pub listen_seed: Vec<SeedListener>,
 
     /// Seconds a new connection has to send its first request (connect, or a line).
     #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
@@ -87,10 +94,40 @@ pub struct Cli {
 #[derive(Debug, Clone)]
 pub struct SupervisorConfig {
     pub listen: Vec<SocketAddr>,
+    pub listen_seed: Vec<SeedListener>,
     pub handshake_timeout: Duration,
     pub max_sessions: usize,
     pub max_pending: usize,
     pub shutdown_timeout: Duration,
+}
+
+/// A `--listen-seed` listener: the game its clients play, and where.
+#[derive(Debug, Clone)]
+pub struct SeedListener {
+    pub game: &'static Module,
+    pub wire: WireKind,
+    pub addr: SocketAddr,
+}
+
+/// The game whose seed protocol a `--listen-seed` listener speaks, and that protocol.
+fn seed_protocol(game: &str) -> Option<(&'static Module, WireKind)> {
+    let module = registry::find(game)?;
+    match module.info.name {
+        "duell" => Some((module, WireKind::Seed000)),
+        _ => None,
+    }
+}
+
+fn parse_seed_listener(arg: &str) -> Result<SeedListener, String> {
+    let (game, addr) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("{arg:?} is not GAME=ADDR"))?;
+    let (game, wire) = seed_protocol(game)
+        .ok_or_else(|| format!("{game:?} has no seed protocol of its own (try duell)"))?;
+    let addr = addr
+        .parse()
+        .map_err(|e| format!("{addr:?} is not an address: {e}"))?;
+    Ok(SeedListener { game, wire, addr })
 }
 
 /// The game names `--games` accepts, with each game's title as its help.
@@ -117,6 +154,7 @@ impl Cli {
     pub fn supervisor(&self) -> SupervisorConfig {
         SupervisorConfig {
             listen: self.listen.clone(),
+            listen_seed: self.listen_seed.clone(),
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             max_sessions: usize::try_from(self.max_sessions).unwrap_or(usize::MAX),
             max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
@@ -201,6 +239,19 @@ mod tests {
         let names: Vec<&str> = games.front.games().iter().map(|m| m.info.name).collect();
         assert_eq!(names, ["tictactoe"]);
         assert!(Cli::try_parse_from(["reversid", "--games", "chess"]).is_err());
+    }
+
+    #[test]
+    fn seed_listeners_name_a_game_with_a_seed_protocol() {
+        let cli = Cli::parse_from(["reversid", "--listen-seed", "conquest=127.0.0.1:0"]);
+        assert_eq!(cli.listen_seed[0].game.info.name, "duell");
+        assert_eq!(cli.listen_seed[0].wire, WireKind::Seed000);
+        for bad in ["reversi=127.0.0.1:0", "duell", "duell=nowhere"] {
+            assert!(
+                Cli::try_parse_from(["reversid", "--listen-seed", bad]).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

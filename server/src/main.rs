@@ -47,8 +47,14 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         .transpose()?;
     let supervisor_config = cli.supervisor();
     let listeners = supervisor::bind_all(&supervisor_config)?;
-    for (_, addr) in &listeners {
-        info!("listening on {addr}");
+    for (_, addr, seed) in &listeners {
+        match seed {
+            None => info!("listening on {addr}"),
+            Some((game, _)) => info!(
+                "listening on {addr} for {} clients in their seed's own protocol",
+                game.info.name
+            ),
+        }
     }
     // Everything that can fail is set up before detaching, so errors reach the terminal.
     let reopen = cli.log_file.clone();

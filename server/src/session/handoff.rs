@@ -6,7 +6,7 @@
 //! To hand over a viewer the supervisor connects, sends one message with the
 //! descriptor as SCM_RIGHTS, and closes; the session accepts only its parent.
 //!
-//! A message: `kind: u8` (0 binary, 1 text), `peer_len: u8`, the peer's
+//! A message: `kind: u8` (0 binary, 1 text, 2 seed 000), `peer_len: u8`, the peer's
 //! address in text, then the bytes the client sent after its request.
 
 use std::io::{self, IoSlice, IoSliceMut};
@@ -74,6 +74,7 @@ pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) ->
         match wire {
             WireKind::Binary => 0,
             WireKind::Text => 1,
+            WireKind::Seed000 => 2,
         },
         peer.len() as u8,
     ];

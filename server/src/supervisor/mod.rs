@@ -27,6 +27,7 @@ use reversi_text::ServerMessage;
 use crate::config::SupervisorConfig;
 use crate::session::{self, handoff, Group, SessionConfig};
 use crate::signals::SelfPipe;
+use crate::wire::WireKind;
 use front::{Front, Stage, Verdict};
 use pending::{Pending, State, LINGER};
 use reaper::{Child, Children};
@@ -69,7 +70,16 @@ enum Phase {
 struct Listener {
     socket: mio::net::TcpListener,
     addr: SocketAddr,
+    /// A seed protocol's listener: every client here plays this game in that protocol.
+    seed: Option<(&'static Module, WireKind)>,
 }
+
+/// A bound listening socket, its address, and the seed protocol it is for, if any.
+pub type Bound = (
+    mio::net::TcpListener,
+    SocketAddr,
+    Option<(&'static Module, WireKind)>,
+);
 
 pub struct Supervisor {
     games: Games,
@@ -88,14 +98,18 @@ pub struct Supervisor {
 }
 
 /// Binds every listener of `config`; errors name the address.
-pub fn bind_all(config: &SupervisorConfig) -> io::Result<Vec<(mio::net::TcpListener, SocketAddr)>> {
-    config
-        .listen
+pub fn bind_all(config: &SupervisorConfig) -> io::Result<Vec<Bound>> {
+    let plain = config.listen.iter().map(|&addr| (addr, None));
+    let seeds = config
+        .listen_seed
         .iter()
-        .map(|&addr| {
+        .map(|s| (s.addr, Some((s.game, s.wire))));
+    plain
+        .chain(seeds)
+        .map(|(addr, seed)| {
             let socket = listener::bind(addr)?;
             let local = socket.local_addr()?;
-            Ok((socket, local))
+            Ok((socket, local, seed))
         })
         .collect()
 }
@@ -105,7 +119,7 @@ impl Supervisor {
     pub fn new(
         games: Games,
         config: SupervisorConfig,
-        listeners: Vec<(mio::net::TcpListener, SocketAddr)>,
+        listeners: Vec<Bound>,
     ) -> io::Result<Supervisor> {
         let poll = Poll::new()?;
         let mut signals = SelfPipe::install_supervisor()?;
@@ -119,7 +133,7 @@ impl Supervisor {
             signals,
             listeners: listeners
                 .into_iter()
-                .map(|(socket, addr)| Listener { socket, addr })
+                .map(|(socket, addr, seed)| Listener { socket, addr, seed })
                 .collect(),
             backoff_until: None,
             pending: Pending::default(),
@@ -331,11 +345,17 @@ impl Supervisor {
                     continue;
                 }
             };
-            self.admit(stream, peer);
+            let seed = listener.seed;
+            self.admit(stream, peer, seed);
         }
     }
 
-    fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr) {
+    fn admit(
+        &mut self,
+        mut stream: mio::net::TcpStream,
+        peer: SocketAddr,
+        seed: Option<(&'static Module, WireKind)>,
+    ) {
         let _ = stream.set_nodelay(true);
         let now = Instant::now();
         let over_limit = self.pending.waiting() >= self.config.max_pending;
@@ -365,8 +385,35 @@ impl Supervisor {
                 self.config.max_pending
             );
             self.refuse(index, "pending limit reached", now);
-        } else {
-            self.service(index);
+            return;
+        }
+        if let Some((game, wire)) = seed {
+            // A seed client sends nothing first: it joins its listener's game at once.
+            if let Some(conn) = self.pending.get_mut(index) {
+                conn.wire = Some(wire);
+            }
+            self.join(index, game);
+        }
+        self.service(index);
+    }
+
+    /// Queues a connection in Handshake for `game`.
+    fn join(&mut self, index: usize, game: &'static Module) {
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        let (peer, wire) = (conn.peer, conn.wire);
+        let needed = self.group_size(game);
+        let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.pairing = completes;
+        }
+        self.pending.enqueue(index, game);
+        let waiting = self.pending.queued_for(game.info.name);
+        info!("{peer}: queued ({waiting} waiting) for {}", game.info.name);
+        if waiting < needed && wire == Some(WireKind::Text) {
+            let more = (needed - waiting) as u32;
+            self.reply(index, &front::line_of(&ServerMessage::Waiting { more }));
         }
     }
 
@@ -479,18 +526,7 @@ impl Supervisor {
                 Verdict::Wait => return,
                 Verdict::Join { game, used } => {
                     conn.input.drain(..used.min(conn.input.len()));
-                    let needed = self.group_size(game);
-                    let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
-                    if let Some(conn) = self.pending.get_mut(index) {
-                        conn.pairing = completes;
-                    }
-                    self.pending.enqueue(index, game);
-                    let waiting = self.pending.queued_for(game.info.name);
-                    info!("{peer}: queued ({waiting} waiting) for {}", game.info.name);
-                    if waiting < needed && wire == crate::wire::WireKind::Text {
-                        let more = (needed - waiting) as u32;
-                        self.reply(index, &front::line_of(&ServerMessage::Waiting { more }));
-                    }
+                    self.join(index, game);
                 }
                 Verdict::Reply { reply, used } => {
                     conn.input.drain(..used.min(conn.input.len()));
@@ -515,7 +551,7 @@ impl Supervisor {
                 }
                 Verdict::NotText(why) => {
                     info!("{peer}: refused: not a protocol this server speaks ({why})");
-                    conn.wire = Some(crate::wire::WireKind::Binary);
+                    conn.wire = Some(WireKind::Binary);
                     return self.refuse(index, &why, Instant::now());
                 }
             }
@@ -566,7 +602,7 @@ impl Supervisor {
         let Some(conn) = self.pending.get(index) else {
             return;
         };
-        let wire = conn.wire.unwrap_or(crate::wire::WireKind::Text);
+        let wire = conn.wire.unwrap_or(WireKind::Text);
         let sent = handoff::send(
             child.id,
             conn.stream.as_raw_fd(),
@@ -642,7 +678,7 @@ impl Supervisor {
                         stream,
                         peer: conn.peer,
                         early,
-                        wire: conn.wire.unwrap_or(crate::wire::WireKind::Text),
+                        wire: conn.wire.unwrap_or(WireKind::Text),
                     }
                 })
                 .collect();

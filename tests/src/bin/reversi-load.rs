@@ -416,8 +416,7 @@ fn play_one(
     peak: &AtomicUsize,
 ) -> Result<(Duration, Vec<Duration>), String> {
     let t0 = Instant::now();
-    let stream = connect_from(addr, 1 + source_of_thread())
-        .map_err(|e| format!("connect: {e}"))?;
+    let stream = connect_from(addr, 1 + source_of_thread()).map_err(|e| format!("connect: {e}"))?;
     drop(stream.set_nodelay(true));
     let mut me = Client::from_stream(stream);
     me.send(&Pdu::Connect);
