@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use reversi_games::registry;
-use reversi_games::{Action, Bot, Game, Team};
+use reversi_games::{Action, Team};
 use reversi_tests::text::TextClient;
 use reversi_tests::Server;
 
