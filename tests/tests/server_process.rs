@@ -334,3 +334,30 @@ fn daemon_with_a_pid_file_refuses_a_second_instance() {
     assert!(log.contains("shutdown complete"), "{log}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_move_that_arrived_in_time_is_not_late_because_the_session_was_slow() {
+    // White's place is in the socket before its clock runs out, but the session process is
+    // stopped until well after: it must read the move before it judges the clock.
+    let server = Server::start(&["--move-timeout", "2", "--fixed-colours"]);
+    let (mut black, mut white) = server.pair();
+    let pid = nix::unistd::Pid::from_raw(session_pid(&server.wait_log("session ")));
+    black.expect(Msg::Turn);
+    black.place(5, 4); // f5
+    let f5 = reversi_pdu::Square::new(5, 4).unwrap();
+    let e5 = reversi_pdu::Square::new(4, 4).unwrap();
+    for c in [&mut black, &mut white] {
+        c.expect(Msg::UpdateBoard(Colour::Black, vec![f5, e5]));
+    }
+    white.expect(Msg::Turn);
+    nix::sys::signal::kill(pid, Signal::SIGSTOP).unwrap();
+    white.place(3, 5); // d6
+    std::thread::sleep(Duration::from_millis(3500));
+    nix::sys::signal::kill(pid, Signal::SIGCONT).unwrap();
+    let d6 = reversi_pdu::Square::new(3, 5).unwrap();
+    let d5 = reversi_pdu::Square::new(3, 4).unwrap();
+    for c in [&mut white, &mut black] {
+        c.expect(Msg::UpdateBoard(Colour::White, vec![d6, d5]));
+    }
+    black.expect(Msg::Turn);
+}
