@@ -332,6 +332,8 @@ fn daemon_with_a_pid_file_refuses_a_second_instance() {
     assert!(!pid_file.exists());
     let log = std::fs::read_to_string(&log_file).unwrap();
     assert!(log.contains("shutdown complete"), "{log}");
+    // What it listened on reached the log file too.
+    assert!(log.contains(&format!("listening on {listen}")), "{log}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
