@@ -38,6 +38,17 @@ const MAX_BACKLOG: usize = 16 * 1024;
 /// A viewer with this much output waiting is dropped.
 const MAX_VIEWER_BACKLOG: usize = 64 * 1024;
 
+/// The exit code of a session whose game was abandoned by seat `n`: `ABANDONED + n`.
+pub const ABANDONED: i32 = 16;
+/// Seats an exit code can name.
+pub const MAX_SEATS: usize = 64;
+
+/// The seat an exit code says abandoned its game.
+pub fn abandoned_by(code: i32) -> Option<usize> {
+    let seat = usize::try_from(code.checked_sub(ABANDONED)?).ok()?;
+    (seat < MAX_SEATS).then_some(seat)
+}
+
 /// A client handed to a session.
 pub struct Seat {
     /// Non-blocking.
@@ -62,14 +73,15 @@ pub struct SessionConfig {
     pub record_dir: Option<PathBuf>,
 }
 
-/// Plays the session of `group` to its end. Runs in the child.
+/// Plays the session of `group` to its end and returns the child's exit code
+/// (0, or who abandoned the game: [`abandoned_by`]). Runs in the child.
 /// `viewers` is the listener on which the supervisor hands viewers over.
 pub fn run(
     config: &SessionConfig,
     group: Group,
     mut abort: SelfPipe,
     mut viewers: Option<OwnedFd>,
-) -> io::Result<()> {
+) -> io::Result<i32> {
     let now = Instant::now();
     let started = now;
     let teams = group.module.info.team_count();
@@ -216,7 +228,7 @@ pub fn run(
         }
     }
     session.write_records();
-    Ok(())
+    Ok(session.referee.exit_code())
 }
 
 struct Session<'a> {
