@@ -233,7 +233,16 @@ impl Cli {
                 rematch: module.info.rematch && !self.no_rematch,
             },
             record_dir: self.record_dir.clone(),
+            journal_dir: self.journal_dir(),
         }
+    }
+
+    /// Where running games keep their journals: the record directory, else a directory
+    /// of this server's under the system's temporary one.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.record_dir.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id()))
+        })
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod conn;
 pub mod handoff;
+pub mod journal;
 pub mod referee;
 
 use std::io;
@@ -71,6 +72,8 @@ pub struct Group {
 pub struct SessionConfig {
     pub rules: Rules,
     pub record_dir: Option<PathBuf>,
+    /// Where journals are kept while games run (the record directory, or a temporary one).
+    pub journal_dir: PathBuf,
 }
 
 /// Plays the session of `group` to its end and returns the child's exit code
@@ -140,12 +143,35 @@ pub fn run(
         settings.seed
     );
 
+    let journal_path = journal::path(
+        &config.journal_dir,
+        nix::unistd::getppid().as_raw() as u32,
+        group.id,
+    );
+    let header = format!(
+        "game {} id {} players {}",
+        info.name,
+        group.id,
+        peers.join(" ")
+    );
+    let journal = match journal::Journal::create(journal_path, &header) {
+        Ok(j) => Some(j),
+        Err(e) => {
+            warn!(
+                "no journal for this game in {}: {e}",
+                config.journal_dir.display()
+            );
+            None
+        }
+    };
     let mut session = Session {
         referee,
         conns,
         id: group.id,
         config,
         started,
+        journal,
+        starts: 0,
     };
     let deliveries = session.referee.start(now);
     session.deliver(deliveries);
@@ -228,6 +254,9 @@ pub fn run(
         }
     }
     session.write_records();
+    if let Some(journal) = session.journal.take() {
+        journal.finish();
+    }
     Ok(session.referee.exit_code())
 }
 
@@ -237,6 +266,9 @@ struct Session<'a> {
     id: u64,
     config: &'a SessionConfig,
     started: Instant,
+    journal: Option<journal::Journal>,
+    /// Games started so far (more than one with rematches).
+    starts: u32,
 }
 
 impl Session<'_> {
@@ -339,9 +371,10 @@ impl Session<'_> {
         }
     }
 
-    /// Hands each delivery to the connections it is for.
+    /// Hands each delivery to the connections it is for, and journals the moves.
     fn deliver(&mut self, deliveries: Vec<Delivery>) {
         for delivery in deliveries {
+            self.journal(&delivery.msg);
             for i in 0..self.conns.len() {
                 let conn = &self.conns[i];
                 if conn.closed {
@@ -357,6 +390,27 @@ impl Session<'_> {
                     self.send(i, &delivery.msg);
                 }
             }
+        }
+    }
+
+    fn journal(&mut self, msg: &Msg) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        match msg {
+            Msg::Update(update) => {
+                if let Some(moved) = &update.moved {
+                    let team = self.referee.info().team_name(moved.team);
+                    journal.append(&format!("{team} {}", moved.notation));
+                }
+            }
+            Msg::Start => {
+                self.starts += 1;
+                if self.starts > 1 {
+                    journal.append(&format!("round {}", self.starts));
+                }
+            }
+            _ => {}
         }
     }
 

@@ -209,10 +209,22 @@ impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
     /// it gets a strike (and perhaps a penalty).
     fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
+        use nix::sys::wait::WaitStatus;
         for peer in &child.peers {
             self.hosts.game_ended(Host::of(*peer));
         }
-        let nix::sys::wait::WaitStatus::Exited(_, code) = status else {
+        let why = match status {
+            WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
+                None
+            }
+            WaitStatus::Exited(_, code) => Some(format!("failed (status {code})")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+            _ => Some("gone".to_owned()),
+        };
+        if let Some(why) = why {
+            self.recover_journal(child, &why);
+        }
+        let WaitStatus::Exited(_, code) = status else {
             return;
         };
         let Some(peer) = session::abandoned_by(code).and_then(|s| child.peers.get(s)) else {
@@ -225,6 +237,32 @@ impl Supervisor {
                 wait.as_secs()
             );
         }
+    }
+
+    /// A session died before it could record its game: the game's journal becomes an
+    /// aborted game's record, and the log gets its result line.
+    fn recover_journal(&self, child: &Child, why: &str) {
+        let name = child.module.info.name;
+        let Some(config) = self.games.sessions.get(name) else {
+            return;
+        };
+        let orphan = session::journal::recover(
+            &config.journal_dir,
+            std::process::id(),
+            child.id,
+            why,
+            config.record_dir.as_deref(),
+        );
+        let (moves, transcript) = match &orphan {
+            Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
+            _ => (0, "-".to_owned()),
+        };
+        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
+        warn!(
+            "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
+            child.id,
+            players.join(" ")
+        );
     }
 
     /// Logs a routine event of `peer` at info, or only counts it when its host has had
