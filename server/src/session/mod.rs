@@ -60,6 +60,8 @@ pub struct Group {
 pub struct SessionConfig {
     pub rules: Rules,
     pub record_dir: Option<PathBuf>,
+    /// What each game is given; its seed is drawn afresh for every game.
+    pub settings: Settings,
 }
 
 /// Plays the session of `group` to its end. Runs in the child.
@@ -78,7 +80,10 @@ pub fn run(
     } else {
         random_below(teams)
     };
-    let settings = Settings { seed: random_u64() };
+    let settings = Settings {
+        seed: random_u64(),
+        ..config.settings.clone()
+    };
     let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
     let referee = Referee::new(
         group.module,
