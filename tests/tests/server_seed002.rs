@@ -296,6 +296,17 @@ fn a_player_that_leaves_makes_the_other_win() {
 }
 
 #[test]
+fn a_line_too_long_breaks_the_protocol_and_loses() {
+    let (server, addr) = quick_server();
+    let (mut fox, mut dolphin, _) = two_players(&server, addr);
+    fox.send_raw(&[b'F'; 2000]);
+    assert_eq!(fox.expect("BGF"), "BGF");
+    assert_eq!(fox.expect("BFS "), "BFS D");
+    assert_eq!(dolphin.expect("BDS "), "BDS D");
+    server.wait_log("end malformed by foxes");
+}
+
+#[test]
 fn a_viewer_with_no_game_to_watch_and_a_client_that_does_not_join_are_rejected() {
     let (_server, addr) = quick_server();
     let mut viewer = join(addr, "QBJ");
