@@ -12,7 +12,10 @@ use reversi_games::Settings;
 use crate::session::referee::Rules;
 use crate::session::SessionConfig;
 use crate::supervisor::front::Front;
-use crate::supervisor::Games;
+use crate::supervisor::{Games, Limits};
+
+/// How long an abandoned game counts against its address.
+const STRIKE_WINDOW: Duration = Duration::from_secs(600);
 use crate::wire::WireKind;
 
 /// reversid: a server for networked board games. It queues players per game and plays each
@@ -25,7 +28,7 @@ use crate::wire::WireKind;
 /// rotation) and is otherwise only logged. Logging goes to stderr (or --log-file) and is filtered with
 /// RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
-#[command(name = "reversid", version)]
+#[command(name = "reversid", version, args_override_self = true)]
 pub struct Cli {
     /// Address to listen on (IPv4 or IPv6, port 0 picks a free one); may be given several times.
     #[arg(long = "listen", value_name = "ADDR", action = ArgAction::Append,
@@ -82,6 +85,34 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_pending: u64,
 
+    /// Most connections from one address (an IPv6 /64) waiting for a game; more get error.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pending_per_address: u64,
+
+    /// Most games one address (an IPv6 /64) plays at once; it may queue again when one ends.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions_per_address: u64,
+
+    /// Seconds a player has for its first move of a game (0 = the move clock). When it runs
+    /// out the game never started: it is aborted, not scored, and counts as abandoned.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub first_move_timeout: u64,
+
+    /// Games an address may abandon (leave without quitting, time out, never move) within
+    /// 10 minutes before it must wait to queue again.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub abandon_strikes: u64,
+
+    /// Seconds of the first wait after too many abandoned games; each further one doubles
+    /// (at most an hour).
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub abandon_penalty: u64,
+
+    /// Routine connection events (queued, left, refused) logged one by one per address and
+    /// 10 s at the default level; the rest are counted in one line (RUST_LOG=debug shows each).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub log_burst: u32,
+
     /// Seconds a smart shutdown waits for running games before it turns fast.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub shutdown_timeout: u64,
@@ -113,6 +144,7 @@ pub struct Cli {
 pub struct SupervisorConfig {
     pub listen: Vec<SocketAddr>,
     pub listen_seed: Vec<SeedListener>,
+    pub limits: Limits,
     pub handshake_timeout: Duration,
     pub max_sessions: usize,
     pub max_pending: usize,
@@ -174,6 +206,16 @@ impl Cli {
         SupervisorConfig {
             listen: self.listen.clone(),
             listen_seed: self.listen_seed.clone(),
+            limits: Limits {
+                pending_per_host: usize::try_from(self.max_pending_per_address)
+                    .unwrap_or(usize::MAX),
+                sessions_per_host: usize::try_from(self.max_sessions_per_address)
+                    .unwrap_or(usize::MAX),
+                strikes: usize::try_from(self.abandon_strikes).unwrap_or(usize::MAX),
+                strike_window: STRIKE_WINDOW,
+                penalty: Duration::from_secs(self.abandon_penalty),
+                log_burst: self.log_burst,
+            },
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             max_sessions: usize::try_from(self.max_sessions).unwrap_or(usize::MAX),
             max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
@@ -204,6 +246,8 @@ impl Cli {
             rules: Rules {
                 move_timeout: (self.move_timeout > 0)
                     .then(|| Duration::from_secs(self.move_timeout)),
+                first_move_timeout: (self.first_move_timeout > 0)
+                    .then(|| Duration::from_secs(self.first_move_timeout)),
                 fixed_teams: self.fixed_colours,
                 rematch: module.info.rematch && !self.no_rematch,
             },
@@ -216,7 +260,16 @@ impl Cli {
                 },
                 ..Settings::default()
             },
+            journal_dir: self.journal_dir(),
         }
+    }
+
+    /// Where running games keep their journals: the record directory, else a directory
+    /// of this server's under the system's temporary one.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.record_dir.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id()))
+        })
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod conn;
 pub mod handoff;
+pub mod journal;
 pub mod referee;
 
 use std::io;
@@ -38,6 +39,17 @@ const MAX_BACKLOG: usize = 16 * 1024;
 /// A viewer with this much output waiting is dropped.
 const MAX_VIEWER_BACKLOG: usize = 64 * 1024;
 
+/// The exit code of a session whose game was abandoned by seat `n`: `ABANDONED + n`.
+pub const ABANDONED: i32 = 16;
+/// Seats an exit code can name.
+pub const MAX_SEATS: usize = 64;
+
+/// The seat an exit code says abandoned its game.
+pub fn abandoned_by(code: i32) -> Option<usize> {
+    let seat = usize::try_from(code.checked_sub(ABANDONED)?).ok()?;
+    (seat < MAX_SEATS).then_some(seat)
+}
+
 /// A client handed to a session.
 pub struct Seat {
     /// Non-blocking.
@@ -62,16 +74,19 @@ pub struct SessionConfig {
     pub record_dir: Option<PathBuf>,
     /// What each game is given; its seed is drawn afresh for every game.
     pub settings: Settings,
+    /// Where journals are kept while games run (the record directory, or a temporary one).
+    pub journal_dir: PathBuf,
 }
 
-/// Plays the session of `group` to its end. Runs in the child.
+/// Plays the session of `group` to its end and returns the child's exit code
+/// (0, or who abandoned the game: [`abandoned_by`]). Runs in the child.
 /// `viewers` is the listener on which the supervisor hands viewers over.
 pub fn run(
     config: &SessionConfig,
     group: Group,
     mut abort: SelfPipe,
     mut viewers: Option<OwnedFd>,
-) -> io::Result<()> {
+) -> io::Result<i32> {
     let now = Instant::now();
     let started = now;
     let teams = group.module.info.team_count();
@@ -133,12 +148,35 @@ pub fn run(
         settings.seed
     );
 
+    let journal_path = journal::path(
+        &config.journal_dir,
+        nix::unistd::getppid().as_raw() as u32,
+        group.id,
+    );
+    let header = format!(
+        "game {} id {} players {}",
+        info.name,
+        group.id,
+        peers.join(" ")
+    );
+    let journal = match journal::Journal::create(journal_path, &header) {
+        Ok(j) => Some(j),
+        Err(e) => {
+            warn!(
+                "no journal for this game in {}: {e}",
+                config.journal_dir.display()
+            );
+            None
+        }
+    };
     let mut session = Session {
         referee,
         conns,
         id: group.id,
         config,
         started,
+        journal,
+        starts: 0,
     };
     let deliveries = session.referee.start(now);
     session.deliver(deliveries);
@@ -221,7 +259,10 @@ pub fn run(
         }
     }
     session.write_records();
-    Ok(())
+    if let Some(journal) = session.journal.take() {
+        journal.finish();
+    }
+    Ok(session.referee.exit_code())
 }
 
 struct Session<'a> {
@@ -230,6 +271,9 @@ struct Session<'a> {
     id: u64,
     config: &'a SessionConfig,
     started: Instant,
+    journal: Option<journal::Journal>,
+    /// Games started so far (more than one with rematches).
+    starts: u32,
 }
 
 impl Session<'_> {
@@ -332,9 +376,10 @@ impl Session<'_> {
         }
     }
 
-    /// Hands each delivery to the connections it is for.
+    /// Hands each delivery to the connections it is for, and journals the moves.
     fn deliver(&mut self, deliveries: Vec<Delivery>) {
         for delivery in deliveries {
+            self.journal(&delivery.msg);
             for i in 0..self.conns.len() {
                 let conn = &self.conns[i];
                 if conn.closed {
@@ -350,6 +395,27 @@ impl Session<'_> {
                     self.send(i, &delivery.msg);
                 }
             }
+        }
+    }
+
+    fn journal(&mut self, msg: &Msg) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        match msg {
+            Msg::Update(update) => {
+                if let Some(moved) = &update.moved {
+                    let team = self.referee.info().team_name(moved.team);
+                    journal.append(&format!("{team} {}", moved.notation));
+                }
+            }
+            Msg::Start => {
+                self.starts += 1;
+                if self.starts > 1 {
+                    journal.append(&format!("round {}", self.starts));
+                }
+            }
+            _ => {}
         }
     }
 

@@ -6,6 +6,7 @@
 //! child. A single-threaded mio loop; signals arrive through a self-pipe
 //! ([`crate::signals`]); each child's exit through its pidfd ([`reaper`]).
 
+mod addresses;
 pub mod front;
 mod listener;
 mod pending;
@@ -28,6 +29,8 @@ use crate::config::SupervisorConfig;
 use crate::session::{self, handoff, Group, SessionConfig};
 use crate::signals::SelfPipe;
 use crate::wire::WireKind;
+pub use addresses::Limits;
+use addresses::{Host, Hosts};
 use front::{Front, Stage, Verdict};
 use pending::{Pending, State, LINGER};
 use reaper::{Child, Children};
@@ -84,6 +87,7 @@ pub type Bound = (
 pub struct Supervisor {
     games: Games,
     next_id: u64,
+    hosts: Hosts,
     config: SupervisorConfig,
     poll: Poll,
     signals: SelfPipe,
@@ -125,9 +129,11 @@ impl Supervisor {
         let mut signals = SelfPipe::install_supervisor()?;
         poll.registry()
             .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
+        let hosts = Hosts::new(config.limits.clone(), Instant::now());
         let mut sup = Supervisor {
             games,
             next_id: 0,
+            hosts,
             config,
             poll,
             signals,
@@ -200,16 +206,91 @@ impl Supervisor {
         }
     }
 
+    /// A session ended: its players' hosts have one game fewer, and one that abandoned
+    /// it gets a strike (and perhaps a penalty).
+    fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
+        use nix::sys::wait::WaitStatus;
+        for peer in &child.peers {
+            self.hosts.game_ended(Host::of(*peer));
+        }
+        let why = match status {
+            WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
+                None
+            }
+            WaitStatus::Exited(_, code) => Some(format!("failed (status {code})")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+            _ => Some("gone".to_owned()),
+        };
+        if let Some(why) = why {
+            self.recover_journal(child, &why);
+        }
+        let WaitStatus::Exited(_, code) = status else {
+            return;
+        };
+        let Some(peer) = session::abandoned_by(code).and_then(|s| child.peers.get(s)) else {
+            return;
+        };
+        let host = Host::of(*peer);
+        if let Some(wait) = self.hosts.abandoned(host, Instant::now()) {
+            warn!(
+                "{host}: abandons games again and again; may not queue for {} s",
+                wait.as_secs()
+            );
+        }
+    }
+
+    /// A session died before it could record its game: the game's journal becomes an
+    /// aborted game's record, and the log gets its result line.
+    fn recover_journal(&self, child: &Child, why: &str) {
+        let name = child.module.info.name;
+        let Some(config) = self.games.sessions.get(name) else {
+            return;
+        };
+        let orphan = session::journal::recover(
+            &config.journal_dir,
+            std::process::id(),
+            child.id,
+            why,
+            config.record_dir.as_deref(),
+        );
+        let (moves, transcript) = match &orphan {
+            Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
+            _ => (0, "-".to_owned()),
+        };
+        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
+        warn!(
+            "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
+            child.id,
+            players.join(" ")
+        );
+    }
+
+    /// Logs a routine event of `peer` at info, or only counts it when its host has had
+    /// many this period (RUST_LOG=debug still shows each).
+    fn note(&mut self, peer: SocketAddr, message: std::fmt::Arguments<'_>) {
+        if self.hosts.log_it(Host::of(peer)) {
+            info!("{message}");
+        } else {
+            debug!("{message}");
+        }
+    }
+
     fn next_deadline(&mut self) -> Option<Instant> {
         let phase = match self.phase {
             Phase::Running => None,
             Phase::Draining { fast_at } => Some(fast_at),
             Phase::Aborting { kill_at } => Some(kill_at),
         };
-        [self.pending.next_deadline(), self.backoff_until, phase]
-            .into_iter()
-            .flatten()
-            .min()
+        let summary = Some(self.hosts.next_summary());
+        [
+            self.pending.next_deadline(),
+            self.backoff_until,
+            phase,
+            summary,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn on_signals(&mut self) {
@@ -217,14 +298,18 @@ impl Supervisor {
         if got.hangup {
             (self.hangup)();
         }
-        let mut reaped = 0;
-        for pid in &got.exited {
-            reaped += usize::from(self.children.reap(nix::unistd::Pid::from_raw(*pid)));
-        }
+        let mut reaped: Vec<_> = got
+            .exited
+            .iter()
+            .filter_map(|&pid| self.children.reap(nix::unistd::Pid::from_raw(pid)))
+            .collect();
         if got.lost_exits {
-            reaped += self.children.sweep();
+            reaped.extend(self.children.sweep());
         }
-        if reaped > 0 {
+        for (child, status) in &reaped {
+            self.ended(child, *status);
+        }
+        if !reaped.is_empty() {
             debug!("{} sessions running", self.children.len());
         }
         while self.handled_stops < got.stops {
@@ -280,6 +365,13 @@ impl Supervisor {
     }
 
     fn on_timers(&mut self, now: Instant) {
+        for (host, n) in self.hosts.summary(now) {
+            info!(
+                "{host}: {n} more connection events in the last {} s, not logged one by one \
+                 (RUST_LOG=debug shows each)",
+                addresses::LOG_PERIOD.as_secs()
+            );
+        }
         for index in self.pending.expired_handshakes(now) {
             if let Some(conn) = self.pending.get(index) {
                 info!("{}: no handshake within the timeout; closing", conn.peer);
@@ -365,6 +457,7 @@ impl Supervisor {
             let _ = io::Write::write(&mut stream, &front::BINARY_REFUSAL);
             return;
         }
+        let host_full = self.hosts.may_wait(self.pending.waiting_of(Host::of(peer)));
         let index = self
             .pending
             .insert(stream, peer, now + self.config.handshake_timeout);
@@ -387,6 +480,11 @@ impl Supervisor {
             self.refuse(index, "pending limit reached", now);
             return;
         }
+        if let Err(refusal) = host_full {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            self.refuse(index, &refusal.to_string(), now);
+            return;
+        }
         if let Some((game, wire)) = seed {
             if let Some(conn) = self.pending.get_mut(index) {
                 conn.wire = Some(wire);
@@ -399,12 +497,16 @@ impl Supervisor {
         self.service(index);
     }
 
-    /// Queues a connection in Handshake for `game`.
+    /// Queues a connection in Handshake for `game`, if its host may play.
     fn join(&mut self, index: usize, game: &'static Module) {
         let Some(conn) = self.pending.get(index) else {
             return;
         };
         let (peer, wire) = (conn.peer, conn.wire);
+        if let Err(refusal) = self.hosts.may_play(Host::of(peer), Instant::now()) {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            return self.refuse(index, &refusal.to_string(), Instant::now());
+        }
         let needed = self.group_size(game);
         let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
         if let Some(conn) = self.pending.get_mut(index) {
@@ -412,7 +514,10 @@ impl Supervisor {
         }
         self.pending.enqueue(index, game);
         let waiting = self.pending.queued_for(game.info.name);
-        info!("{peer}: queued ({waiting} waiting) for {}", game.info.name);
+        self.note(
+            peer,
+            format_args!("{peer}: queued ({waiting} waiting) for {}", game.info.name),
+        );
         if waiting < needed && wire == Some(WireKind::Text) {
             let more = (needed - waiting) as u32;
             self.reply(index, &front::line_of(&ServerMessage::Waiting { more }));
@@ -560,16 +665,19 @@ impl Supervisor {
                     return self.hand_to_viewer(index, id);
                 }
                 Verdict::Left => {
-                    info!("{peer}: left before being paired");
+                    self.note(peer, format_args!("{peer}: left before being paired"));
                     return self.close(index);
                 }
                 Verdict::Refused(why) => {
-                    info!("{peer}: refused: {why}");
+                    self.note(peer, format_args!("{peer}: refused: {why}"));
                     return self.refuse(index, &why, Instant::now());
                 }
                 Verdict::NotText(why) => {
-                    info!("{peer}: refused: not a protocol this server speaks ({why})");
                     conn.wire = Some(WireKind::Binary);
+                    self.note(
+                        peer,
+                        format_args!("{peer}: refused: not a protocol this server speaks ({why})"),
+                    );
                     return self.refuse(index, &why, Instant::now());
                 }
             }
@@ -727,7 +835,7 @@ impl Supervisor {
                 return 1;
             };
             match session::run(&config, group, abort, Some(viewers)) {
-                Ok(()) => 0,
+                Ok(code) => code,
                 Err(e) => {
                     error!("session failed: {e}");
                     1
@@ -737,6 +845,9 @@ impl Supervisor {
         match forked {
             Ok((pid, group)) => {
                 drop(group);
+                for peer in &peers {
+                    self.hosts.game_started(Host::of(*peer));
+                }
                 self.children.insert(Child {
                     pid,
                     id,

@@ -64,26 +64,26 @@ impl Children {
         self.iter().find(|c| c.id == id)
     }
 
-    /// Collects child `pid`, which signalled its exit. Returns whether it was one of ours.
-    pub fn reap(&mut self, pid: Pid) -> bool {
+    /// Collects child `pid`, which signalled its exit: the child and how it ended.
+    pub fn reap(&mut self, pid: Pid) -> Option<(Child, WaitStatus)> {
         loop {
             match waitpid(pid, flags()) {
-                Ok(WaitStatus::StillAlive) => return false,
+                Ok(WaitStatus::StillAlive) => return None,
                 Ok(status) => return self.take(pid, status),
                 Err(Errno::EINTR) => continue,
-                Err(Errno::ECHILD) => return false,
+                Err(Errno::ECHILD) => return None,
                 Err(e) => {
                     warn!("waitpid({pid}) failed: {e}");
-                    return false;
+                    return None;
                 }
             }
         }
     }
 
     /// Collects every child that has exited (`waitpid(-1)` until none is left): for exits
-    /// whose signal was lost. Returns how many.
-    pub fn sweep(&mut self) -> usize {
-        let mut reaped = 0;
+    /// whose signal was lost.
+    pub fn sweep(&mut self) -> Vec<(Child, WaitStatus)> {
+        let mut reaped = Vec::new();
         loop {
             match waitpid(Pid::from_raw(-1), flags()) {
                 Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => return reaped,
@@ -94,25 +94,25 @@ impl Children {
                 }
                 Ok(status) => {
                     if let Some(pid) = status.pid() {
-                        reaped += usize::from(self.take(pid, status));
+                        reaped.extend(self.take(pid, status));
                     }
                 }
             }
         }
     }
 
-    fn take(&mut self, pid: Pid, status: WaitStatus) -> bool {
+    fn take(&mut self, pid: Pid, status: WaitStatus) -> Option<(Child, WaitStatus)> {
         if matches!(status, WaitStatus::Stopped(..) | WaitStatus::Continued(_)) {
-            return false;
+            return None;
         }
         match self.running.remove(&pid) {
             Some(child) => {
                 log_exit(&child, status);
-                true
+                Some((child, status))
             }
             None => {
                 debug!("reaped unknown child {pid}");
-                false
+                None
             }
         }
     }
@@ -135,6 +135,9 @@ fn log_exit(child: &Child, status: WaitStatus) {
     match status {
         WaitStatus::Exited(_, 0) => {
             info!("session {pid} exited with status 0 after {lived:.3}s ({who})")
+        }
+        WaitStatus::Exited(_, code) if crate::session::abandoned_by(code).is_some() => {
+            info!("session {pid} exited with status {code} (abandoned) after {lived:.3}s ({who})")
         }
         WaitStatus::Exited(_, code) => {
             warn!("session {pid} exited with status {code} after {lived:.3}s ({who})")

@@ -82,6 +82,10 @@ struct Args {
     /// Start one game of every game type and print each session child's private memory.
     #[arg(long)]
     memory_per_game: bool,
+    /// Open this many games whose players flood illegal places and never read, and print
+    /// the kernel's TCP memory (/proc/net/sockstat) before and after 5 s of it.
+    #[arg(long)]
+    flood_games: Option<usize>,
     /// (Internal) serve the echo floor: print the port, echo one connection, exit.
     #[arg(long, hide = true)]
     serve_echo: bool,
@@ -135,6 +139,9 @@ fn main() {
     println!("reversid at {addr}");
     if args.memory_per_game {
         return memory_per_game(addr, server_pid);
+    }
+    if let Some(n) = args.flood_games {
+        return flood(addr, n);
     }
     let _held = Holders::start(addr, args.hold, server_pid);
 
@@ -369,6 +376,57 @@ fn hold_worker(addr: SocketAddr, n: usize) {
     std::io::stdout().flush().unwrap();
     let mut rest = Vec::new();
     let _ = std::io::stdin().read_to_end(&mut rest);
+}
+
+/// The kernel's TCP memory in KiB (`mem` of /proc/net/sockstat is in pages).
+fn tcp_memory_kib() -> u64 {
+    let text = std::fs::read_to_string("/proc/net/sockstat").unwrap_or_default();
+    let pages: u64 = text
+        .lines()
+        .find(|l| l.starts_with("TCP:"))
+        .and_then(|l| l.split_whitespace().skip_while(|w| *w != "mem").nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    pages * 4
+}
+
+/// `n` games whose players send illegal places as fast as the server takes them and
+/// never read a byte: the attack that grew kernel buffers without bound.
+fn flood(addr: SocketAddr, n: usize) {
+    let before = tcp_memory_kib();
+    let mut players = Vec::new();
+    for _ in 0..n {
+        for _ in 0..2 {
+            let mut c = Client::from_stream(connect_from(addr, 7).expect("connect"));
+            c.send(&Pdu::Connect);
+            players.push(c);
+        }
+    }
+    for c in &players {
+        c.stream().set_nonblocking(true).unwrap();
+    }
+    let place = [0u8, 8, 0, 4, 0, 0, 0, 0];
+    let burst = place.repeat(512);
+    let t0 = Instant::now();
+    let mut sent = 0usize;
+    while t0.elapsed() < Duration::from_secs(5) {
+        for c in &players {
+            let mut stream = c.stream();
+            if let Ok(k) = stream.write(&burst) {
+                sent += k;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let during = tcp_memory_kib();
+    println!(
+        "flood           : {n} games, {} MiB of places sent in 5 s, nothing read",
+        sent >> 20
+    );
+    println!(
+        "kernel TCP mem  : {before} KiB before, {during} KiB after 5 s ({} KiB a socket)",
+        during.saturating_sub(before) / (2 * n as u64).max(1)
+    );
 }
 
 /// One game of every game type over the text protocol, and each session child's USS.
