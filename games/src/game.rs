@@ -233,6 +233,9 @@ impl GameInfo {
 pub struct Settings {
     /// For games with a random set-up (logged and recorded so a game can be replayed).
     pub seed: u64,
+    /// Foxes & Dolphins' cooldown, tide period and quiet limit (the server's
+    /// `--foxes-*-ms` options; the other games ignore it).
+    pub foxes_timing: crate::foxes::Timing,
 }
 
 /// A game in progress. Object safe: the runtime holds a `Box<dyn Game>`.

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser};
+use reversi_games::foxes::Timing;
 use reversi_games::registry::{self, Module};
+use reversi_games::Settings;
 
 use crate::session::referee::Rules;
 use crate::session::SessionConfig;
@@ -45,11 +47,27 @@ pub struct Cli {
     #[arg(long)]
     pub no_rematch: bool,
 
-    /// A listener for clients that speak a seed document's own protocol and send nothing
-    /// first, as GAME=ADDR (duell: seed 000's Conquest client); may be given several times.
+    /// A listener for clients that speak a seed document's own protocol, as GAME=ADDR (duell:
+    /// seed 000's Conquest clients, queued on arrival; foxes: seed 002's clients, which join with
+    /// PBJ or watch with QBJ); may be given several times.
     #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = ArgAction::Append,
           value_parser = parse_seed_listener)]
     pub listen_seed: Vec<SeedListener>,
+
+    /// Foxes & Dolphins: milliseconds a player waits after every move attempt.
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.cooldown,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_cooldown_ms: u64,
+
+    /// Foxes & Dolphins: milliseconds between two tides (the first comes one period in).
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.tide_period,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_tide_ms: u64,
+
+    /// Foxes & Dolphins: milliseconds without anything eaten that end the game by numbers.
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.quiet_limit,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_quiet_ms: u64,
 
     /// Seconds a new connection has to send its first request (connect, or a line).
     #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
@@ -146,6 +164,7 @@ fn seed_protocol(game: &str) -> Option<(&'static Module, WireKind)> {
     let module = registry::find(game)?;
     match module.info.name {
         "duell" => Some((module, WireKind::Seed000)),
+        "foxes" => Some((module, WireKind::Seed002)),
         _ => None,
     }
 }
@@ -155,7 +174,7 @@ fn parse_seed_listener(arg: &str) -> Result<SeedListener, String> {
         .split_once('=')
         .ok_or_else(|| format!("{arg:?} is not GAME=ADDR"))?;
     let (game, wire) = seed_protocol(game)
-        .ok_or_else(|| format!("{game:?} has no seed protocol of its own (try duell)"))?;
+        .ok_or_else(|| format!("{game:?} has no seed protocol of its own (try duell or foxes)"))?;
     let addr = addr
         .parse()
         .map_err(|e| format!("{addr:?} is not an address: {e}"))?;
@@ -233,6 +252,14 @@ impl Cli {
                 rematch: module.info.rematch && !self.no_rematch,
             },
             record_dir: self.record_dir.clone(),
+            settings: Settings {
+                foxes_timing: Timing {
+                    cooldown: self.foxes_cooldown_ms,
+                    tide_period: self.foxes_tide_ms,
+                    quiet_limit: self.foxes_quiet_ms,
+                },
+                ..Settings::default()
+            },
             journal_dir: self.journal_dir(),
         }
     }
@@ -303,6 +330,38 @@ mod tests {
             assert!(
                 Cli::try_parse_from(["reversid", "--listen-seed", bad]).is_err(),
                 "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn foxes_has_seed_002s_protocol_and_its_own_times() {
+        let cli = Cli::parse_from(["reversid", "--listen-seed", "foxes=127.0.0.1:0"]);
+        assert_eq!(cli.listen_seed[0].game.info.name, "foxes");
+        assert_eq!(cli.listen_seed[0].wire, WireKind::Seed002);
+        let foxes = registry::find("foxes").unwrap();
+        assert_eq!(cli.session(foxes).settings.foxes_timing, Timing::STANDARD);
+        let quick = Cli::parse_from([
+            "reversid",
+            "--foxes-cooldown-ms",
+            "20",
+            "--foxes-tide-ms",
+            "300",
+            "--foxes-quiet-ms",
+            "3000",
+        ]);
+        assert_eq!(
+            quick.session(foxes).settings.foxes_timing,
+            Timing {
+                cooldown: 20,
+                tide_period: 300,
+                quiet_limit: 3000
+            }
+        );
+        for option in ["--foxes-cooldown-ms", "--foxes-tide-ms", "--foxes-quiet-ms"] {
+            assert!(
+                Cli::try_parse_from(["reversid", option, "0"]).is_err(),
+                "{option}"
             );
         }
     }

@@ -244,6 +244,15 @@ impl Server {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), signal).expect("kill");
     }
 
+    /// The address of the `--listen-seed` listener for `game`'s seed clients.
+    pub fn seed_addr(&self, game: &str) -> SocketAddr {
+        let line = self.wait_log(&format!("for {game} clients in their seed's own protocol"));
+        let addr = line.split("listening on ").nth(1).expect("an address");
+        let addr = addr.split_whitespace().next().expect("an address");
+        addr.parse()
+            .expect("reversid logs the seed listener's address")
+    }
+
     /// Every line logged so far.
     pub fn logs(&self) -> Vec<String> {
         self.log.lines.lock().unwrap().clone()

@@ -4,7 +4,6 @@
 //! listener it is queued at once, and it is spoken to in the seed's own
 //! messages only (GAME TYPE, GAME BOARD, DRAW, READY, ERROR, RESULT).
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use reversi_games::registry;
@@ -22,12 +21,6 @@ const SEED_MESSAGES: &[&str] = &[
     "ERROR ",
     "RESULT ",
 ];
-
-fn seed_listener(server: &Server, game: &str) -> SocketAddr {
-    let line = server.wait_log(&format!("for {game} clients in their seed's own protocol"));
-    let addr = line.split("listening on ").nth(1).unwrap();
-    addr.split_whitespace().next().unwrap().parse().unwrap()
-}
 
 /// Reads up to and including the next READY or RESULT; checks every line is the seed's.
 fn until_ready(c: &mut TextClient) -> String {
@@ -56,7 +49,7 @@ fn move_line(action: &Action) -> String {
 #[test]
 fn seed_000_conquest_clients_play_a_whole_game() {
     let server = Server::start(&["--listen-seed", "duell=127.0.0.1:0"]);
-    let addr = seed_listener(&server, "duell");
+    let addr = server.seed_addr("duell");
     let mut south = TextClient::connect(addr);
     server.wait_log("queued (1 waiting) for duell");
     let mut north = TextClient::connect(addr);
@@ -109,7 +102,7 @@ fn seed_000_conquest_clients_play_a_whole_game() {
 #[test]
 fn a_seed_000_client_that_quits_resigns() {
     let server = Server::start(&["--listen-seed", "conquest=127.0.0.1:0"]);
-    let addr = seed_listener(&server, "duell");
+    let addr = server.seed_addr("duell");
     let mut south = TextClient::connect(addr);
     server.wait_log("queued (1 waiting) for duell");
     let mut north = TextClient::connect(addr);

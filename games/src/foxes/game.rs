@@ -32,6 +32,12 @@ impl Timing {
     };
 }
 
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing::STANDARD
+    }
+}
+
 /// Something that changed the board, in the order it happened.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Event {
@@ -186,8 +192,14 @@ impl Foxes {
             self.board.count(Species::Fox),
             self.board.count(Species::Dolphin),
         );
-        let secs = self.timing.quiet_limit / 1000;
-        let why = format!("nothing eaten for {secs} s: {foxes} foxes, {dolphins} dolphins");
+        // A server may be given any number of ms (`--foxes-quiet-ms`): 120 s, but 1500 ms.
+        let limit = self.timing.quiet_limit;
+        let limit = if limit % 1000 == 0 {
+            format!("{} s", limit / 1000)
+        } else {
+            format!("{limit} ms")
+        };
+        let why = format!("nothing eaten for {limit}: {foxes} foxes, {dolphins} dolphins");
         match foxes.cmp(&dolphins) {
             std::cmp::Ordering::Greater => Outcome::Win {
                 team: Species::Fox.team(),

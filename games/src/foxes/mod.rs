@@ -52,6 +52,12 @@ pub static INFO: GameInfo = GameInfo {
 
 pub const MODULE: Module = Module {
     info: &INFO,
-    new_game: |settings| Box::new(Foxes::new(Size::DEFAULT, settings.seed, Timing::STANDARD)),
+    new_game: |settings| {
+        Box::new(Foxes::new(
+            Size::DEFAULT,
+            settings.seed,
+            settings.foxes_timing,
+        ))
+    },
     bot: Some(|seed| Box::new(FoxesBot::new(seed))),
 };

@@ -294,11 +294,48 @@ fn a_new_game_follows_its_seed() {
     assert_ne!(Foxes::new(size, 43, T).board(), board);
     assert_eq!(game.seed(), Some(42));
     let module = crate::registry::find("foxes").unwrap();
-    let settings = crate::game::Settings { seed: 42 };
+    let settings = crate::game::Settings {
+        seed: 42,
+        ..Default::default()
+    };
     assert_eq!(
         (module.new_game)(&settings).view(Viewer::Spectator),
         game.view(Viewer::Spectator)
     );
+}
+
+#[test]
+fn the_server_settings_choose_the_times() {
+    let module = crate::registry::find("foxes").unwrap();
+    let quick = Timing {
+        cooldown: 20,
+        tide_period: 300,
+        quiet_limit: 3000,
+    };
+    let settings = crate::game::Settings {
+        seed: 7,
+        foxes_timing: quick,
+    };
+    let mut game = (module.new_game)(&settings);
+    assert_eq!(game.wake_at(), Some(300), "the first tide");
+    let _ = game.play(FOXES, &step(1, 1, 1, 1), 0);
+    assert!(!game.may_move(FOXES, 19));
+    assert!(game.may_move(FOXES, 20));
+    game.wake(3000);
+    let why = game.outcome().expect("the quiet limit").why().to_owned();
+    assert!(why.starts_with("nothing eaten for 3 s: "), "{why}");
+    let mut odd = Foxes::new(
+        Size::DEFAULT,
+        7,
+        Timing {
+            quiet_limit: 1500,
+            ..quick
+        },
+    );
+    odd.wake(1500);
+    let why = odd.outcome().expect("the quiet limit").why();
+    assert!(why.starts_with("nothing eaten for 1500 ms: "), "{why}");
+    assert_eq!(crate::game::Settings::default().foxes_timing, T);
 }
 
 #[test]

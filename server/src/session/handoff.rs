@@ -6,8 +6,8 @@
 //! To hand over a viewer the supervisor connects, sends one message with the
 //! descriptor as SCM_RIGHTS, and closes; the session accepts only its parent.
 //!
-//! A message: `kind: u8` (0 binary, 1 text, 2 seed 000), `peer_len: u8`, the peer's
-//! address in text, then the bytes the client sent after its request.
+//! A message: `kind: u8` (0 binary, 1 text, 2 seed 000, 3 seed 002), `peer_len: u8`,
+//! the peer's address in text, then the bytes the client sent after its request.
 
 use std::io::{self, IoSlice, IoSliceMut};
 use std::net::TcpStream;
@@ -70,14 +70,7 @@ pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) ->
     )?;
     connect(socket.as_raw_fd(), &address(std::process::id(), id)?)?;
     let peer = &peer.as_bytes()[..peer.len().min(255)];
-    let header = [
-        match wire {
-            WireKind::Binary => 0,
-            WireKind::Text => 1,
-            WireKind::Seed000 => 2,
-        },
-        peer.len() as u8,
-    ];
+    let header = [kind_byte(wire), peer.len() as u8];
     let early = &early[..early.len().min(MAX_MESSAGE - 2 - peer.len())];
     let iov = [
         IoSlice::new(&header),
@@ -94,6 +87,23 @@ pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) ->
         None,
     )?;
     Ok(())
+}
+
+/// The byte that names `wire` in a hand-off message.
+fn kind_byte(wire: WireKind) -> u8 {
+    match wire {
+        WireKind::Binary => 0,
+        WireKind::Text => 1,
+        WireKind::Seed000 => 2,
+        WireKind::Seed002 => 3,
+    }
+}
+
+/// The protocol a hand-off message's kind byte names.
+fn wire_of(kind: u8) -> Option<WireKind> {
+    WireKind::ALL
+        .into_iter()
+        .find(|&wire| kind_byte(wire) == kind)
 }
 
 /// The next connection handed over, `Ok(None)` when none is waiting. Connections from
@@ -152,6 +162,7 @@ fn receive(conn: &OwnedFd) -> io::Result<Handed> {
     let [kind, peer_len, ..] = buf[..bytes] else {
         return Err(bad("message too short"));
     };
+    let wire = wire_of(kind).ok_or_else(|| bad(&format!("no protocol of kind {kind}")))?;
     let peer_end = 2 + usize::from(peer_len);
     let peer = buf
         .get(2..peer_end.min(bytes))
@@ -161,11 +172,7 @@ fn receive(conn: &OwnedFd) -> io::Result<Handed> {
     Ok(Handed {
         stream,
         peer: String::from_utf8_lossy(peer).into_owned(),
-        wire: if kind == 0 {
-            WireKind::Binary
-        } else {
-            WireKind::Text
-        },
+        wire,
         early: buf[peer_end.min(bytes)..bytes].to_vec(),
     })
 }
@@ -237,5 +244,14 @@ mod tests {
         let mut got = [0u8; 5];
         client.read_exact(&mut got).unwrap();
         assert_eq!(&got, b"hello");
+    }
+
+    #[test]
+    fn every_protocol_has_its_own_kind_byte() {
+        for wire in WireKind::ALL {
+            assert_eq!(wire_of(kind_byte(wire)), Some(wire));
+        }
+        assert_eq!(kind_byte(WireKind::Seed002), 3);
+        assert_eq!(wire_of(4), None);
     }
 }

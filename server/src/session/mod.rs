@@ -72,6 +72,8 @@ pub struct Group {
 pub struct SessionConfig {
     pub rules: Rules,
     pub record_dir: Option<PathBuf>,
+    /// What each game is given; its seed is drawn afresh for every game.
+    pub settings: Settings,
     /// Where journals are kept while games run (the record directory, or a temporary one).
     pub journal_dir: PathBuf,
 }
@@ -93,7 +95,10 @@ pub fn run(
     } else {
         random_below(teams)
     };
-    let settings = Settings { seed: random_u64() };
+    let settings = Settings {
+        seed: random_u64(),
+        ..config.settings.clone()
+    };
     let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
     let referee = Referee::new(
         group.module,

@@ -362,6 +362,11 @@ impl Referee {
                 }),
             },
             Input::Act(action) => self.act(seat, action, now, &mut out),
+            // The board as it stands, to the seat alone; the game is not asked anything.
+            Input::Refresh => out.push(Delivery {
+                to: To::Seat(seat),
+                msg: Msg::Start,
+            }),
         }
         out
     }

@@ -6,12 +6,16 @@
 //! client with a command word (`GAME`, `MOVE`). A connection is text when its
 //! first byte is an ASCII letter and its first line is printable ASCII;
 //! anything else is judged as binary, so garbage gets the binary `error`.
+//! On a seed listener the protocol is the listener's: seed 002's clients
+//! start with `PBJ` (a player) or `QBJ` (a viewer).
 
 use log::debug;
+use reversi_games::foxes;
 use reversi_games::registry::Module;
 use reversi_pdu::{decode, Direction, Pdu, Status};
 use reversi_text::{ClientMessage, ServerMessage, MAX_LINE};
 
+use crate::wire::seed002::{Notice, Request};
 use crate::wire::WireKind;
 
 /// The `error` PDU, sent to binary connections (and to a connection refused before
@@ -40,6 +44,13 @@ pub enum Verdict {
     List { used: usize },
     /// Watch game `id`; `used` bytes were the request.
     Watch { id: u64, used: usize },
+    /// Watch the newest running game of `game` (a seed client names no game); when
+    /// none runs, send `none` and close. `used` bytes were the request.
+    WatchGame {
+        game: &'static Module,
+        used: usize,
+        none: Vec<u8>,
+    },
     /// The client leaves: close it, send nothing.
     Left,
     /// Turn it away: send [`refusal`] and close. The string says why.
@@ -88,6 +99,7 @@ impl Front {
             WireKind::Binary => self.screen_binary(stage, input),
             // A seed 000 client is queued on arrival; while it waits it is a text client.
             WireKind::Text | WireKind::Seed000 => self.screen_text(stage, input),
+            WireKind::Seed002 => self.screen_seed002(stage, input),
         }
     }
 
@@ -112,26 +124,11 @@ impl Front {
     }
 
     fn screen_text(&self, stage: Stage, input: &[u8]) -> Verdict {
-        let window = &input[..input.len().min(MAX_LINE)];
-        let text = |b: &u8| matches!(b, b' '..=b'~' | b'\t' | b'\r');
-        if let Some(bad) = window
-            .iter()
-            .take_while(|&&b| b != b'\n')
-            .find(|b| !text(b))
-        {
-            return Verdict::NotText(format!("byte {bad:#04x} in a text line"));
-        }
-        let Some(end) = window.iter().position(|&b| b == b'\n') else {
-            return if input.len() >= MAX_LINE {
-                Verdict::Refused(format!("a line longer than {MAX_LINE} bytes"))
-            } else {
-                Verdict::Wait
-            };
+        let (line, used) = match first_line(input) {
+            Ok(found) => found,
+            Err(verdict) => return verdict,
         };
-        let used = end + 1;
-        let line = String::from_utf8_lossy(&input[..end]);
-        let line = line.trim_end_matches('\r');
-        debug!("<- {line}");
+        let line = line.as_str();
         let error = |why: String| Verdict::Reply {
             reply: line_of(&ServerMessage::Error { why }),
             used,
@@ -171,6 +168,68 @@ impl Front {
             (Stage::Queued, _) => error("the game has not started".to_owned()),
         }
     }
+
+    /// Seed 002 (Foxes & Dolphins): a player's join queues it for foxes, a viewer's
+    /// join watches the newest foxes game. While queued the seed's client has nothing
+    /// to say (it waits for its team); whatever it sends is dropped.
+    fn screen_seed002(&self, stage: Stage, input: &[u8]) -> Verdict {
+        let (line, used) = match first_line(input) {
+            Ok(found) => found,
+            Err(Verdict::NotText(why)) => return Verdict::Refused(why),
+            Err(verdict) => return verdict,
+        };
+        let nothing = Verdict::Reply {
+            reply: Vec::new(),
+            used,
+        };
+        if line.is_empty() {
+            return nothing;
+        }
+        let Some(game) = self.game(foxes::INFO.name) else {
+            return Verdict::Refused("this server does not play foxes".to_owned());
+        };
+        match (stage, Request::parse(&line)) {
+            (Stage::Handshake, Ok(Request::JoinPlayer)) => Verdict::Join { game, used },
+            (Stage::Handshake, Ok(Request::JoinViewer)) => Verdict::WatchGame {
+                game,
+                used,
+                none: Notice::Rejected { viewer: true }.line(),
+            },
+            (Stage::Handshake, Ok(_)) => {
+                Verdict::Refused(format!("{line} before joining (PBJ, or QBJ to watch)"))
+            }
+            (Stage::Handshake, Err(why)) => Verdict::Refused(why),
+            (Stage::Queued, _) => {
+                debug!("dropped while waiting for a game: {line}");
+                nothing
+            }
+        }
+    }
+}
+
+/// The first whole line of `input` (without its end) and the bytes it takes, or the
+/// verdict while there is none: wait for more, or turn away what is not a line of text.
+fn first_line(input: &[u8]) -> Result<(String, usize), Verdict> {
+    let window = &input[..input.len().min(MAX_LINE)];
+    let text = |b: &u8| matches!(b, b' '..=b'~' | b'\t' | b'\r');
+    if let Some(bad) = window
+        .iter()
+        .take_while(|&&b| b != b'\n')
+        .find(|b| !text(b))
+    {
+        return Err(Verdict::NotText(format!("byte {bad:#04x} in a text line")));
+    }
+    let Some(end) = window.iter().position(|&b| b == b'\n') else {
+        return Err(if input.len() >= MAX_LINE {
+            Verdict::Refused(format!("a line longer than {MAX_LINE} bytes"))
+        } else {
+            Verdict::Wait
+        });
+    };
+    let line = String::from_utf8_lossy(&input[..end]);
+    let line = line.trim_end_matches('\r').to_owned();
+    debug!("<- {line}");
+    Ok((line, end + 1))
 }
 
 /// A server message as the bytes of one line.
@@ -184,6 +243,8 @@ pub fn refusal(wire: Option<WireKind>, why: &str) -> Vec<u8> {
         Some(WireKind::Text | WireKind::Seed000) => line_of(&ServerMessage::Error {
             why: why.to_owned(),
         }),
+        // The seed's only refusal: "R for rejected if the player can not join the game".
+        Some(WireKind::Seed002) => Notice::Rejected { viewer: false }.line(),
         Some(WireKind::Binary) | None => BINARY_REFUSAL.to_vec(),
     }
 }
@@ -302,5 +363,66 @@ mod tests {
         assert_eq!(refusal(Some(WireKind::Binary), "x"), BINARY_REFUSAL);
         assert_eq!(refusal(None, "x"), BINARY_REFUSAL);
         assert_eq!(refusal(Some(WireKind::Text), "full"), b"ERROR full\n");
+        assert_eq!(refusal(Some(WireKind::Seed002), "full"), b"BPT R\n");
+    }
+
+    fn seed002(stage: Stage, line: &str) -> Verdict {
+        front().screen(WireKind::Seed002, stage, line.as_bytes())
+    }
+
+    #[test]
+    fn seed_002_players_join_foxes_and_viewers_watch_it() {
+        assert_eq!(seed002(Stage::Handshake, "PBJ"), Verdict::Wait);
+        assert!(is_join(&seed002(Stage::Handshake, "PBJ\n"), "foxes", 4));
+        // The seed's own client chapter sends PCJ.
+        assert!(is_join(
+            &seed002(Stage::Handshake, "PCJ\r\nFBM 1 1 1 2\n"),
+            "foxes",
+            5
+        ));
+        match seed002(Stage::Handshake, "QBJ\n") {
+            Verdict::WatchGame { game, used, none } => {
+                assert_eq!((game.info.name, used), ("foxes", 4));
+                assert_eq!(none, b"BQT R\n");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            seed002(Stage::Handshake, "\n"),
+            Verdict::Reply {
+                reply: Vec::new(),
+                used: 1
+            }
+        );
+    }
+
+    #[test]
+    fn seed_002_clients_that_do_not_join_are_rejected() {
+        let refused = |line: &str| match seed002(Stage::Handshake, line) {
+            Verdict::Refused(why) => why,
+            other => panic!("{line:?}: {other:?}"),
+        };
+        assert!(refused("FBM 1 1 1 2\n").contains("before joining"));
+        assert!(refused("GAME TYPE foxes\n").contains("three letters"));
+        assert!(refused("P\u{1}J\n").contains("byte 0x01"));
+        assert!(refused(&"P".repeat(MAX_LINE)).contains("longer than"));
+        let reversi_only = Front::new(vec![registry::find("reversi").unwrap()]);
+        assert_eq!(
+            reversi_only.screen(WireKind::Seed002, Stage::Handshake, b"PBJ\n"),
+            Verdict::Refused("this server does not play foxes".to_owned())
+        );
+    }
+
+    #[test]
+    fn queued_seed_002_clients_are_not_listened_to() {
+        for line in ["FBM 1 1 1 2\n", "PBJ\n", "junk\n"] {
+            assert_eq!(
+                seed002(Stage::Queued, line),
+                Verdict::Reply {
+                    reply: Vec::new(),
+                    used: line.len()
+                }
+            );
+        }
     }
 }

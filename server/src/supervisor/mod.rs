@@ -486,11 +486,13 @@ impl Supervisor {
             return;
         }
         if let Some((game, wire)) = seed {
-            // A seed client sends nothing first: it joins its listener's game at once.
             if let Some(conn) = self.pending.get_mut(index) {
                 conn.wire = Some(wire);
             }
-            self.join(index, game);
+            // A seed 000 client sends nothing first: it joins its listener's game at once.
+            if wire.joins_on_arrival() {
+                self.join(index, game);
+            }
         }
         self.service(index);
     }
@@ -644,6 +646,22 @@ impl Supervisor {
                 }
                 Verdict::Watch { id, used } => {
                     conn.input.drain(..used.min(conn.input.len()));
+                    return self.hand_to_viewer(index, id);
+                }
+                Verdict::WatchGame { game, used, none } => {
+                    conn.input.drain(..used.min(conn.input.len()));
+                    let newest = self
+                        .children
+                        .iter()
+                        .filter(|c| c.module == game)
+                        .map(|c| c.id)
+                        .max();
+                    let Some(id) = newest else {
+                        info!("{peer}: no {} game to watch", game.info.name);
+                        self.pending
+                            .start_closing(index, &none, Instant::now() + LINGER);
+                        return self.service(index);
+                    };
                     return self.hand_to_viewer(index, id);
                 }
                 Verdict::Left => {

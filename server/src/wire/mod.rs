@@ -3,6 +3,8 @@
 //! sees a byte, and an adapter never sees the rules.
 
 pub mod binary;
+mod lines;
+pub mod seed002;
 pub mod text;
 
 use reversi_games::{Action, Cell, GameInfo, Outcome, Standing, Team, Update};
@@ -19,16 +21,33 @@ pub enum WireKind {
     /// Seed 000's own protocol: the text protocol's seed messages only, none of its
     /// additions (spec/TEXT-PROTOCOL.md §14), for clients written from the seed alone.
     Seed000,
+    /// Seed 002's own line protocol for Foxes & Dolphins (spec/games/foxes.md, "The
+    /// seed's line protocol"), for clients written from the seed alone.
+    Seed002,
 }
 
 impl WireKind {
+    pub const ALL: [WireKind; 4] = [
+        WireKind::Binary,
+        WireKind::Text,
+        WireKind::Seed000,
+        WireKind::Seed002,
+    ];
+
     /// A fresh adapter for a connection of this kind.
     pub fn adapter(self) -> Box<dyn Wire> {
         match self {
             WireKind::Binary => Box::new(binary::Binary::new()),
             WireKind::Text => Box::new(text::Text::new()),
             WireKind::Seed000 => Box::new(text::Text::seed_only()),
+            WireKind::Seed002 => Box::new(seed002::Seed002::new()),
         }
+    }
+
+    /// Whether a client of this kind joins its listener's game on arrival: seed 000's
+    /// clients send nothing before the server speaks; every other kind asks first.
+    pub fn joins_on_arrival(self) -> bool {
+        self == WireKind::Seed000
     }
 }
 
@@ -46,6 +65,8 @@ pub enum Input {
     Act(Action),
     /// A move in the game's own notation, for the game to read.
     Notation(String),
+    /// The whole board again, as the game started (seed 002's refresh `DBR`); no move.
+    Refresh,
     /// The client leaves.
     Quit,
     /// A message that was not understood or is not for now: the client is told, nothing else happens.

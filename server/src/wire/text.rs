@@ -2,15 +2,14 @@
 
 use log::debug;
 use reversi_games::{Action, Point, Standing as GameStanding};
-use reversi_text::{ClientMessage, LineBuffer, LineError, ServerMessage, Standing};
+use reversi_text::{ClientMessage, ServerMessage, Standing};
 
+use super::lines::LineReader;
 use super::{Event, Input, Role, Wire};
 use crate::outbox::Outbox;
 
 pub struct Text {
-    lines: LineBuffer,
-    /// No more input is taken (after a violation).
-    deaf: bool,
+    lines: LineReader,
     /// Our additions to seed 000 are sent (`false`: the seed's messages only).
     additions: bool,
 }
@@ -18,8 +17,7 @@ pub struct Text {
 impl Text {
     pub fn new() -> Text {
         Text {
-            lines: LineBuffer::new(),
-            deaf: false,
+            lines: LineReader::new(),
             additions: true,
         }
     }
@@ -95,29 +93,12 @@ fn draw_lines(cells: &[reversi_games::Cell]) -> Vec<ServerMessage> {
 
 impl Wire for Text {
     fn receive(&mut self, bytes: &[u8], inputs: &mut Vec<Input>) {
-        if self.deaf {
-            return;
-        }
-        self.lines.extend(bytes);
-        loop {
-            match self.lines.next_line() {
-                Ok(None) => return,
-                Ok(Some(line)) => {
-                    debug!("<- {line}");
-                    match ClientMessage::parse(&line) {
-                        Ok(message) => inputs.push(input(message)),
-                        Err(reversi_text::ParseError::Empty) => {}
-                        Err(e) => inputs.push(Input::Confused(e.to_string())),
-                    }
-                }
-                Err(e @ LineError::NotText) => inputs.push(Input::Confused(e.to_string())),
-                Err(e @ LineError::TooLong) => {
-                    self.deaf = true;
-                    inputs.push(Input::Violation(e.to_string()));
-                    return;
-                }
-            }
-        }
+        self.lines
+            .receive(bytes, inputs, |line| match ClientMessage::parse(line) {
+                Ok(message) => Some(input(message)),
+                Err(reversi_text::ParseError::Empty) => None,
+                Err(e) => Some(Input::Confused(e.to_string())),
+            });
     }
 
     fn send(&mut self, event: &Event<'_>, out: &mut Outbox) {
