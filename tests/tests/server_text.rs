@@ -321,3 +321,57 @@ fn a_viewer_that_never_reads_does_not_stall_the_game() {
     server.wait_log("exited with status 0");
     drop(viewer);
 }
+
+#[test]
+fn draughts_rematches_with_colours_swapped_and_records_every_game() {
+    let dir = std::env::temp_dir().join(format!("reversid-rematch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = Server::start(&[
+        "--fixed-colours",
+        "--move-timeout",
+        "1",
+        "--record-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let mut first = TextClient::join(server.addr(), "draughts");
+    first.next_is("GAME WAITING 1");
+    let mut second = TextClient::join(server.addr(), "draughts");
+    first.expect("GAME TEAM 1 black");
+    second.expect("GAME TEAM 2 white");
+    first.expect("READY");
+    // Black lets its clock run out; 3 s later the same two play again, colours swapped.
+    first.expect("RESULT LOSE");
+    second.expect("RESULT WIN");
+    first.expect("GAME TYPE Draughts");
+    first.expect("GAME TEAM 2 white");
+    second.expect("GAME TEAM 1 black");
+    second.expect("READY");
+    second.send("MOVE 11-15");
+    first.expect("GAME MOVED 1 11-15");
+    first.expect("READY");
+    // Leaving ends the series; both games are recorded as PDN.
+    first.send("GAME QUIT");
+    second.expect("RESULT WIN");
+    server.wait_logs("game over: draughts", 2);
+    let deadline = std::time::Instant::now() + reversi_tests::PATIENCE;
+    let records = loop {
+        let records: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "pdn"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap())
+            .collect();
+        if records.len() == 2 || std::time::Instant::now() > deadline {
+            break records;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records.iter().all(|r| r.contains("[GameType \"21\"]")),
+        "{records:?}"
+    );
+    assert!(records.iter().any(|r| r.contains("11-15")), "{records:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
