@@ -3,19 +3,19 @@
 
 mod bot;
 mod cli;
-mod connection;
 mod demo;
-mod driver;
 mod gtp;
 mod input;
 #[path = "match.rs"]
 mod match_gtp;
 mod play;
 mod render;
-mod state;
 mod tools;
 
 use std::process::ExitCode;
+
+// The library's modules under the names the binary's own modules use.
+use reversi_client::{connection, driver, state};
 
 use std::time::Duration;
 

@@ -15,6 +15,7 @@
 
 pub mod bot;
 pub mod game;
+pub mod mcts;
 pub mod record;
 pub mod registry;
 pub mod reversi;
