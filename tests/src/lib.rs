@@ -72,12 +72,30 @@ fn newest_change(dir: &Path) -> Option<SystemTime> {
 
 /// The server binary `reversid`, next to the running executable.
 pub fn reversid_binary() -> PathBuf {
-    binary("reversid", &["server/src", "engine/src", "pdu/src"])
+    binary(
+        "reversid",
+        &[
+            "server/src",
+            "engine/src",
+            "pdu/src",
+            "games/src",
+            "text/src",
+        ],
+    )
 }
 
 /// The client binary `reversi`, next to the running executable.
 pub fn reversi_binary() -> PathBuf {
-    binary("reversi", &["client/src", "engine/src", "pdu/src"])
+    binary(
+        "reversi",
+        &[
+            "client/src",
+            "engine/src",
+            "pdu/src",
+            "games/src",
+            "text/src",
+        ],
+    )
 }
 
 /// Lines reversid has logged so far, and a way to wait for more.

@@ -76,7 +76,8 @@ pub enum Notice {
     Listed(Vec<SessionInfo>),
     /// A game starts; [`Client::game`] has it.
     Started,
-    /// The board changed since it was last shown and the server paused.
+    /// The board changed since it was last shown, and its drawing is over:
+    /// a message other than `DRAW` followed, or the server paused.
     BoardChanged,
     /// `GAME TURN`: team `k` is to move.
     Turn(u8),
@@ -280,10 +281,21 @@ impl Client {
                 if !self.is_connected() {
                     return Vec::new();
                 }
+                // A line that is not a DRAW ends a drawing: the board is whole again.
+                let drawing = matches!(
+                    message,
+                    ServerMessage::Square { .. } | ServerMessage::Piece { .. }
+                );
+                let mut actions = if drawing {
+                    Vec::new()
+                } else {
+                    self.handle(Event::Quiet)
+                };
                 match self.receive(message) {
-                    Ok(actions) => actions,
-                    Err(why) => self.violation(why),
+                    Ok(more) => actions.extend(more),
+                    Err(why) => actions = self.violation(why),
                 }
+                actions
             }
             Event::BadLine(why) if self.is_connected() => {
                 self.violation(format!("a line that is not a message: {why}"))
@@ -570,7 +582,10 @@ impl Client {
         let notice = match message {
             ServerMessage::Square { kind, x, y } => {
                 game.board.draw_square(&kind, x, y)?;
-                game.changed.push((x, y));
+                // The first drawing is the board as it stands, not a change.
+                if !game.moves.is_empty() {
+                    game.changed.push((x, y));
+                }
                 self.dirty = true;
                 return Ok(Vec::new());
             }
