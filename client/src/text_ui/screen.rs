@@ -313,7 +313,7 @@ impl Screen {
         let board = &game.board;
         let plain = !self.colour;
         let marks = Marks {
-            cursor: (game.team().is_some()).then_some(self.cursor),
+            cursor: (game.team().is_some() && game.over.is_none()).then_some(self.cursor),
             picked: &self.picked,
             changed: &game.changed,
         };

@@ -48,7 +48,7 @@ pub fn status(game: &Game) -> String {
         };
     }
     if game.ready {
-        return "your move".to_owned();
+        return "Your move.".to_owned();
     }
     match game.turn {
         Some(k) if game.team() == Some(k) => "your team's move".to_owned(),
@@ -85,7 +85,7 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Listed(sessions) => format!("{} games running", sessions.len()),
         Notice::Started => header(game?),
         Notice::BoardChanged | Notice::Turn(_) => return None,
-        Notice::YourMove => "your move".to_owned(),
+        Notice::YourMove => "the server waits for your move".to_owned(),
         Notice::Moved { team: k, notation } => format!("{} played {notation}", team(game, *k)),
         Notice::News(text) => format!("news: {text}"),
         Notice::ServerRefused(why) => format!("the server refused: {why}"),
