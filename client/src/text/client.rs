@@ -87,8 +87,11 @@ pub enum Notice {
     Moved { team: u8, notation: String },
     /// `GAME NEWS`.
     News(String),
-    /// `ERROR` from the server (a refused move, or a refused request).
+    /// `ERROR` from the server during a game (a refused move).
     ServerRefused(String),
+    /// `ERROR` from the server to a request (no such game, no such session):
+    /// the connection is closed.
+    Denied(String),
     /// `GAME OVER`: `winner` won, or a draw (`None`).
     Over { winner: Option<u8>, why: String },
     /// `RESULT`: this player's result.
@@ -498,7 +501,7 @@ impl Client {
                 ServerMessage::Error { why },
             ) => {
                 // The request was refused (no such game, no such session).
-                Ok(self.finish(Notice::ServerRefused(why), exit::SERVER_GONE))
+                Ok(self.finish(Notice::Denied(why), exit::SERVER_GONE))
             }
             (Phase::Joining { .. } | Phase::AskedToWatch, ServerMessage::Type { game }) => {
                 self.phase = Phase::Starting {

@@ -2,8 +2,9 @@
 //! changed, one command a line on stdin. When stdin is not a terminal the
 //! lines are a script of this player's moves: each is held until the
 //! server says READY, so a file of moves plays them in order; the end of
-//! stdin means quit (when the next move is due). A player's run ends
-//! with the game's result; a viewer's when the server closes.
+//! stdin means quit (when the next move is due); a viewer watches on. A
+//! player's run ends with the game's result; a viewer's when the server
+//! closes the connection.
 
 use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
@@ -61,7 +62,15 @@ impl Lines {
 
     fn user_line(&mut self, line: Option<String>) -> Option<u8> {
         let Some(line) = line else {
-            return self.feed(Event::User(Request::Quit));
+            // The end of a player's script resigns; a viewer watches on.
+            let viewer = self
+                .driver
+                .client()
+                .game()
+                .is_some_and(|g| g.team().is_none());
+            return (!viewer)
+                .then(|| self.feed(Event::User(Request::Quit)))
+                .flatten();
         };
         if !self.interactive && !line.trim().is_empty() {
             println!("> {}", line.trim());

@@ -70,6 +70,7 @@ pub fn is_failure(notice: &Notice) -> bool {
     matches!(
         notice,
         Notice::Aborted(_)
+            | Notice::Denied(_)
             | Notice::Closed { finished: false }
             | Notice::Violation(_)
             | Notice::ConnectFailed(_)
@@ -89,6 +90,7 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Moved { team: k, notation } => format!("{} played {notation}", team(game, *k)),
         Notice::News(text) => format!("news: {text}"),
         Notice::ServerRefused(why) => format!("the server refused: {why}"),
+        Notice::Denied(why) => format!("the server refused: {why}"),
         Notice::Over { .. } => status(game?),
         Notice::Result { standing, why } => format!("{}: {why}", verdict(*standing)),
         Notice::Aborted(why) => format!("the server stopped the game: {why}"),
