@@ -175,3 +175,21 @@ impl Writer {
         let _ = self.stream.shutdown(Shutdown::Both);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_without_a_port_says_it_tried_the_default_one() {
+        let (found, tried) = resolve("127.0.0.1").unwrap();
+        assert_eq!(found, ["127.0.0.1:8765".parse::<SocketAddr>().unwrap()]);
+        assert_eq!(tried, "127.0.0.1:8765 (the default port)");
+        let (_, tried) = resolve("::1").unwrap();
+        assert_eq!(tried, "[::1]:8765 (the default port)");
+        let (_, tried) = resolve("localhost").unwrap();
+        assert_eq!(tried, "localhost:8765 (the default port)");
+        let (_, tried) = resolve("127.0.0.1:9").unwrap();
+        assert_eq!(tried, "127.0.0.1:9");
+    }
+}

@@ -40,6 +40,8 @@ mod board;
 mod client;
 mod connection;
 mod driver;
+#[cfg(test)]
+mod tests;
 
 pub use board::{Board, Cell, Piece};
 pub use client::{
