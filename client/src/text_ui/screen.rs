@@ -32,8 +32,7 @@ const TICK: Duration = Duration::from_millis(50);
 /// Messages kept for the message pane.
 const LOG_LINES: usize = 200;
 
-const KEYS: &str =
-    "arrows/hjkl move  space pick  enter send  m send  esc clear  : type a move  ? help  q quit";
+const KEYS: &str = "arrows/hjkl move, space pick, Enter/m send, Esc clear, : type, ? help, q quit";
 
 const HELP: &str =
     "Build a move square by square: move the cursor with the arrow keys (or h j k l), \
@@ -420,10 +419,12 @@ impl Screen {
     }
 
     fn draw(&self, frame: &mut Frame) {
+        // Five lines of messages on a tall screen, three on a short one.
+        let log_height = if frame.area().height >= 32 { 7 } else { 5 };
         let [top, main, messages, bottom] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(5),
-            Constraint::Length(7),
+            Constraint::Length(log_height),
             Constraint::Length(1),
         ])
         .areas(frame.area());
@@ -496,12 +497,13 @@ impl Screen {
             .areas(area);
             (l, s)
         };
-        let [board_area, legend_area, _] = Layout::vertical([
-            Constraint::Length(board_height),
-            Constraint::Length(legend_height),
-            Constraint::Min(0),
-        ])
-        .areas(left);
+        // The board first; the legend where room is left (none on a small screen).
+        let [board_area, rest] =
+            Layout::vertical([Constraint::Length(board_height), Constraint::Min(0)]).areas(left);
+        let legend_area = Rect {
+            height: rest.height.min(legend_height),
+            ..rest
+        };
         let name = format!(
             "{} {}x{}",
             game.board.name(),
@@ -512,10 +514,12 @@ impl Screen {
             Paragraph::new(board).block(Block::bordered().title(name)),
             board_area,
         );
-        frame.render_widget(
-            Paragraph::new(legend).block(Block::bordered().title("pieces")),
-            legend_area,
-        );
+        if legend_area.height >= 3 {
+            frame.render_widget(
+                Paragraph::new(legend).block(Block::bordered().title("pieces")),
+                legend_area,
+            );
+        }
         frame.render_widget(
             Paragraph::new(self.side_lines(game))
                 .wrap(Wrap { trim: false })
