@@ -195,3 +195,26 @@ fn colours_show_teams_and_squares() {
     screen.keys(&["q", "q"]);
     assert_eq!(screen.wait_exit(), 0);
 }
+
+#[test]
+fn a_game_the_server_does_not_have_leaves_the_screen_at_once() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&[]);
+    let addr = server.addr().to_string();
+    let args = ["play", "--game", "chess", &addr];
+    let screen = Tmux::start(
+        &reversi_binary(),
+        &args,
+        &[("TERM", "xterm-256color")],
+        80,
+        24,
+    );
+    assert_eq!(screen.wait_exit(), 1);
+    let last = screen.screen();
+    assert!(
+        last.contains("reversi: the server refused: no game \"chess\" here"),
+        "{last}"
+    );
+}

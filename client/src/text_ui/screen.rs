@@ -60,6 +60,8 @@ struct Screen {
     leave: Option<u8>,
     /// The round of the game the cursor was placed for.
     round: u32,
+    /// What went wrong, for stderr once the screen is left.
+    failure: Option<String>,
 }
 
 impl Screen {
@@ -82,6 +84,9 @@ impl Screen {
             .driver
             .handle(event, &mut |n: &Notice| notices.push(n.clone()));
         for notice in &notices {
+            if words::is_failure(notice) {
+                self.failure = words::notice(notice, self.game());
+            }
             if *notice == Notice::Started {
                 self.picked.clear();
             }
@@ -100,6 +105,10 @@ impl Screen {
         }
         if code.is_some() && self.finished.is_none() {
             self.finished = code;
+            // Turned away before any game: nothing to look at.
+            if self.game().is_none() {
+                self.leave = code;
+            }
         }
     }
 
@@ -555,6 +564,7 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
         finished: None,
         leave: None,
         round: 0,
+        failure: None,
     };
     for notice in &early {
         screen.note(notice);
@@ -599,7 +609,12 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
         println!("{}", words::status(game));
     }
     for line in screen.log.iter().rev().take(3).rev() {
-        println!("{line}");
+        if Some(line) != screen.failure.as_ref() {
+            println!("{line}");
+        }
+    }
+    if let Some(failure) = &screen.failure {
+        eprintln!("reversi: {failure}");
     }
     code
 }
