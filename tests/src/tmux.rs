@@ -1,8 +1,7 @@
 //! Driving a full-screen program through tmux, as a person at a terminal
 //! would: keys in (`send-keys`), the screen out (`capture-pane`). Each
 //! [`Tmux`] runs its own tmux server (a socket of its own), killed when
-//! dropped; the pane stays after the program exits so its last screen and
-//! exit status can be read.
+//! dropped; a shell around the program records its exit status.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -45,7 +44,9 @@ impl Tmux {
         let config = dir.join("tmux.conf");
         std::fs::write(&config, "set -g remain-on-exit on\nset -g status off\n")
             .expect("tmux config");
-        let mut command = String::from("exec env");
+        // The shell records the exit status in a file: tmux 3.3a sometimes
+        // leaves a pane's exited process unreaped, so #{pane_dead} never comes.
+        let mut command = String::from("env");
         for (name, value) in env {
             command.push_str(&format!(" {}", quote(&format!("{name}={value}"))));
         }
@@ -53,6 +54,11 @@ impl Tmux {
         for arg in args {
             command.push_str(&format!(" {}", quote(arg)));
         }
+        let status = dir.join("status");
+        command.push_str(&format!(
+            "; echo $? > {}.new && mv {0}.new {0}",
+            quote(&status.to_string_lossy())
+        ));
         let tmux = Tmux { socket, dir };
         let out = tmux.run(&[
             "-f",
@@ -128,19 +134,8 @@ impl Tmux {
 
     /// The program's exit status once it has exited.
     pub fn exit_status(&self) -> Option<i32> {
-        let out = self.run(&[
-            "display-message",
-            "-p",
-            "-t",
-            "main",
-            "#{pane_dead} #{pane_dead_status}",
-        ]);
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut words = text.split_whitespace();
-        match (words.next(), words.next()) {
-            (Some("1"), Some(status)) => status.parse().ok(),
-            _ => None,
-        }
+        let text = std::fs::read_to_string(self.dir.join("status")).ok()?;
+        text.trim().parse().ok()
     }
 
     /// Waits for the program to exit; returns its status.

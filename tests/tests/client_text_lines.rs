@@ -54,9 +54,9 @@ fn a_dumb_terminal_gets_lines_without_colour() {
     screen.type_text("b2\n");
     screen.wait_for(&["X (team 1, you) played b2"]);
     screen.type_text("quit\n");
-    assert_eq!(screen.wait_exit(), 0);
-    assert!(screen.screen().contains("you left the game"));
+    screen.wait_for(&["you left the game"]);
     assert!(!screen.screen_with_escapes().contains('\x1b'));
+    assert_eq!(screen.wait_exit(), 0);
     assert!(o.finish().stdout.contains("YOU WIN"));
 }
 

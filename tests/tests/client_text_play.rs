@@ -164,7 +164,7 @@ fn the_screen_follows_a_resize_help_and_no_color() {
     );
     // Narrow: the board goes above the game's state.
     screen.resize(44, 40);
-    let narrow = screen.wait_for(&["TicTacToeBoard 3x3", "cursor at 2 2"]);
+    let narrow = screen.wait_for(&["┌TicTacToeBoard 3x3─", "cursor at 2 2"]);
     let board_row = narrow.lines().position(|l| l.contains("2  . [.] .  2"));
     let state_row = narrow.lines().position(|l| l.contains("Your move."));
     assert!(board_row < state_row, "{narrow}");
@@ -202,19 +202,20 @@ fn a_game_the_server_does_not_have_leaves_the_screen_at_once() {
         return;
     }
     let server = Server::start(&[]);
-    let addr = server.addr().to_string();
-    let args = ["play", "--game", "chess", &addr];
-    let screen = Tmux::start(
-        &reversi_binary(),
-        &args,
-        &[("TERM", "xterm-256color")],
-        80,
-        24,
+    let err = std::env::temp_dir().join(format!("reversi-chess-{}.err", std::process::id()));
+    let command = format!(
+        "'{}' play --game chess {} 2>'{}'",
+        reversi_binary().display(),
+        server.addr(),
+        err.display()
     );
+    let sh = std::path::Path::new("/bin/sh");
+    let screen = Tmux::start(sh, &["-c", &command], &[("TERM", "xterm-256color")], 80, 24);
     assert_eq!(screen.wait_exit(), 1);
-    let last = screen.screen();
+    let said = std::fs::read_to_string(&err).unwrap();
+    let _ = std::fs::remove_file(&err);
     assert!(
-        last.contains("reversi: the server refused: no game \"chess\" here"),
-        "{last}"
+        said.starts_with("reversi: the server refused: no game \"chess\" here"),
+        "{said}"
     );
 }
