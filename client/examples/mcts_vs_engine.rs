@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use reversi_client::bots::{EngineBot, Strength};
 use reversi_games::mcts::Mcts;
+use reversi_games::reversi::ReversiBot;
 use reversi_games::{registry, Bot, Game, RandomBot, Standing, Team};
 
 /// Random moves that open each pair of games.
@@ -39,11 +39,7 @@ fn main() {
             Team::SECOND
         };
         let mut mcts = Mcts::new(number + 1);
-        let mut engine = EngineBot::new(&Strength {
-            move_time: Some(budget),
-            seed: number + 1,
-            ..Strength::default()
-        });
+        let mut engine = ReversiBot::new(number + 1);
         while let Some(team) = game.turn() {
             let bot: &mut dyn Bot = if team == mcts_team {
                 &mut mcts

@@ -1,5 +1,6 @@
-//! A computer player for any game: the game's own strong player where it
-//! brings one, the general Monte Carlo player of `reversi-games` otherwise.
+//! A computer player for any game: the game's own strong player where its
+//! module brings one (Reversi's engine, the draughts search), the general
+//! Monte Carlo player of `reversi-games` otherwise.
 //!
 //! ```
 //! use std::time::Duration;
@@ -14,17 +15,14 @@
 
 use std::time::Duration;
 
-use reversi_engine::player::{Player, PlayerConfig};
 use reversi_games::mcts::Mcts;
 use reversi_games::registry::Module;
-use reversi_games::{reversi, Action, Bot, Game, RandomBot, Team};
+use reversi_games::{Action, Bot, Game, RandomBot, Team};
 
 /// How the bot plays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Strength {
-    /// Search depth for players that search by depth (Reversi's engine: 1 to 20).
-    pub level: u8,
-    /// Time per move; searches by time use it (the general player always does).
+    /// Time per move ([`DEFAULT_MOVE_TIME`] if none).
     pub move_time: Option<Duration>,
     /// Seed for the player's random choices.
     pub seed: u64,
@@ -33,71 +31,28 @@ pub struct Strength {
 impl Default for Strength {
     fn default() -> Strength {
         Strength {
-            level: 6,
             move_time: None,
             seed: 1,
         }
     }
 }
 
-/// The time per move of players that only search by time, when none is given.
+/// The time per move when none is given.
 pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 
 impl Strength {
-    /// The time a time-limited search may take for one move.
+    /// The time a search may take for one move.
     pub fn budget(&self) -> Duration {
         self.move_time.unwrap_or(DEFAULT_MOVE_TIME)
     }
 }
 
-/// The computer player for `module`'s game. A game that brings its own
-/// player is listed here (one line each); any other gets the general one.
+/// The computer player for `module`'s game: the game's own (its module's
+/// `bot`) where it has one, the general one otherwise.
 pub fn for_game(module: &Module, strength: &Strength) -> Box<dyn Bot> {
-    match module.info.name {
-        "reversi" => Box::new(EngineBot::new(strength)),
-        _ => Box::new(Mcts::new(strength.seed)),
-    }
-}
-
-/// The name of the player [`for_game`] gives, for people.
-pub fn describe(module: &Module) -> &'static str {
-    match module.info.name {
-        "reversi" => "Reversi's engine",
-        _ => "the general Monte Carlo tree search player",
-    }
-}
-
-/// Reversi's engine ([`Player`]) as a [`Bot`]. It rebuilds the engine's
-/// board from the game's history, so it plays from any copy of the game.
-pub struct EngineBot {
-    player: Player,
-}
-
-impl EngineBot {
-    pub fn new(strength: &Strength) -> EngineBot {
-        EngineBot {
-            player: Player::new(PlayerConfig {
-                level: strength.level,
-                move_time: strength.move_time,
-                seed: strength.seed,
-                opening_variety: true,
-            }),
-        }
-    }
-}
-
-impl Bot for EngineBot {
-    fn choose(&mut self, game: &dyn Game, team: Team, _budget: Duration) -> Option<Action> {
-        if game.turn() != Some(team) {
-            return None;
-        }
-        let mut board = reversi_engine::Game::new();
-        for moved in game.history() {
-            let square = moved.notation.parse().ok()?;
-            board.play(square).ok()?;
-        }
-        let square = self.player.choose(&board)?;
-        Some(Action::Move(vec![reversi::point(square)]))
+    match module.bot {
+        Some(own) => own(strength.seed),
+        None => Box::new(Mcts::new(strength.seed)),
     }
 }
 
@@ -140,7 +95,6 @@ mod tests {
     fn every_game_has_a_bot_that_plays_legal_moves_to_the_end() {
         for module in registry::all().iter().filter(|m| !m.info.realtime) {
             let strength = Strength {
-                level: 1,
                 move_time: Some(Duration::from_millis(5)),
                 seed: 3,
             };
@@ -159,10 +113,10 @@ mod tests {
         let reversi = registry::find("reversi").unwrap();
         let opening = |seed| {
             let strength = Strength {
-                level: 1,
+                move_time: Some(Duration::from_millis(5)),
                 ..Strength::default()
             };
-            let mut bot = RandomOpening::new(Box::new(EngineBot::new(&strength)), 6, seed);
+            let mut bot = RandomOpening::new(for_game(reversi, &strength), 6, seed);
             let mut game = (reversi.new_game)(&Default::default());
             for _ in 0..8 {
                 let team = game.turn().unwrap();
@@ -176,6 +130,7 @@ mod tests {
         };
         let games: Vec<Vec<String>> = (1..=4).map(opening).collect();
         assert!(games.iter().any(|g| g[..6] != games[0][..6]), "{games:?}");
-        assert_eq!(opening(2), opening(2));
+        // The engine plays on the clock after that: only the opening repeats.
+        assert_eq!(opening(2)[..6], opening(2)[..6]);
     }
 }

@@ -60,11 +60,11 @@ pub enum Cmd {
     },
     /// Let a computer player play games on the server.
     ///
-    /// Without --game: Reversi's engine over the binary protocol. With --game
-    /// NAME: any game built into this client, over the text protocol: the game's
-    /// own player where it has one (Reversi: the engine, at --level or
-    /// --move-time), else a Monte Carlo tree search player thinking
-    /// --move-time per move (default 1000 ms).
+    /// Without --game: Reversi's engine over the binary protocol, at --level or
+    /// --move-time. With --game NAME: any game built into this client, over the
+    /// text protocol: the game's own player where it has one (Reversi: the
+    /// engine; draughts: its search), else a Monte Carlo tree search player;
+    /// either thinks --move-time per move (default 1000 ms).
     Bot {
         /// Server address, host:port (a bare host means port 8765).
         #[arg(default_value = DEFAULT_ADDR)]
@@ -138,7 +138,6 @@ impl EngineArgs {
     /// The strength of a bot for any game.
     pub fn strength(&self) -> reversi_client::bots::Strength {
         reversi_client::bots::Strength {
-            level: self.level,
             move_time: self.move_time.map(std::time::Duration::from_millis),
             seed: self.seed,
         }

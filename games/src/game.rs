@@ -249,7 +249,8 @@ pub trait Game: Send {
     }
 
     /// `team` acts at `now`. On success, what to announce; on failure, why,
-    /// and the game is unchanged.
+    /// and the board is unchanged (a real-time game may still start the
+    /// team's cooldown: seed 002 makes every attempt cost one).
     fn play(&mut self, team: Team, action: &Action, now: Millis) -> Result<Update, Illegal>;
 
     /// When the game next wants to act on its own (a tide, a cooldown ending).

@@ -14,6 +14,9 @@
 //! ```
 
 pub mod bot;
+pub mod draughts;
+pub mod duell;
+pub mod foxes;
 pub mod game;
 pub mod mcts;
 pub mod record;

@@ -1,11 +1,15 @@
 //! Every built-in game, by name. Adding a game is one line here.
 
+use crate::bot::Bot;
 use crate::game::{Game, GameInfo, Settings};
 
-/// A game module: its facts and how to start a game of it.
+/// A game module: its facts, how to start a game of it, and its own computer
+/// player if it has one (the general one plays the others).
 pub struct Module {
     pub info: &'static GameInfo,
     pub new_game: fn(&Settings) -> Box<dyn Game>,
+    /// The game's own computer player, from a seed.
+    pub bot: Option<fn(u64) -> Box<dyn Bot>>,
 }
 
 impl std::fmt::Debug for Module {
@@ -23,7 +27,13 @@ impl PartialEq for Module {
 
 impl Eq for Module {}
 
-static MODULES: &[Module] = &[crate::reversi::MODULE, crate::tictactoe::MODULE];
+static MODULES: &[Module] = &[
+    crate::reversi::MODULE,
+    crate::tictactoe::MODULE,
+    crate::draughts::MODULE,
+    crate::duell::MODULE,
+    crate::foxes::MODULE,
+];
 
 /// Every built-in game, in the order `reversid --help` lists them.
 pub fn all() -> &'static [Module] {

@@ -6,7 +6,12 @@
 //! engine passes for a side that cannot move, so the same team simply gets
 //! the turn again.
 
+use std::time::Duration;
+
+use reversi_engine::player::{Player, PlayerConfig};
 use reversi_engine::{Game as Board, Outcome as EngineOutcome, Side, Square};
+
+use crate::bot::Bot;
 
 use crate::game::{
     Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Piece,
@@ -35,6 +40,7 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |_| Box::new(Reversi::new()),
+    bot: Some(|seed| Box::new(ReversiBot::new(seed))),
 };
 
 /// The team of an engine side.
@@ -154,6 +160,45 @@ impl Reversi {
     }
 }
 
+/// Reversi's own computer player: the engine's, at the time each move is given.
+pub struct ReversiBot {
+    player: Player,
+    seed: u64,
+}
+
+impl ReversiBot {
+    pub fn new(seed: u64) -> ReversiBot {
+        ReversiBot {
+            player: Player::new(PlayerConfig {
+                seed,
+                ..PlayerConfig::default()
+            }),
+            seed,
+        }
+    }
+}
+
+impl Bot for ReversiBot {
+    fn choose(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<Action> {
+        if game.turn() != Some(team) {
+            return None;
+        }
+        // The engine's game, rebuilt from the moves (the trait object hides the type).
+        let transcript: String = game.history().iter().map(|m| m.notation.as_str()).collect();
+        let board = Board::from_transcript(&transcript).ok()?;
+        let config = PlayerConfig {
+            move_time: Some(budget.max(Duration::from_millis(1))),
+            seed: self.seed,
+            ..self.player.config()
+        };
+        if self.player.config().move_time != config.move_time {
+            self.player = Player::new(config);
+        }
+        let sq = self.player.choose(&board)?;
+        Some(Action::Move(vec![point(sq)]))
+    }
+}
+
 fn tag(team: Team) -> &'static str {
     if team == Team::FIRST {
         "B"
@@ -270,6 +315,23 @@ mod tests {
 
     fn mv(game: &Reversi, name: &str) -> Action {
         game.parse_action(name).unwrap()
+    }
+
+    #[test]
+    fn the_engine_bot_plays_legal_moves_for_either_side() {
+        let mut game: Box<dyn Game> = Box::new(Reversi::new());
+        let mut bots = [ReversiBot::new(1), ReversiBot::new(2)];
+        for _ in 0..6 {
+            let team = game.turn().unwrap();
+            let action = bots[usize::from(team.0)]
+                .choose(&*game, team, Duration::from_millis(5))
+                .unwrap();
+            assert!(game.legal_actions(team).contains(&action));
+            game.play(team, &action, 0).unwrap();
+        }
+        assert!(bots[0]
+            .choose(&*game, Team::SECOND, Duration::ZERO)
+            .is_none());
     }
 
     #[test]

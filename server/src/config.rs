@@ -10,7 +10,11 @@ use reversi_games::registry::{self, Module};
 use crate::session::referee::Rules;
 use crate::session::SessionConfig;
 use crate::supervisor::front::Front;
-use crate::supervisor::Games;
+use crate::supervisor::{Games, Limits};
+
+/// How long an abandoned game counts against its address.
+const STRIKE_WINDOW: Duration = Duration::from_secs(600);
+use crate::wire::WireKind;
 
 /// reversid: a server for networked board games. It queues players per game and plays each
 /// game in its own process; one port speaks the binary Reversi protocol and a line-based text
@@ -22,7 +26,7 @@ use crate::supervisor::Games;
 /// rotation) and is otherwise only logged. Logging goes to stderr (or --log-file) and is filtered with
 /// RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
-#[command(name = "reversid", version)]
+#[command(name = "reversid", version, args_override_self = true)]
 pub struct Cli {
     /// Address to listen on (IPv4 or IPv6, port 0 picks a free one); may be given several times.
     #[arg(long = "listen", value_name = "ADDR", action = ArgAction::Append,
@@ -41,6 +45,12 @@ pub struct Cli {
     #[arg(long)]
     pub no_rematch: bool,
 
+    /// A listener for clients that speak a seed document's own protocol and send nothing
+    /// first, as GAME=ADDR (duell: seed 000's Conquest client); may be given several times.
+    #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = ArgAction::Append,
+          value_parser = parse_seed_listener)]
+    pub listen_seed: Vec<SeedListener>,
+
     /// Seconds a new connection has to send its first request (connect, or a line).
     #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub handshake_timeout: u64,
@@ -56,6 +66,34 @@ pub struct Cli {
     /// Most connections waiting for a game (handshake or queued); more get error.
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_pending: u64,
+
+    /// Most connections from one address (an IPv6 /64) waiting for a game; more get error.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pending_per_address: u64,
+
+    /// Most games one address (an IPv6 /64) plays at once; it may queue again when one ends.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions_per_address: u64,
+
+    /// Seconds a player has for its first move of a game (0 = the move clock). When it runs
+    /// out the game never started: it is aborted, not scored, and counts as abandoned.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub first_move_timeout: u64,
+
+    /// Games an address may abandon (leave without quitting, time out, never move) within
+    /// 10 minutes before it must wait to queue again.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub abandon_strikes: u64,
+
+    /// Seconds of the first wait after too many abandoned games; each further one doubles
+    /// (at most an hour).
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub abandon_penalty: u64,
+
+    /// Routine connection events (queued, left, refused) logged one by one per address and
+    /// 10 s at the default level; the rest are counted in one line (RUST_LOG=debug shows each).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub log_burst: u32,
 
     /// Seconds a smart shutdown waits for running games before it turns fast.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
@@ -87,10 +125,41 @@ pub struct Cli {
 #[derive(Debug, Clone)]
 pub struct SupervisorConfig {
     pub listen: Vec<SocketAddr>,
+    pub listen_seed: Vec<SeedListener>,
+    pub limits: Limits,
     pub handshake_timeout: Duration,
     pub max_sessions: usize,
     pub max_pending: usize,
     pub shutdown_timeout: Duration,
+}
+
+/// A `--listen-seed` listener: the game its clients play, and where.
+#[derive(Debug, Clone)]
+pub struct SeedListener {
+    pub game: &'static Module,
+    pub wire: WireKind,
+    pub addr: SocketAddr,
+}
+
+/// The game whose seed protocol a `--listen-seed` listener speaks, and that protocol.
+fn seed_protocol(game: &str) -> Option<(&'static Module, WireKind)> {
+    let module = registry::find(game)?;
+    match module.info.name {
+        "duell" => Some((module, WireKind::Seed000)),
+        _ => None,
+    }
+}
+
+fn parse_seed_listener(arg: &str) -> Result<SeedListener, String> {
+    let (game, addr) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("{arg:?} is not GAME=ADDR"))?;
+    let (game, wire) = seed_protocol(game)
+        .ok_or_else(|| format!("{game:?} has no seed protocol of its own (try duell)"))?;
+    let addr = addr
+        .parse()
+        .map_err(|e| format!("{addr:?} is not an address: {e}"))?;
+    Ok(SeedListener { game, wire, addr })
 }
 
 /// The game names `--games` accepts, with each game's title as its help.
@@ -117,6 +186,17 @@ impl Cli {
     pub fn supervisor(&self) -> SupervisorConfig {
         SupervisorConfig {
             listen: self.listen.clone(),
+            listen_seed: self.listen_seed.clone(),
+            limits: Limits {
+                pending_per_host: usize::try_from(self.max_pending_per_address)
+                    .unwrap_or(usize::MAX),
+                sessions_per_host: usize::try_from(self.max_sessions_per_address)
+                    .unwrap_or(usize::MAX),
+                strikes: usize::try_from(self.abandon_strikes).unwrap_or(usize::MAX),
+                strike_window: STRIKE_WINDOW,
+                penalty: Duration::from_secs(self.abandon_penalty),
+                log_burst: self.log_burst,
+            },
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             max_sessions: usize::try_from(self.max_sessions).unwrap_or(usize::MAX),
             max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
@@ -147,11 +227,22 @@ impl Cli {
             rules: Rules {
                 move_timeout: (self.move_timeout > 0)
                     .then(|| Duration::from_secs(self.move_timeout)),
+                first_move_timeout: (self.first_move_timeout > 0)
+                    .then(|| Duration::from_secs(self.first_move_timeout)),
                 fixed_teams: self.fixed_colours,
                 rematch: module.info.rematch && !self.no_rematch,
             },
             record_dir: self.record_dir.clone(),
+            journal_dir: self.journal_dir(),
         }
+    }
+
+    /// Where running games keep their journals: the record directory, else a directory
+    /// of this server's under the system's temporary one.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.record_dir.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id()))
+        })
     }
 }
 
@@ -201,6 +292,19 @@ mod tests {
         let names: Vec<&str> = games.front.games().iter().map(|m| m.info.name).collect();
         assert_eq!(names, ["tictactoe"]);
         assert!(Cli::try_parse_from(["reversid", "--games", "chess"]).is_err());
+    }
+
+    #[test]
+    fn seed_listeners_name_a_game_with_a_seed_protocol() {
+        let cli = Cli::parse_from(["reversid", "--listen-seed", "conquest=127.0.0.1:0"]);
+        assert_eq!(cli.listen_seed[0].game.info.name, "duell");
+        assert_eq!(cli.listen_seed[0].wire, WireKind::Seed000);
+        for bad in ["reversi=127.0.0.1:0", "duell", "duell=nowhere"] {
+            assert!(
+                Cli::try_parse_from(["reversid", "--listen-seed", bad]).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

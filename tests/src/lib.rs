@@ -15,7 +15,23 @@ use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PD
 
 pub use nix::sys::signal::Signal;
 
+pub mod text;
 pub mod tmux;
+
+/// reversid's options that lift its per-address limits and log summaries, for tests (which
+/// read the log) and load runs on loopback.
+pub const UNLIMITED: &[&str] = &[
+    "--max-pending-per-address",
+    "1000000",
+    "--max-sessions-per-address",
+    "1000000",
+    "--abandon-strikes",
+    "1000000",
+    "--first-move-timeout",
+    "0",
+    "--log-burst",
+    "1000000",
+];
 
 /// How long a test waits for anything before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
@@ -78,10 +94,10 @@ pub fn reversid_binary() -> PathBuf {
         "reversid",
         &[
             "server/src",
-            "engine/src",
-            "pdu/src",
             "games/src",
             "text/src",
+            "engine/src",
+            "pdu/src",
         ],
     )
 }
@@ -189,6 +205,10 @@ impl Server {
         unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, apply) };
         cmd.arg("--listen")
             .arg("127.0.0.1:0")
+            // Every client of a test comes from one address: the per-address limits and the
+            // abandonment penalty are off unless a test sets them (a later value wins), and
+            // a first move has the ordinary move clock.
+            .args(UNLIMITED)
             .args(args)
             .env("RUST_LOG", rust_log)
             .stdin(Stdio::null())

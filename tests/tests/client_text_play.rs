@@ -106,6 +106,16 @@ fn a_whole_game_of_reversi_over_text() {
     play_through_the_screen("reversi", 5);
 }
 
+#[test]
+fn a_whole_game_of_draughts() {
+    play_through_the_screen("draughts", 7);
+}
+
+#[test]
+fn a_whole_game_of_duell() {
+    play_through_the_screen("duell", 11);
+}
+
 /// X builds its moves with the cursor keys; O is a script. X: b2 (Enter
 /// twice on the centre), a1 (arrows, space, m), c1 (hjkl, Enter twice),
 /// a3 (typed as numbers): three in a line c1 b2 a3.

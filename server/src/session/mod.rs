@@ -11,11 +11,12 @@
 
 mod conn;
 pub mod handoff;
+pub mod journal;
 pub mod referee;
 
 use std::io;
 use std::net::{SocketAddr, TcpStream};
-use std::os::unix::net::UnixDatagram;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -37,6 +38,17 @@ const LINGER: Duration = Duration::from_secs(2);
 const MAX_BACKLOG: usize = 16 * 1024;
 /// A viewer with this much output waiting is dropped.
 const MAX_VIEWER_BACKLOG: usize = 64 * 1024;
+
+/// The exit code of a session whose game was abandoned by seat `n`: `ABANDONED + n`.
+pub const ABANDONED: i32 = 16;
+/// Seats an exit code can name.
+pub const MAX_SEATS: usize = 64;
+
+/// The seat an exit code says abandoned its game.
+pub fn abandoned_by(code: i32) -> Option<usize> {
+    let seat = usize::try_from(code.checked_sub(ABANDONED)?).ok()?;
+    (seat < MAX_SEATS).then_some(seat)
+}
 
 /// A client handed to a session.
 pub struct Seat {
@@ -60,16 +72,19 @@ pub struct Group {
 pub struct SessionConfig {
     pub rules: Rules,
     pub record_dir: Option<PathBuf>,
+    /// Where journals are kept while games run (the record directory, or a temporary one).
+    pub journal_dir: PathBuf,
 }
 
-/// Plays the session of `group` to its end. Runs in the child.
-/// `control` brings viewers from the supervisor.
+/// Plays the session of `group` to its end and returns the child's exit code
+/// (0, or who abandoned the game: [`abandoned_by`]). Runs in the child.
+/// `viewers` is the listener on which the supervisor hands viewers over.
 pub fn run(
     config: &SessionConfig,
     group: Group,
     mut abort: SelfPipe,
-    mut control: Option<UnixDatagram>,
-) -> io::Result<()> {
+    mut viewers: Option<OwnedFd>,
+) -> io::Result<i32> {
     let now = Instant::now();
     let started = now;
     let teams = group.module.info.team_count();
@@ -92,10 +107,9 @@ pub fn run(
     let mut poll = Poll::new()?;
     poll.registry()
         .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
-    if let Some(control) = &control {
-        control.set_nonblocking(true)?;
+    if let Some(listener) = &viewers {
         poll.registry().register(
-            &mut mio::unix::SourceFd(&std::os::fd::AsRawFd::as_raw_fd(control)),
+            &mut mio::unix::SourceFd(&listener.as_raw_fd()),
             CONTROL,
             Interest::READABLE,
         )?;
@@ -129,12 +143,35 @@ pub fn run(
         settings.seed
     );
 
+    let journal_path = journal::path(
+        &config.journal_dir,
+        nix::unistd::getppid().as_raw() as u32,
+        group.id,
+    );
+    let header = format!(
+        "game {} id {} players {}",
+        info.name,
+        group.id,
+        peers.join(" ")
+    );
+    let journal = match journal::Journal::create(journal_path, &header) {
+        Ok(j) => Some(j),
+        Err(e) => {
+            warn!(
+                "no journal for this game in {}: {e}",
+                config.journal_dir.display()
+            );
+            None
+        }
+    };
     let mut session = Session {
         referee,
         conns,
         id: group.id,
         config,
         started,
+        journal,
+        starts: 0,
     };
     let deliveries = session.referee.start(now);
     session.deliver(deliveries);
@@ -191,8 +228,16 @@ pub fn run(
                     }
                 }
                 CONTROL => {
-                    if let Some(socket) = &mut control {
-                        session.accept_viewers(socket, &poll);
+                    let open = viewers
+                        .as_ref()
+                        .is_some_and(|listener| session.accept_viewers(listener, &poll));
+                    if !open {
+                        // The listener failed: no more viewers, the game goes on.
+                        if let Some(listener) = viewers.take() {
+                            let _ = poll
+                                .registry()
+                                .deregister(&mut mio::unix::SourceFd(&listener.as_raw_fd()));
+                        }
                     }
                 }
                 Token(i) => {
@@ -209,7 +254,10 @@ pub fn run(
         }
     }
     session.write_records();
-    Ok(())
+    if let Some(journal) = session.journal.take() {
+        journal.finish();
+    }
+    Ok(session.referee.exit_code())
 }
 
 struct Session<'a> {
@@ -218,6 +266,9 @@ struct Session<'a> {
     id: u64,
     config: &'a SessionConfig,
     started: Instant,
+    journal: Option<journal::Journal>,
+    /// Games started so far (more than one with rematches).
+    starts: u32,
 }
 
 impl Session<'_> {
@@ -320,9 +371,10 @@ impl Session<'_> {
         }
     }
 
-    /// Hands each delivery to the connections it is for.
+    /// Hands each delivery to the connections it is for, and journals the moves.
     fn deliver(&mut self, deliveries: Vec<Delivery>) {
         for delivery in deliveries {
+            self.journal(&delivery.msg);
             for i in 0..self.conns.len() {
                 let conn = &self.conns[i];
                 if conn.closed {
@@ -338,6 +390,27 @@ impl Session<'_> {
                     self.send(i, &delivery.msg);
                 }
             }
+        }
+    }
+
+    fn journal(&mut self, msg: &Msg) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        match msg {
+            Msg::Update(update) => {
+                if let Some(moved) = &update.moved {
+                    let team = self.referee.info().team_name(moved.team);
+                    journal.append(&format!("{team} {}", moved.notation));
+                }
+            }
+            Msg::Start => {
+                self.starts += 1;
+                if self.starts > 1 {
+                    journal.append(&format!("round {}", self.starts));
+                }
+            }
+            _ => {}
         }
     }
 
@@ -395,10 +468,11 @@ impl Session<'_> {
         }
     }
 
-    /// Takes the viewers the supervisor sent, shows each the board.
-    fn accept_viewers(&mut self, control: &mut UnixDatagram, poll: &Poll) {
+    /// Takes the viewers the supervisor sent, shows each the board. Returns false if the
+    /// listener failed.
+    fn accept_viewers(&mut self, listener: &OwnedFd, poll: &Poll) -> bool {
         loop {
-            match handoff::receive(control) {
+            match handoff::accept(listener) {
                 Ok(Some(handed)) => {
                     let i = self.conns.len();
                     let mut stream = mio::net::TcpStream::from_std(handed.stream);
@@ -425,10 +499,13 @@ impl Session<'_> {
                     self.conns[i].wire.receive(&handed.early, &mut inputs);
                     self.take_inputs(i, inputs);
                 }
-                Ok(None) => return,
+                Ok(None) => return true,
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    warn!("{e}");
+                }
                 Err(e) => {
-                    debug!("control socket: {e}");
-                    return;
+                    warn!("hand-off listener: {e}");
+                    return false;
                 }
             }
         }

@@ -22,6 +22,10 @@ pub const REMATCH_DELAY: Duration = Duration::from_secs(3);
 pub struct Rules {
     /// `None`: no move clock.
     pub move_timeout: Option<Duration>,
+    /// The clock of each seat's first move of a game (shorter: a player who never moves
+    /// must not hold the opponent for a whole move clock). When it runs out the game never
+    /// started: it is aborted, not scored.
+    pub first_move_timeout: Option<Duration>,
     /// The first to join gets the first team even where teams are drawn at random.
     pub fixed_teams: bool,
     /// A new game follows each game with the teams turned round, until a player leaves.
@@ -80,6 +84,8 @@ pub enum End {
     Violation(usize, String),
     /// The seat played an illegal move in a game where that loses.
     Illegal(usize, String),
+    /// The seat did not make its first move in time: the game never started.
+    NeverMoved(usize),
     /// Fast shutdown.
     Aborted,
 }
@@ -87,9 +93,18 @@ pub enum End {
 impl End {
     pub fn culprit(&self) -> Option<usize> {
         match *self {
-            End::Quit(s) | End::Drop(s) | End::Timeout(s) => Some(s),
+            End::Quit(s) | End::Drop(s) | End::Timeout(s) | End::NeverMoved(s) => Some(s),
             End::Violation(s, _) | End::Illegal(s, _) => Some(s),
             End::Board | End::Aborted => None,
+        }
+    }
+
+    /// The seat that abandoned the game (left without a word, ran out of time, or never
+    /// moved), for the supervisor's penalties; a resignation is not abandonment.
+    pub fn abandoned_by(&self) -> Option<usize> {
+        match *self {
+            End::Drop(s) | End::Timeout(s) | End::NeverMoved(s) => Some(s),
+            _ => None,
         }
     }
 
@@ -102,6 +117,7 @@ impl End {
             End::Timeout(_) => "timeout",
             End::Violation(..) => "malformed",
             End::Illegal(..) => "illegal",
+            End::NeverMoved(_) => "never-started",
             End::Aborted => "aborted",
         }
     }
@@ -110,7 +126,7 @@ impl End {
         match self {
             End::Board => How::OnTheBoard,
             End::Timeout(_) => How::OnTime,
-            End::Aborted => How::Aborted,
+            End::Aborted | End::NeverMoved(_) => How::Aborted,
             _ => How::Forfeit,
         }
     }
@@ -128,6 +144,8 @@ pub struct Finished {
 struct Seat {
     peer: String,
     team: Team,
+    /// It has made a move in this game (until then its clock is the first-move one).
+    moved: bool,
     /// Closed or left: never told anything again.
     gone: bool,
     /// Told READY and not yet acted since (real time: edge-triggered READY).
@@ -173,6 +191,7 @@ impl Referee {
                 peer,
                 // `first_team_seat` gets team 0; the others follow in the order they joined.
                 team: Team(((i + teams - first_team_seat % teams) % teams) as u8),
+                moved: false,
                 gone: false,
                 ready: false,
             })
@@ -292,14 +311,21 @@ impl Referee {
             to: To::Everyone,
             msg: Msg::Turn(team),
         });
+        let mut limit = self.rules.move_timeout;
         if let Some(seat) = self.mover() {
             self.seats[seat].ready = true;
             out.push(Delivery {
                 to: To::Seat(seat),
                 msg: Msg::Ready,
             });
+            if !self.seats[seat].moved {
+                limit = [limit, self.rules.first_move_timeout]
+                    .into_iter()
+                    .flatten()
+                    .min();
+            }
         }
-        self.clock = self.rules.move_timeout.map(|limit| now + limit);
+        self.clock = limit.map(|limit| now + limit);
     }
 
     /// What the seat sent.
@@ -364,6 +390,7 @@ impl Referee {
         self.seats[seat].ready = false;
         match self.game.play(team, &action, t) {
             Ok(update) => {
+                self.seats[seat].moved = true;
                 if !realtime && was_mover {
                     let members = self.members(team).count().max(1);
                     let next = &mut self.next_member[usize::from(team.0)];
@@ -450,6 +477,7 @@ impl Referee {
             End::Timeout(_) => format!("{name} ran out of time"),
             End::Violation(_, why) => format!("{name} broke the protocol: {why}"),
             End::Illegal(_, why) => format!("{name} played an illegal move: {why}"),
+            End::NeverMoved(_) => format!("{name} never moved"),
             End::Board | End::Aborted => String::new(),
         };
         let winner = (0..self.info().team_count() as u8)
@@ -564,7 +592,11 @@ impl Referee {
         }
         if self.clock.is_some_and(|t| t <= now) {
             if let Some(seat) = self.mover() {
-                self.forfeit(End::Timeout(seat), now, &mut out);
+                if self.seats[seat].moved || self.rules.first_move_timeout.is_none() {
+                    self.forfeit(End::Timeout(seat), now, &mut out);
+                } else {
+                    self.never_started(seat, &mut out);
+                }
                 return out;
             }
         }
@@ -593,6 +625,7 @@ impl Referee {
         for seat in &mut self.seats {
             seat.team = Team(((usize::from(seat.team.0) + 1) % teams) as u8);
             seat.ready = false;
+            seat.moved = false;
         }
         self.settings.seed = self.settings.seed.wrapping_add(1);
         self.game = (self.module.new_game)(&self.settings);
@@ -607,6 +640,29 @@ impl Referee {
             msg: Msg::Start,
         });
         self.announce_turn(now, out);
+    }
+
+    /// `seat` let its first-move clock run out: the game is aborted, not scored.
+    fn never_started(&mut self, seat: usize, out: &mut Vec<Delivery>) {
+        let name = self.info().team_name(self.seats[seat].team);
+        out.push(Delivery {
+            to: To::Everyone,
+            msg: Msg::Aborted(format!("{name} did not make its first move in time")),
+        });
+        self.clock = None;
+        self.outcome = None;
+        self.end = Some(End::NeverMoved(seat));
+        self.rematch_at = None;
+        self.record(How::Aborted);
+    }
+
+    /// The process's exit code for the supervisor: 0, or [`super::ABANDONED`] plus the seat
+    /// that abandoned the (last) game.
+    pub fn exit_code(&self) -> i32 {
+        match self.end.as_ref().and_then(End::abandoned_by) {
+            Some(seat) if seat < super::MAX_SEATS => super::ABANDONED + seat as i32,
+            _ => 0,
+        }
     }
 
     /// Fast shutdown.

@@ -86,7 +86,8 @@ impl Front {
     pub fn screen(&self, wire: WireKind, stage: Stage, input: &[u8]) -> Verdict {
         match wire {
             WireKind::Binary => self.screen_binary(stage, input),
-            WireKind::Text => self.screen_text(stage, input),
+            // A seed 000 client is queued on arrival; while it waits it is a text client.
+            WireKind::Text | WireKind::Seed000 => self.screen_text(stage, input),
         }
     }
 
@@ -180,7 +181,7 @@ pub fn line_of(message: &ServerMessage) -> Vec<u8> {
 /// What a refused connection is sent before it is closed.
 pub fn refusal(wire: Option<WireKind>, why: &str) -> Vec<u8> {
     match wire {
-        Some(WireKind::Text) => line_of(&ServerMessage::Error {
+        Some(WireKind::Text | WireKind::Seed000) => line_of(&ServerMessage::Error {
             why: why.to_owned(),
         }),
         Some(WireKind::Binary) | None => BINARY_REFUSAL.to_vec(),

@@ -6,6 +6,7 @@
 //! child. A single-threaded mio loop; signals arrive through a self-pipe
 //! ([`crate::signals`]); each child's exit through its pidfd ([`reaper`]).
 
+mod addresses;
 pub mod front;
 mod listener;
 mod pending;
@@ -16,11 +17,9 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr};
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
-use std::os::unix::net::UnixDatagram;
 use std::time::{Duration, Instant};
 
 use log::{debug, error, info, warn};
-use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
 use reversi_games::registry::Module;
@@ -28,7 +27,10 @@ use reversi_text::ServerMessage;
 
 use crate::config::SupervisorConfig;
 use crate::session::{self, handoff, Group, SessionConfig};
-use crate::signals::{self, SelfPipe};
+use crate::signals::SelfPipe;
+use crate::wire::WireKind;
+pub use addresses::Limits;
+use addresses::{Host, Hosts};
 use front::{Front, Stage, Verdict};
 use pending::{Pending, State, LINGER};
 use reaper::{Child, Children};
@@ -44,8 +46,7 @@ pub struct Games {
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
-/// Children's pidfds: `CHILD_BASE + slot`.
-const CHILD_BASE: usize = 1 << 40;
+
 /// How long the listeners rest after accept fails for lack of descriptors or memory.
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
@@ -72,11 +73,21 @@ enum Phase {
 struct Listener {
     socket: mio::net::TcpListener,
     addr: SocketAddr,
+    /// A seed protocol's listener: every client here plays this game in that protocol.
+    seed: Option<(&'static Module, WireKind)>,
 }
+
+/// A bound listening socket, its address, and the seed protocol it is for, if any.
+pub type Bound = (
+    mio::net::TcpListener,
+    SocketAddr,
+    Option<(&'static Module, WireKind)>,
+);
 
 pub struct Supervisor {
     games: Games,
     next_id: u64,
+    hosts: Hosts,
     config: SupervisorConfig,
     poll: Poll,
     signals: SelfPipe,
@@ -91,14 +102,18 @@ pub struct Supervisor {
 }
 
 /// Binds every listener of `config`; errors name the address.
-pub fn bind_all(config: &SupervisorConfig) -> io::Result<Vec<(mio::net::TcpListener, SocketAddr)>> {
-    config
-        .listen
+pub fn bind_all(config: &SupervisorConfig) -> io::Result<Vec<Bound>> {
+    let plain = config.listen.iter().map(|&addr| (addr, None));
+    let seeds = config
+        .listen_seed
         .iter()
-        .map(|&addr| {
+        .map(|s| (s.addr, Some((s.game, s.wire))));
+    plain
+        .chain(seeds)
+        .map(|(addr, seed)| {
             let socket = listener::bind(addr)?;
             let local = socket.local_addr()?;
-            Ok((socket, local))
+            Ok((socket, local, seed))
         })
         .collect()
 }
@@ -108,21 +123,23 @@ impl Supervisor {
     pub fn new(
         games: Games,
         config: SupervisorConfig,
-        listeners: Vec<(mio::net::TcpListener, SocketAddr)>,
+        listeners: Vec<Bound>,
     ) -> io::Result<Supervisor> {
         let poll = Poll::new()?;
-        let mut signals = SelfPipe::install(signals::SUPERVISOR)?;
+        let mut signals = SelfPipe::install_supervisor()?;
         poll.registry()
             .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
+        let hosts = Hosts::new(config.limits.clone(), Instant::now());
         let mut sup = Supervisor {
             games,
             next_id: 0,
+            hosts,
             config,
             poll,
             signals,
             listeners: listeners
                 .into_iter()
-                .map(|(socket, addr)| Listener { socket, addr })
+                .map(|(socket, addr, seed)| Listener { socket, addr, seed })
                 .collect(),
             backoff_until: None,
             pending: Pending::default(),
@@ -177,7 +194,6 @@ impl Supervisor {
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
-                    Token(t) if t >= CHILD_BASE => self.reap(t - CHILD_BASE),
                     Token(t) => self.service(t - CONN_BASE),
                 }
             }
@@ -190,16 +206,91 @@ impl Supervisor {
         }
     }
 
+    /// A session ended: its players' hosts have one game fewer, and one that abandoned
+    /// it gets a strike (and perhaps a penalty).
+    fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
+        use nix::sys::wait::WaitStatus;
+        for peer in &child.peers {
+            self.hosts.game_ended(Host::of(*peer));
+        }
+        let why = match status {
+            WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
+                None
+            }
+            WaitStatus::Exited(_, code) => Some(format!("failed (status {code})")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+            _ => Some("gone".to_owned()),
+        };
+        if let Some(why) = why {
+            self.recover_journal(child, &why);
+        }
+        let WaitStatus::Exited(_, code) = status else {
+            return;
+        };
+        let Some(peer) = session::abandoned_by(code).and_then(|s| child.peers.get(s)) else {
+            return;
+        };
+        let host = Host::of(*peer);
+        if let Some(wait) = self.hosts.abandoned(host, Instant::now()) {
+            warn!(
+                "{host}: abandons games again and again; may not queue for {} s",
+                wait.as_secs()
+            );
+        }
+    }
+
+    /// A session died before it could record its game: the game's journal becomes an
+    /// aborted game's record, and the log gets its result line.
+    fn recover_journal(&self, child: &Child, why: &str) {
+        let name = child.module.info.name;
+        let Some(config) = self.games.sessions.get(name) else {
+            return;
+        };
+        let orphan = session::journal::recover(
+            &config.journal_dir,
+            std::process::id(),
+            child.id,
+            why,
+            config.record_dir.as_deref(),
+        );
+        let (moves, transcript) = match &orphan {
+            Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
+            _ => (0, "-".to_owned()),
+        };
+        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
+        warn!(
+            "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
+            child.id,
+            players.join(" ")
+        );
+    }
+
+    /// Logs a routine event of `peer` at info, or only counts it when its host has had
+    /// many this period (RUST_LOG=debug still shows each).
+    fn note(&mut self, peer: SocketAddr, message: std::fmt::Arguments<'_>) {
+        if self.hosts.log_it(Host::of(peer)) {
+            info!("{message}");
+        } else {
+            debug!("{message}");
+        }
+    }
+
     fn next_deadline(&mut self) -> Option<Instant> {
         let phase = match self.phase {
             Phase::Running => None,
             Phase::Draining { fast_at } => Some(fast_at),
             Phase::Aborting { kill_at } => Some(kill_at),
         };
-        [self.pending.next_deadline(), self.backoff_until, phase]
-            .into_iter()
-            .flatten()
-            .min()
+        let summary = Some(self.hosts.next_summary());
+        [
+            self.pending.next_deadline(),
+            self.backoff_until,
+            phase,
+            summary,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn on_signals(&mut self) {
@@ -207,8 +298,18 @@ impl Supervisor {
         if got.hangup {
             (self.hangup)();
         }
-        // Children without a pidfd are reaped on every wake-up: signals can coalesce.
-        if !self.children.reap_unwatched().is_empty() {
+        let mut reaped: Vec<_> = got
+            .exited
+            .iter()
+            .filter_map(|&pid| self.children.reap(nix::unistd::Pid::from_raw(pid)))
+            .collect();
+        if got.lost_exits {
+            reaped.extend(self.children.sweep());
+        }
+        for (child, status) in &reaped {
+            self.ended(child, *status);
+        }
+        if !reaped.is_empty() {
             debug!("{} sessions running", self.children.len());
         }
         while self.handled_stops < got.stops {
@@ -264,6 +365,13 @@ impl Supervisor {
     }
 
     fn on_timers(&mut self, now: Instant) {
+        for (host, n) in self.hosts.summary(now) {
+            info!(
+                "{host}: {n} more connection events in the last {} s, not logged one by one \
+                 (RUST_LOG=debug shows each)",
+                addresses::LOG_PERIOD.as_secs()
+            );
+        }
         for index in self.pending.expired_handshakes(now) {
             if let Some(conn) = self.pending.get(index) {
                 info!("{}: no handshake within the timeout; closing", conn.peer);
@@ -329,11 +437,17 @@ impl Supervisor {
                     continue;
                 }
             };
-            self.admit(stream, peer);
+            let seed = listener.seed;
+            self.admit(stream, peer, seed);
         }
     }
 
-    fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr) {
+    fn admit(
+        &mut self,
+        mut stream: mio::net::TcpStream,
+        peer: SocketAddr,
+        seed: Option<(&'static Module, WireKind)>,
+    ) {
         let _ = stream.set_nodelay(true);
         let now = Instant::now();
         let over_limit = self.pending.waiting() >= self.config.max_pending;
@@ -343,6 +457,7 @@ impl Supervisor {
             let _ = io::Write::write(&mut stream, &front::BINARY_REFUSAL);
             return;
         }
+        let host_full = self.hosts.may_wait(self.pending.waiting_of(Host::of(peer)));
         let index = self
             .pending
             .insert(stream, peer, now + self.config.handshake_timeout);
@@ -363,8 +478,47 @@ impl Supervisor {
                 self.config.max_pending
             );
             self.refuse(index, "pending limit reached", now);
-        } else {
-            self.service(index);
+            return;
+        }
+        if let Err(refusal) = host_full {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            self.refuse(index, &refusal.to_string(), now);
+            return;
+        }
+        if let Some((game, wire)) = seed {
+            // A seed client sends nothing first: it joins its listener's game at once.
+            if let Some(conn) = self.pending.get_mut(index) {
+                conn.wire = Some(wire);
+            }
+            self.join(index, game);
+        }
+        self.service(index);
+    }
+
+    /// Queues a connection in Handshake for `game`, if its host may play.
+    fn join(&mut self, index: usize, game: &'static Module) {
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        let (peer, wire) = (conn.peer, conn.wire);
+        if let Err(refusal) = self.hosts.may_play(Host::of(peer), Instant::now()) {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            return self.refuse(index, &refusal.to_string(), Instant::now());
+        }
+        let needed = self.group_size(game);
+        let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.pairing = completes;
+        }
+        self.pending.enqueue(index, game);
+        let waiting = self.pending.queued_for(game.info.name);
+        self.note(
+            peer,
+            format_args!("{peer}: queued ({waiting} waiting) for {}", game.info.name),
+        );
+        if waiting < needed && wire == Some(WireKind::Text) {
+            let more = (needed - waiting) as u32;
+            self.reply(index, &front::line_of(&ServerMessage::Waiting { more }));
         }
     }
 
@@ -377,20 +531,6 @@ impl Supervisor {
         let farewell = front::refusal(conn.wire, why);
         self.pending.start_closing(index, &farewell, now + LINGER);
         self.service(index);
-    }
-
-    /// A session's pidfd is readable: its child has exited.
-    fn reap(&mut self, slot: usize) {
-        if let Some(mut child) = self.children.reap_slot(slot) {
-            if let Some(pidfd) = &child.pidfd {
-                let _ = self
-                    .poll
-                    .registry()
-                    .deregister(&mut SourceFd(&pidfd.as_raw_fd()));
-            }
-            child.pidfd = None;
-            debug!("{} sessions running", self.children.len());
-        }
     }
 
     fn close(&mut self, index: usize) {
@@ -491,18 +631,7 @@ impl Supervisor {
                 Verdict::Wait => return,
                 Verdict::Join { game, used } => {
                     conn.input.drain(..used.min(conn.input.len()));
-                    let needed = self.group_size(game);
-                    let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
-                    if let Some(conn) = self.pending.get_mut(index) {
-                        conn.pairing = completes;
-                    }
-                    self.pending.enqueue(index, game);
-                    let waiting = self.pending.queued_for(game.info.name);
-                    info!("{peer}: queued ({waiting} waiting) for {}", game.info.name);
-                    if waiting < needed && wire == crate::wire::WireKind::Text {
-                        let more = (needed - waiting) as u32;
-                        self.reply(index, &front::line_of(&ServerMessage::Waiting { more }));
-                    }
+                    self.join(index, game);
                 }
                 Verdict::Reply { reply, used } => {
                     conn.input.drain(..used.min(conn.input.len()));
@@ -518,16 +647,19 @@ impl Supervisor {
                     return self.hand_to_viewer(index, id);
                 }
                 Verdict::Left => {
-                    info!("{peer}: left before being paired");
+                    self.note(peer, format_args!("{peer}: left before being paired"));
                     return self.close(index);
                 }
                 Verdict::Refused(why) => {
-                    info!("{peer}: refused: {why}");
+                    self.note(peer, format_args!("{peer}: refused: {why}"));
                     return self.refuse(index, &why, Instant::now());
                 }
                 Verdict::NotText(why) => {
-                    info!("{peer}: refused: not a protocol this server speaks ({why})");
-                    conn.wire = Some(crate::wire::WireKind::Binary);
+                    conn.wire = Some(WireKind::Binary);
+                    self.note(
+                        peer,
+                        format_args!("{peer}: refused: not a protocol this server speaks ({why})"),
+                    );
                     return self.refuse(index, &why, Instant::now());
                 }
             }
@@ -578,9 +710,9 @@ impl Supervisor {
         let Some(conn) = self.pending.get(index) else {
             return;
         };
-        let wire = conn.wire.unwrap_or(crate::wire::WireKind::Text);
+        let wire = conn.wire.unwrap_or(WireKind::Text);
         let sent = handoff::send(
-            &child.control,
+            child.id,
             conn.stream.as_raw_fd(),
             &conn.peer.to_string(),
             wire,
@@ -654,7 +786,7 @@ impl Supervisor {
                         stream,
                         peer: conn.peer,
                         early,
-                        wire: conn.wire.unwrap_or(crate::wire::WireKind::Text),
+                        wire: conn.wire.unwrap_or(WireKind::Text),
                     }
                 })
                 .collect();
@@ -668,13 +800,12 @@ impl Supervisor {
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
-        let (ours, theirs) = match UnixDatagram::pair() {
-            Ok(pair) => pair,
+        let viewers = match handoff::listener(id) {
+            Ok(listener) => listener,
             Err(e) => return self.cannot_start(game, seats, &e),
         };
-        let _ = ours.set_nonblocking(true);
         let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
-        keep.push(theirs.as_raw_fd());
+        keep.push(viewers.as_raw_fd());
         let group = Group {
             id,
             module: game,
@@ -685,8 +816,8 @@ impl Supervisor {
                 error!("no session settings for {}", game.info.name);
                 return 1;
             };
-            match session::run(&config, group, abort, Some(theirs)) {
-                Ok(()) => 0,
+            match session::run(&config, group, abort, Some(viewers)) {
+                Ok(code) => code,
                 Err(e) => {
                     error!("session failed: {e}");
                     1
@@ -696,27 +827,16 @@ impl Supervisor {
         match forked {
             Ok((pid, group)) => {
                 drop(group);
-                let pidfd = reaper::pidfd_open(pid);
-                let child = Child {
+                for peer in &peers {
+                    self.hosts.game_started(Host::of(*peer));
+                }
+                self.children.insert(Child {
                     pid,
                     id,
                     module: game,
                     peers,
                     started: Instant::now(),
-                    pidfd,
-                    control: ours,
-                };
-                let pidfd_raw = child.pidfd.as_ref().map(AsRawFd::as_raw_fd);
-                let slot = self.children.insert(child);
-                if let Some(raw) = pidfd_raw {
-                    if let Err(e) = self.poll.registry().register(
-                        &mut SourceFd(&raw),
-                        Token(CHILD_BASE + slot),
-                        Interest::READABLE,
-                    ) {
-                        warn!("cannot watch session {pid}'s pidfd: {e}");
-                    }
-                }
+                });
                 info!(
                     "session {pid} started: game {id} {} {} ({} running)",
                     game.info.name,

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use reversi_games::registry::Module;
 
+use super::addresses::Host;
 use crate::outbox::Outbox;
 use crate::wire::WireKind;
 
@@ -77,6 +78,8 @@ pub struct Pending {
     next_serial: u64,
     /// Connections in Handshake or Queued: what the pending limit counts.
     waiting: usize,
+    /// The same, per host.
+    waiting_per_host: HashMap<Host, usize>,
     closing: usize,
     /// One first-come first-served queue per game, by the game's name.
     queues: HashMap<&'static str, Queue>,
@@ -89,6 +92,27 @@ impl Pending {
     /// Handshake plus queued connections.
     pub fn waiting(&self) -> usize {
         self.waiting
+    }
+
+    /// Connections of `host` in Handshake or Queued.
+    pub fn waiting_of(&self, host: Host) -> usize {
+        self.waiting_per_host.get(&host).copied().unwrap_or(0)
+    }
+
+    fn start_waiting(&mut self, peer: SocketAddr) {
+        self.waiting += 1;
+        *self.waiting_per_host.entry(Host::of(peer)).or_default() += 1;
+    }
+
+    fn stop_waiting(&mut self, peer: SocketAddr) {
+        self.waiting -= 1;
+        let host = Host::of(peer);
+        if let Some(n) = self.waiting_per_host.get_mut(&host) {
+            *n -= 1;
+            if *n == 0 {
+                self.waiting_per_host.remove(&host);
+            }
+        }
     }
 
     pub fn closing(&self) -> usize {
@@ -158,7 +182,7 @@ impl Pending {
                 self.slots.len() - 1
             }
         };
-        self.waiting += 1;
+        self.start_waiting(peer);
         self.handshake_timers
             .push_back((deadline, (index, self.next_serial)));
         index
@@ -225,10 +249,11 @@ impl Pending {
         conn.input = Vec::new();
         conn.out.push(farewell);
         let game = conn.game.take();
+        let peer = conn.peer;
         if let (State::Queued, Some(game)) = (was, game) {
             self.left_queue(game.info.name);
         }
-        self.waiting -= 1;
+        self.stop_waiting(peer);
         self.closing += 1;
         self.closing_timers.push_back((deadline, stamp));
     }
@@ -238,9 +263,9 @@ impl Pending {
         let conn = self.slots.get_mut(index)?.take()?;
         self.free.push(index);
         match conn.state {
-            State::Handshake => self.waiting -= 1,
+            State::Handshake => self.stop_waiting(conn.peer),
             State::Queued => {
-                self.waiting -= 1;
+                self.stop_waiting(conn.peer);
                 if let Some(game) = conn.game {
                     self.left_queue(game.info.name);
                 }
@@ -388,6 +413,11 @@ mod tests {
         p.remove(ids[0]);
         p.start_closing(ids[1], b"bye", now + LINGER);
         assert_eq!((p.waiting(), p.queued(), p.closing()), (3, 3, 1));
+        assert_eq!(
+            p.waiting_of(Host::of(peers[0])),
+            3,
+            "all from one loopback host"
+        );
         assert_eq!(p.front_group(NAME, 2), Some(vec![ids[2], ids[3]]));
         let pair = p.pop_group(NAME, 2).unwrap();
         assert_eq!([pair[0].peer, pair[1].peer], [peers[2], peers[3]]);

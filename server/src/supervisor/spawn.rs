@@ -27,8 +27,12 @@ pub fn fork_child<T>(
         Ok(mask) => mask,
         Err(e) => return Err((e, data)),
     };
-    // SAFETY: the supervisor is single-threaded, so the child is a consistent copy.
-    match unsafe { libc::fork() } {
+    // fork(2), but the child's exit signal is the real-time one that names it (see
+    // crate::signals). SAFETY: the supervisor is single-threaded, so the child is a
+    // consistent copy; a raw clone with no new stack returns twice, like fork.
+    let flags = signals::exit_signal() as libc::c_ulong;
+    let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
+    match pid as libc::pid_t {
         -1 => {
             let err = io::Error::last_os_error();
             signals::restore_mask(&old_mask);
@@ -117,11 +121,14 @@ mod tests {
 
     #[test]
     fn a_panicking_session_ends_its_child_and_goes_no_further() {
+        // The child's exit signal would end this process, which has no handler for it.
+        // SAFETY: ignoring a signal.
+        unsafe { libc::signal(signals::exit_signal(), libc::SIG_IGN) };
         let forked = fork_child(&[], "test-panic", (), |(), _abort| panic!("a session bug"));
         let (pid, ()) = forked.map_err(|(e, ())| e).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         let status = loop {
-            match waitpid(pid, Some(WaitPidFlag::WNOHANG)).unwrap() {
+            match waitpid(pid, Some(WaitPidFlag::WNOHANG | WaitPidFlag::__WALL)).unwrap() {
                 WaitStatus::StillAlive if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5))
                 }

@@ -16,6 +16,9 @@ pub enum WireKind {
     Binary,
     /// The text protocol of spec/TEXT-PROTOCOL.md.
     Text,
+    /// Seed 000's own protocol: the text protocol's seed messages only, none of its
+    /// additions (spec/TEXT-PROTOCOL.md §14), for clients written from the seed alone.
+    Seed000,
 }
 
 impl WireKind {
@@ -24,6 +27,7 @@ impl WireKind {
         match self {
             WireKind::Binary => Box::new(binary::Binary::new()),
             WireKind::Text => Box::new(text::Text::new()),
+            WireKind::Seed000 => Box::new(text::Text::seed_only()),
         }
     }
 }

@@ -11,6 +11,8 @@ pub struct Text {
     lines: LineBuffer,
     /// No more input is taken (after a violation).
     deaf: bool,
+    /// Our additions to seed 000 are sent (`false`: the seed's messages only).
+    additions: bool,
 }
 
 impl Text {
@@ -18,8 +20,31 @@ impl Text {
         Text {
             lines: LineBuffer::new(),
             deaf: false,
+            additions: true,
         }
     }
+
+    /// For a client written from seed 000 alone: only the seed's own messages.
+    pub fn seed_only() -> Text {
+        Text {
+            additions: false,
+            ..Text::new()
+        }
+    }
+}
+
+/// Whether seed 000 itself has this message.
+fn in_seed(message: &ServerMessage) -> bool {
+    matches!(
+        message,
+        ServerMessage::Type { .. }
+            | ServerMessage::Board { .. }
+            | ServerMessage::Square { .. }
+            | ServerMessage::Piece { .. }
+            | ServerMessage::Ready
+            | ServerMessage::Error { .. }
+            | ServerMessage::Result { .. }
+    )
 }
 
 /// What a parsed client message asks of a session.
@@ -50,26 +75,22 @@ pub fn write(out: &mut Outbox, message: &ServerMessage) {
 }
 
 /// The DRAW lines of `cells`: a square, then its piece if any (seed 000).
-fn draw(out: &mut Outbox, cells: &[reversi_games::Cell]) {
+fn draw_lines(cells: &[reversi_games::Cell]) -> Vec<ServerMessage> {
+    let mut lines = Vec::with_capacity(cells.len() * 2);
     for cell in cells {
-        write(
-            out,
-            &ServerMessage::Square {
-                kind: cell.square.to_owned(),
-                x: cell.at.x,
-                y: cell.at.y,
-            },
-        );
+        lines.push(ServerMessage::Square {
+            kind: cell.square.to_owned(),
+            x: cell.at.x,
+            y: cell.at.y,
+        });
         if let Some(piece) = &cell.piece {
-            write(
-                out,
-                &ServerMessage::Piece {
-                    name: piece.name.clone(),
-                    team: piece.team.number(),
-                },
-            );
+            lines.push(ServerMessage::Piece {
+                name: piece.name.clone(),
+                team: piece.team.number(),
+            });
         }
     }
+    lines
 }
 
 impl Wire for Text {
@@ -100,6 +121,17 @@ impl Wire for Text {
     }
 
     fn send(&mut self, event: &Event<'_>, out: &mut Outbox) {
+        let additions = self.additions;
+        let write = |out: &mut Outbox, message: &ServerMessage| {
+            if additions || in_seed(message) {
+                write(out, message);
+            }
+        };
+        let draw = |out: &mut Outbox, cells: &[reversi_games::Cell]| {
+            for message in draw_lines(cells) {
+                write(out, &message);
+            }
+        };
         match *event {
             Event::Start {
                 info,
