@@ -2,12 +2,15 @@
 //! this client, over the text protocol. The bot keeps its own copy of the
 //! game, rebuilt by replaying each `GAME MOVED team notation` through the
 //! game's `parse_action` and `play`, and checks the copy against the board
-//! the server draws: a game whose state cannot be rebuilt from its moves
-//! (a random set-up, hidden information) is reported, not played blind.
+//! the server draws. Where the two part (a game whose state cannot be
+//! rebuilt from its moves: a random set-up), a game's own player, which
+//! reads the board, plays from the drawing instead ([`DrawnGame`]); the
+//! general player, which needs the rules, stops with the reason.
 
 use std::time::{Duration, Instant};
 
 use reversi_client::bots::{self, RandomOpening, Strength};
+use reversi_client::drawn::DrawnGame;
 use reversi_client::exit;
 use reversi_client::text::{Driver, Event, Game as Drawn, Notice, Request, Standing};
 use reversi_games::registry::Module;
@@ -83,7 +86,8 @@ impl Copy {
             if !same {
                 return Some(format!(
                     "the bot's copy of the game differs from the server's board at ({x}, {y}): \
-                     this game's state cannot be rebuilt from its moves"
+                     this game's state cannot be rebuilt from its moves, and the general player \
+                     needs it"
                 ));
             }
         }
@@ -110,6 +114,8 @@ fn game_line(number: u32, drawn: &Drawn, standing: Standing) -> String {
 struct Run<'a> {
     options: &'a Options,
     driver: Driver,
+    /// The rules' copy of the game; `None` before the game starts, or once
+    /// it has parted from the drawing and the bot plays from the drawing.
     copy: Option<Copy>,
     bot: Box<dyn Bot>,
     tally: Tally,
@@ -149,7 +155,9 @@ impl Run<'_> {
             Notice::Moved { team, notation } => {
                 let copy = self.copy.as_mut()?;
                 if let Err(why) = copy.follow(*team, notation) {
-                    return self.fail(&why);
+                    if let Err(why) = self.part(why) {
+                        return self.fail(&why);
+                    }
                 }
             }
             Notice::BoardChanged => {
@@ -183,20 +191,39 @@ impl Run<'_> {
         None
     }
 
+    /// The copy of the game parted from the server's: a game's own player
+    /// goes on from the drawing; the general one cannot.
+    fn part(&mut self, why: String) -> Result<(), String> {
+        if self.options.module.bot.is_none() {
+            return Err(why);
+        }
+        log::info!("{why}; playing from the drawn board");
+        self.copy = None;
+        Ok(())
+    }
+
     /// The bot's move, when the server waits for one (and so has drawn
     /// the whole board): after checking its copy of the game against it.
     fn choose(&mut self) -> Result<Option<Request>, String> {
-        let (Some(copy), Some(drawn)) = (self.copy.as_ref(), self.driver.client().game()) else {
+        let Some(drawn) = self.driver.client().game().cloned() else {
             return Ok(None);
         };
-        if let Some(why) = copy.differs_from(drawn) {
-            return Err(why);
-        }
         let Some(team) = drawn.team().map(|k| Team(k - 1)) else {
             return Ok(None);
         };
+        if let Some(why) = self.copy.as_ref().and_then(|c| c.differs_from(&drawn)) {
+            self.part(why)?;
+        }
+        let from_drawing;
+        let game: &dyn Game = match &self.copy {
+            Some(copy) => &*copy.game,
+            None => {
+                from_drawing = DrawnGame::new(self.options.module, &drawn)?;
+                &from_drawing
+            }
+        };
         let budget = self.options.strength.budget();
-        let Some(action) = self.bot.choose(&*copy.game, team, budget) else {
+        let Some(action) = self.bot.choose(game, team, budget) else {
             return Ok(None);
         };
         Ok(Some(match action {

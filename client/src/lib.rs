@@ -9,7 +9,9 @@
 //!   [`text::Client`] keeps the board exactly as the server's `DRAW` lines
 //!   describe it, whose turn it is, and the result; [`text::Driver`] runs it
 //!   over a line-based TCP connection.
-//! - [`bots`]: a computer player for any game a server offers.
+//! - [`bots`]: a computer player for any game a server offers, and
+//!   [`drawn::DrawnGame`], a game known only by its drawing, for players
+//!   that read the board.
 //!
 //! Both machines have the same shape: feed an event, get back what to do.
 //!
@@ -32,6 +34,7 @@
 
 pub mod bots;
 pub mod connection;
+pub mod drawn;
 pub mod driver;
 pub mod exit;
 pub mod state;
