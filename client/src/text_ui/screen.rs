@@ -337,7 +337,7 @@ impl Screen {
                 let style = glyph_style(glyph, &self.legend, self.colour);
                 spans.push(Span::styled(format!("{open}{}{close}", glyph.text), style));
             }
-            spans.push(Span::raw(format!(" {y}")));
+            spans.push(Span::raw(format!(" {y:<w$}", w = margin - 1)));
             lines.push(Line::from(spans));
         }
         lines.push(Line::raw(numbers));
