@@ -18,6 +18,7 @@ pub mod draughts;
 pub mod duell;
 pub mod foxes;
 pub mod game;
+pub mod mcts;
 pub mod record;
 pub mod registry;
 pub mod reversi;

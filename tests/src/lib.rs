@@ -16,6 +16,7 @@ use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PD
 pub use nix::sys::signal::Signal;
 
 pub mod text;
+pub mod tmux;
 
 /// reversid's options that lift its per-address limits and log summaries, for tests (which
 /// read the log) and load runs on loopback.
@@ -103,7 +104,16 @@ pub fn reversid_binary() -> PathBuf {
 
 /// The client binary `reversi`, next to the running executable.
 pub fn reversi_binary() -> PathBuf {
-    binary("reversi", &["client/src", "engine/src", "pdu/src"])
+    binary(
+        "reversi",
+        &[
+            "client/src",
+            "engine/src",
+            "pdu/src",
+            "games/src",
+            "text/src",
+        ],
+    )
 }
 
 /// Lines reversid has logged so far, and a way to wait for more.
