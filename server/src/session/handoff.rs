@@ -46,14 +46,19 @@ fn address(supervisor: u32, id: u64) -> io::Result<UnixAddr> {
     )?)
 }
 
-/// The listener of game `id` (call in the supervisor, before the fork).
-pub fn listener(id: u64) -> io::Result<OwnedFd> {
-    let fd = socket(
+/// A non-blocking Unix seqpacket socket.
+fn seqpacket() -> io::Result<OwnedFd> {
+    Ok(socket(
         AddressFamily::Unix,
         SockType::SeqPacket,
         SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
         None,
-    )?;
+    )?)
+}
+
+/// The listener of game `id` (call in the supervisor, before the fork).
+pub fn listener(id: u64) -> io::Result<OwnedFd> {
+    let fd = seqpacket()?;
     bind(fd.as_raw_fd(), &address(std::process::id(), id)?)?;
     listen(&fd, Backlog::new(16)?)?;
     Ok(fd)
@@ -62,12 +67,7 @@ pub fn listener(id: u64) -> io::Result<OwnedFd> {
 /// Sends `stream` to the session of game `id` (the supervisor's copy stays open until the
 /// caller drops it). Fails when the session is gone or not taking connections.
 pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) -> io::Result<()> {
-    let socket = socket(
-        AddressFamily::Unix,
-        SockType::SeqPacket,
-        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
-        None,
-    )?;
+    let socket = seqpacket()?;
     connect(socket.as_raw_fd(), &address(std::process::id(), id)?)?;
     let peer = &peer.as_bytes()[..peer.len().min(255)];
     let header = [kind_byte(wire), peer.len() as u8];
