@@ -83,9 +83,12 @@ struct Args {
     #[arg(long)]
     memory_per_game: bool,
     /// Open this many games whose players flood illegal places and never read, and print
-    /// the kernel's TCP memory (/proc/net/sockstat) before and after 5 s of it.
+    /// the kernel's TCP memory (/proc/net/sockstat) before and after --flood-seconds of it.
     #[arg(long)]
     flood_games: Option<usize>,
+    /// How long the flood lasts.
+    #[arg(long, default_value_t = 5)]
+    flood_seconds: u64,
     /// (Internal) serve the echo floor: print the port, echo one connection, exit.
     #[arg(long, hide = true)]
     serve_echo: bool,
@@ -141,7 +144,7 @@ fn main() {
         return memory_per_game(addr, server_pid);
     }
     if let Some(n) = args.flood_games {
-        return flood(addr, n);
+        return flood(addr, n, Duration::from_secs(args.flood_seconds));
     }
     let _held = Holders::start(addr, args.hold, server_pid);
 
@@ -392,7 +395,7 @@ fn tcp_memory_kib() -> u64 {
 
 /// `n` games whose players send illegal places as fast as the server takes them and
 /// never read a byte: the attack that grew kernel buffers without bound.
-fn flood(addr: SocketAddr, n: usize) {
+fn flood(addr: SocketAddr, n: usize, length: Duration) {
     let before = tcp_memory_kib();
     let mut players = Vec::new();
     for _ in 0..n {
@@ -409,7 +412,7 @@ fn flood(addr: SocketAddr, n: usize) {
     let burst = place.repeat(512);
     let t0 = Instant::now();
     let mut sent = 0usize;
-    while t0.elapsed() < Duration::from_secs(5) {
+    while t0.elapsed() < length {
         for c in &players {
             let mut stream = c.stream();
             if let Ok(k) = stream.write(&burst) {
@@ -420,11 +423,11 @@ fn flood(addr: SocketAddr, n: usize) {
     }
     let during = tcp_memory_kib();
     println!(
-        "flood           : {n} games, {} MiB of places sent in 5 s, nothing read",
+        "flood           : {n} games, {} MiB of places sent in {length:?}, nothing read",
         sent >> 20
     );
     println!(
-        "kernel TCP mem  : {before} KiB before, {during} KiB after 5 s ({} KiB a socket)",
+        "kernel TCP mem  : {before} KiB before, {during} KiB after {length:?} ({} KiB a socket, both ends)",
         during.saturating_sub(before) / (2 * n as u64).max(1)
     );
 }
