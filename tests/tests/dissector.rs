@@ -164,9 +164,10 @@ struct Frame {
     ys: Vec<i16>,
     info: String,
     expert: String,
+    lines: Vec<String>,
 }
 
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 10] = [
     "tcp.srcport",
     "tcp.dstport",
     "tcp.len",
@@ -176,6 +177,7 @@ const FIELDS: [&str; 9] = [
     "reversi.y",
     "_ws.col.Info",
     "_ws.expert.message",
+    "reversi.line",
 ];
 
 fn numbers<T: std::str::FromStr>(text: &str) -> Vec<T>
@@ -188,11 +190,15 @@ where
         .collect()
 }
 
-fn frames(capture: &Path) -> Vec<Frame> {
+/// tshark's reading of `capture`, with these preferences (`-o` values) too.
+fn frames(capture: &Path, preferences: &[&str]) -> Vec<Frame> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/wireshark/reversi.lua");
     // Heuristics first, so no dissector registered for one of the ephemeral
     // ports can claim the connection before ours sees its first bytes.
-    let options = ["-o", "tcp.try_heuristic_first:TRUE"];
+    let mut options = vec!["-o", "tcp.try_heuristic_first:TRUE"];
+    for preference in preferences {
+        options.extend(["-o", preference]);
+    }
     let rows = tshark_fields(capture, &script, &options, &FIELDS).unwrap_or_else(|e| {
         panic!(
             "{e}\n(as root, tshark runs Lua scripts only if init.lua sets \
@@ -212,6 +218,11 @@ fn frames(capture: &Path) -> Vec<Frame> {
                 ys: numbers(cell(6)),
                 info: cell(7).to_owned(),
                 expert: cell(8).to_owned(),
+                lines: cell(9)
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
             }
         })
         .collect()
@@ -252,22 +263,58 @@ fn check_stream(frames: &[Frame], from: u16, to: u16, pdus: &[Shown], what: &str
     assert_eq!(info.join(", "), want.join(", "), "{what}: Info column");
 }
 
-#[test]
-fn tshark_decodes_a_captured_game() {
+/// Starts capturing `port`, or says why the test skips and returns `None`:
+/// tshark or dumpcap missing, or no right to capture.
+fn capture_or_skip(port: u16) -> Option<Capture> {
     if !on_path("tshark") || !on_path("dumpcap") {
         eprintln!(
             "skipping the dissector test: tshark and dumpcap are not installed \
              (scripts/install-tools.sh tshark installs them)"
         );
-        return;
+        return None;
     }
-    let server = Server::start(&["--fixed-colours"]);
-    let mut capture = match Capture::start(server.addr().port()) {
-        Ok(capture) => capture,
-        Err(e) => {
-            eprintln!("skipping the dissector test: cannot capture on lo: {e}");
-            return;
+    Capture::start(port)
+        .map_err(|e| eprintln!("skipping the dissector test: cannot capture on lo: {e}"))
+        .ok()
+}
+
+/// A client connected to a fake server that the test scripts, both raw,
+/// with the capture running.
+struct FakeSession {
+    capture: Capture,
+    client: Client,
+    server: Client,
+    client_port: u16,
+    server_port: u16,
+}
+
+fn fake_session() -> Option<FakeSession> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let server_port = listener.local_addr().unwrap().port();
+    let capture = capture_or_skip(server_port)?;
+    let client = Client::connect(listener.local_addr().unwrap());
+    let client_port = client.stream().local_addr().unwrap().port();
+    // The capture's probes are queued first: take the client's connection.
+    let server = loop {
+        let (stream, peer) = listener.accept().unwrap();
+        if peer.port() == client_port {
+            break Client::from_stream(stream);
         }
+    };
+    Some(FakeSession {
+        capture,
+        client,
+        server,
+        client_port,
+        server_port,
+    })
+}
+
+#[test]
+fn tshark_decodes_a_captured_game() {
+    let server = Server::start(&["--fixed-colours"]);
+    let Some(mut capture) = capture_or_skip(server.addr().port()) else {
+        return;
     };
 
     let mut black = Player::connect(&server);
@@ -311,7 +358,7 @@ fn tshark_decodes_a_captured_game() {
     black.expect_closed();
 
     let path = capture.finish(Duration::from_millis(500));
-    let frames = frames(path);
+    let frames = frames(path, &[]);
     let port = server.addr().port();
     for (name, player) in [("black", &black), ("white", &white)] {
         check_stream(
@@ -366,42 +413,23 @@ const CLIENT_FAULTS: [&[u8]; 2] = [
 
 #[test]
 fn tshark_flags_every_kind_of_malformed_pdu_as_the_codec_does() {
-    if !on_path("tshark") || !on_path("dumpcap") {
-        eprintln!("skipping the dissector test: tshark and dumpcap are not installed");
+    let Some(mut session) = fake_session() else {
         return;
-    }
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let mut capture = match Capture::start(port) {
-        Ok(capture) => capture,
-        Err(e) => {
-            eprintln!("skipping the dissector test: cannot capture on lo: {e}");
-            return;
-        }
-    };
-    let mut client = Client::connect(listener.local_addr().unwrap());
-    let client_port = client.stream().local_addr().unwrap().port();
-    // The capture's probes are queued first: take the client's connection.
-    let mut server = loop {
-        let (stream, peer) = listener.accept().unwrap();
-        if peer.port() == client_port {
-            break Client::from_stream(stream);
-        }
     };
     for bytes in CLIENT_FAULTS {
-        client.send_raw(bytes);
+        session.client.send_raw(bytes);
         std::thread::sleep(Duration::from_millis(20));
     }
     for bytes in SERVER_FAULTS {
-        server.send_raw(bytes);
+        session.server.send_raw(bytes);
         // Separate segments, so each fault is read from where it starts.
         std::thread::sleep(Duration::from_millis(20));
     }
-    client.hang_up();
-    server.hang_up();
+    session.client.hang_up();
+    session.server.hang_up();
 
-    let path = capture.finish(Duration::from_millis(500));
-    let frames = frames(path);
+    let (port, client_port) = (session.server_port, session.client_port);
+    let frames = frames(session.capture.finish(Duration::from_millis(500)), &[]);
     let said = |from: u16, to: u16| -> Vec<String> {
         frames
             .iter()
@@ -427,4 +455,38 @@ fn tshark_flags_every_kind_of_malformed_pdu_as_the_codec_does() {
         .map(|bytes| codec(bytes, Direction::ServerToClient))
         .collect();
     assert_eq!(said(port, client_port), want, "server to client");
+}
+
+#[test]
+fn a_connection_that_does_not_open_with_connect_is_text_lines_on_the_port() {
+    let Some(mut session) = fake_session() else {
+        return;
+    };
+    session.client.send_raw(b"HELLO alice\nMOVE d3\n");
+    std::thread::sleep(Duration::from_millis(20));
+    session.server.send_raw(b"OK\n");
+    std::thread::sleep(Duration::from_millis(20));
+    session.client.hang_up();
+    session.server.hang_up();
+
+    let (port, client_port) = (session.server_port, session.client_port);
+    let path = session.capture.finish(Duration::from_millis(500));
+    let lines = |frames: &[Frame], from: u16| -> Vec<String> {
+        frames
+            .iter()
+            .filter(|f| f.src_port == from)
+            .flat_map(|f| f.lines.clone())
+            .collect()
+    };
+    // On any port, only a connection opening with connect is claimed.
+    let anywhere = frames(path, &[]);
+    assert!(anywhere
+        .iter()
+        .all(|f| f.ids.is_empty() && f.lines.is_empty()));
+    // On the configured port, it is shown line by line, never as PDUs.
+    let preference = format!("reversi.port:{port}");
+    let on_port = frames(path, &[&preference]);
+    assert!(on_port.iter().all(|f| f.ids.is_empty()));
+    assert_eq!(lines(&on_port, client_port), ["HELLO alice", "MOVE d3"]);
+    assert_eq!(lines(&on_port, port), ["OK"]);
 }
