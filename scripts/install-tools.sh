@@ -3,7 +3,8 @@
 #   cargo-fuzz      for the fuzz targets (fuzz/README.md); needs the nightly toolchain
 #   grhino          /usr/games/gtp-rhino, the outside engine `reversi match` plays against
 #   tmux            the terminal the full-screen client's tests type into and read
-# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux]   (no argument: all)
+#   tshark          tshark and dumpcap, for the Wireshark dissector's test (tests/tests/dissector.rs)
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark]   (no argument: all)
 set -euo pipefail
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
@@ -36,5 +37,16 @@ if want "$@"; then
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tmux
+  fi
+fi
+
+WHAT=tshark
+if want "$@"; then
+  if ! command -v tshark >/dev/null 2>&1 || ! command -v dumpcap >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    # Non-interactive: wireshark-common otherwise asks whether non-root users may capture.
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tshark
   fi
 fi

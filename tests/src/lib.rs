@@ -15,6 +15,7 @@ use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PD
 
 pub use nix::sys::signal::Signal;
 
+pub mod capture;
 pub mod text;
 pub mod tmux;
 
