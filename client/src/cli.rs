@@ -97,27 +97,12 @@ pub enum Cmd {
         delay: u64,
     },
     /// Count the leaf positions of the move tree from the start (perft).
-    Perft {
-        /// Depth in plies (a pass counts as a ply).
-        #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
-        depth: u32,
-    },
-    /// Solve a position exactly: best move and final disc difference.
-    Solve {
-        /// 64 squares a1..h1, a2..h2, ... (X black, O white, - empty), a space, X or O to move.
-        position: String,
-    },
+    Perft(crate::tools::perft::PerftArgs),
+    /// Solve a position exactly (best move and final disc difference), or
+    /// every position of an OBF file with --file.
+    Solve(crate::tools::solve::SolveArgs),
     /// Play a match against a GTP engine such as "/usr/games/gtp-rhino -l 3".
-    Match {
-        /// The GTP engine's command line (split on spaces).
-        #[arg(long, value_name = "CMD")]
-        gtp: String,
-        /// Games to play: each opening twice, colours swapped.
-        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-        games: u32,
-        #[command(flatten)]
-        engine: EngineArgs,
-    },
+    Match(crate::tools::r#match::MatchArgs),
 }
 
 /// How strong the engine plays.

@@ -5,10 +5,7 @@ mod bot;
 mod cli;
 mod demo;
 mod game_bot;
-mod gtp;
 mod input;
-#[path = "match.rs"]
-mod match_gtp;
 mod play;
 mod render;
 mod stdin_lines;
@@ -91,9 +88,9 @@ fn main() -> ExitCode {
             delay: Duration::from_millis(delay),
             ..engine.options()
         }),
-        Cmd::Perft { depth } => tools::run_perft(depth),
-        Cmd::Solve { position } => tools::run_solve(&position),
-        Cmd::Match { gtp, games, engine } => match_gtp::run(&gtp, games, &engine.options()),
+        Cmd::Perft(args) => tools::perft::run(&args),
+        Cmd::Solve(args) => tools::solve::run(&args),
+        Cmd::Match(args) => tools::r#match::run(&args),
     };
     ExitCode::from(code)
 }

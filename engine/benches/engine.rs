@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use reversi_engine::{moves, perft, solve::solve, Board, Game};
+use reversi_engine::{parse_obf, perft, perft_portable_only, solve::solve, Board, Game, Square};
 
 /// Midgame positions reached by a fixed pseudo-random walk from the start.
 fn positions() -> Vec<Board> {
@@ -30,45 +30,27 @@ fn positions() -> Vec<Board> {
 fn bench_moves(c: &mut Criterion) {
     let boards = positions();
     let mut group = c.benchmark_group("moves");
-    group.bench_function("dispatched x64", |b| {
+    group.bench_function("64 positions", |b| {
         b.iter(|| {
-            boards.iter().fold(0u64, |acc, bd| {
-                acc ^ moves::moves(black_box(bd.player), bd.opponent)
-            })
-        })
-    });
-    group.bench_function("portable x64", |b| {
-        b.iter(|| {
-            boards.iter().fold(0u64, |acc, bd| {
-                acc ^ moves::portable::moves(black_box(bd.player), bd.opponent)
-            })
+            boards
+                .iter()
+                .fold(0u64, |acc, bd| acc ^ black_box(bd).moves())
         })
     });
     group.finish();
 }
 
 fn bench_flips(c: &mut Criterion) {
-    let boards = positions();
-    let pairs: Vec<(Board, u32)> = boards
-        .iter()
-        .filter_map(|b| {
-            let m = moves::moves(b.player, b.opponent);
-            (m != 0).then(|| (*b, m.trailing_zeros()))
-        })
+    let pairs: Vec<(Board, Square)> = positions()
+        .into_iter()
+        .filter_map(|b| b.legal_squares().next().map(|sq| (b, sq)))
         .collect();
     let mut group = c.benchmark_group("flips");
-    group.bench_function("dispatched", |b| {
+    group.bench_function("one move in each of 64 positions", |b| {
         b.iter(|| {
-            pairs.iter().fold(0u64, |acc, (bd, sq)| {
-                acc ^ moves::flips(black_box(bd.player), bd.opponent, *sq)
-            })
-        })
-    });
-    group.bench_function("portable", |b| {
-        b.iter(|| {
-            pairs.iter().fold(0u64, |acc, (bd, sq)| {
-                acc ^ moves::portable::flips(black_box(bd.player), bd.opponent, *sq)
-            })
+            pairs
+                .iter()
+                .fold(0u64, |acc, (bd, sq)| acc ^ black_box(bd).flips(*sq))
         })
     });
     group.finish();
@@ -80,15 +62,18 @@ fn bench_perft(c: &mut Criterion) {
     group.bench_function("depth 8 (390,216 leaves)", |b| {
         b.iter(|| perft(black_box(Board::start()), 8))
     });
+    group.bench_function("depth 8, portable move generator", |b| {
+        b.iter(|| perft_portable_only(black_box(Board::start()), 8))
+    });
     group.finish();
 }
 
 fn bench_solve(c: &mut Criterion) {
-    // FFO #40 (20 empties, +38).
-    let board =
-        Game::from_position("O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X")
-            .expect("valid position")
-            .board();
+    // FFO #40 (20 empties, +38), the first of the set.
+    let board = match parse_obf(include_str!("../data/ffo-40-59.obf")).first() {
+        Some((_, Ok(position))) => position.game.board(),
+        _ => panic!("data/ffo-40-59.obf starts with FFO #40"),
+    };
     let mut group = c.benchmark_group("solve");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(8));

@@ -4,7 +4,7 @@
 
 use reversi_pdu as pdu;
 
-use crate::square::{Side, Square};
+use crate::{Side, Square};
 
 impl From<Side> for pdu::Colour {
     fn from(side: Side) -> pdu::Colour {

@@ -18,6 +18,36 @@ pub(crate) struct Entry {
     pub age: u8,
 }
 
+impl Entry {
+    /// Applies the stored bounds to the window `alpha..beta`: `Err(value)`
+    /// when they already decide the node, else the narrowed window.
+    #[inline]
+    pub fn narrow(&self, alpha: i32, beta: i32) -> Result<(i32, i32), i32> {
+        let (lower, upper) = (self.lower as i32, self.upper as i32);
+        if lower >= beta || lower == upper {
+            return Err(lower);
+        }
+        if upper <= alpha {
+            return Err(upper);
+        }
+        Ok((alpha.max(lower), beta.min(upper)))
+    }
+}
+
+/// The bounds a fail-soft result `best` of a search of the window
+/// `alpha..beta` proves, scores lying in `-limit..=limit`: an upper bound
+/// when it failed low, a lower bound when it failed high, exact between.
+#[inline]
+pub(crate) fn bounds(best: i32, alpha: i32, beta: i32, limit: i32) -> (i32, i32) {
+    if best <= alpha {
+        (-limit, best)
+    } else if best >= beta {
+        (best, limit)
+    } else {
+        (best, best)
+    }
+}
+
 /// Depth marking a result of the exact solver (valid for any search depth).
 pub(crate) const EXACT_DEPTH: u8 = 255;
 /// No best move recorded.
@@ -88,11 +118,5 @@ impl Table {
         } else {
             slot[1] = new;
         }
-    }
-
-    /// Forgets everything.
-    #[allow(dead_code)]
-    pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
     }
 }

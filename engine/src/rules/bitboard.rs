@@ -1,7 +1,7 @@
 //! The side-to-move-relative board: two bitboards.
 
 use crate::moves;
-use crate::square::{Square, Squares};
+use crate::{Square, Squares};
 
 /// A position as two bitboards relative to the side to move: `player` holds
 /// the discs of the side to move, `opponent` the other side's. Which colour is
@@ -16,6 +16,20 @@ pub struct Board {
 
 /// Corners a1, h1, a8, h8.
 pub const CORNERS: u64 = 0x8100_0000_0000_0081;
+
+/// Every square but column a: where a disc shifted one column right
+/// (towards h) may land without wrapping to the next row.
+pub(crate) const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
+/// Every square but column h.
+pub(crate) const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// Squares adjacent (in any of the eight directions) to a disc of `b`,
+/// excluding `b` itself.
+#[inline]
+pub(crate) fn neighbours(b: u64) -> u64 {
+    let h = b | ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
+    (h | (h << 8) | (h >> 8)) & !b
+}
 
 impl Board {
     /// A board from the two bitboards (they should not overlap).

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use crate::game::{Game, IllegalMove};
-use crate::square::{Side, Square};
+use crate::{Game, IllegalMove};
+use crate::{Side, Square};
 
 /// Why a transcript or board string did not parse.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -22,6 +22,8 @@ pub enum ParseError {
     Side(String),
     /// Text after the side to move.
     Trailing(String),
+    /// An OBF move annotation is not a square, a colon and a score.
+    ScoredMove(String),
     /// A transcript move is not a square name.
     MoveName {
         /// 0-based move number.
@@ -52,6 +54,9 @@ impl fmt::Display for ParseError {
                 write!(f, "side to move is {s:?}, expected \"X\" or \"O\"")
             }
             ParseError::Trailing(s) => write!(f, "unexpected text after the side to move: {s:?}"),
+            ParseError::ScoredMove(s) => {
+                write!(f, "{s:?} is not a move and its score, like \"A2:+38\"")
+            }
             ParseError::MoveName { ply, found } => {
                 write!(f, "move {} is {found:?}, not a square name", ply + 1)
             }
@@ -144,15 +149,15 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::square::Side;
-
-    const START: &str = "---------------------------OX------XO--------------------------- X";
+    use crate::Side;
 
     #[test]
     fn start_position_round_trips() {
-        let g = Game::from_position(START).unwrap();
-        assert_eq!(g, Game::new());
-        assert_eq!(Game::new().position(), START);
+        let start = Game::new().position();
+        assert_eq!(Game::from_position(&start).unwrap(), Game::new());
+        assert!(start.ends_with(" X"), "{start}");
+        let d4 = Square::new(3, 3).unwrap();
+        assert_eq!(start.as_bytes()[d4.index() as usize], b'O', "{start}");
     }
 
     #[test]
@@ -166,13 +171,14 @@ mod tests {
 
     #[test]
     fn bad_input_is_reported() {
+        let start = Game::new().position();
         let e = |s: &str| Game::from_position(s).unwrap_err().to_string();
         assert!(e("").contains("0 squares"));
-        assert!(e(&START.replace('X', "Q")).contains("'Q'"));
-        assert!(e(&START[..64]).contains("side to move"));
-        assert!(e(&format!("{} Z", &START[..64])).contains("\"Z\""));
-        assert!(e(&format!("{} X junk", &START[..64])).contains("junk"));
-        assert!(Game::from_position(&format!("{} x ; comment", &START[..64])).is_ok());
+        assert!(e(&start.replace('X', "Q")).contains("'Q'"));
+        assert!(e(&start[..64]).contains("side to move"));
+        assert!(e(&format!("{} Z", &start[..64])).contains("\"Z\""));
+        assert!(e(&format!("{} X junk", &start[..64])).contains("junk"));
+        assert!(Game::from_position(&format!("{} x ; comment", &start[..64])).is_ok());
         let t = |s: &str| Game::from_transcript(s).unwrap_err().to_string();
         assert_eq!(t("f5e3"), "move 2 is illegal: e3 flips nothing");
         assert!(t("f5z9").contains("not a square"));

@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use crate::bitboard::Board;
-use crate::square::{Side, Square, Squares};
+use crate::Board;
+use crate::{Side, Square, Squares};
 
 /// How a finished game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -3,6 +3,8 @@
 
 use std::sync::OnceLock;
 
+use crate::rules::bitboard::{CORNERS, NOT_A, NOT_H};
+
 /// All 30 diagonal lines of length >= 2... and the short ones too: every
 /// line in the two diagonal directions, so "full diagonal" is a mask test.
 fn diagonals() -> &'static [u64; 30] {
@@ -54,8 +56,6 @@ fn full_lines(occupied: u64) -> [u64; 4] {
 /// four axes, its line is full or one neighbour is the edge or a stable disc
 /// of the same colour.
 pub(crate) fn stable(me: u64, them: u64) -> u64 {
-    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
-    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const EDGE_H: u64 = !(NOT_A & NOT_H);
     const EDGE_V: u64 = 0xff00_0000_0000_00ff;
     const BORDER: u64 = EDGE_H | EDGE_V;
@@ -63,7 +63,7 @@ pub(crate) fn stable(me: u64, them: u64) -> u64 {
     // Start from squares stable by full lines or corners.
     let mut s = me
         & ((fh | EDGE_H) & (fv | EDGE_V) & (fd1 | BORDER) & (fd2 | BORDER))
-        & (fh & fv & fd1 & fd2 | 0x8100_0000_0000_0081);
+        & (fh & fv & fd1 & fd2 | CORNERS);
     loop {
         let h = fh | EDGE_H | ((s << 1) & NOT_A) | ((s >> 1) & NOT_H);
         let v = fv | EDGE_V | (s << 8) | (s >> 8);

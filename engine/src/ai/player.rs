@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::game::Game;
-use crate::search::{Limits, Searcher};
-use crate::solve::Solver;
-use crate::square::Square;
+use crate::ai::search::{Limits, Searcher};
+use crate::ai::solve::Solver;
+use crate::Game;
+use crate::Square;
 
-pub use crate::search::SearchInfo;
+pub use crate::ai::search::SearchInfo;
 
 /// How a [`Player`] plays.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -48,6 +48,67 @@ impl Default for PlayerConfig {
 const VARIETY_PLIES: usize = 10;
 /// Margin in hundredths of a disc within which moves count as near-equal.
 const VARIETY_MARGIN: i32 = 60;
+
+/// Which solve a timed move tries before searching.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum SolveKind {
+    /// The exact final score.
+    Exact,
+    /// Only whether the game is won, lost or drawn (5-10 times cheaper).
+    WinLossDraw,
+}
+
+/// How a move with a time budget spends it; every instant lies within
+/// `start + budget`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Plan {
+    start: Instant,
+    /// A solve to try first, abandoned at its instant.
+    solve: Option<(SolveKind, Instant)>,
+    /// No new search iteration starts after this.
+    soft: Instant,
+    /// The search is abandoned here.
+    search_end: Instant,
+    /// Everything, opening variety included, ends here.
+    end: Instant,
+}
+
+impl Plan {
+    /// The plan for a move started at `start` with `budget`, in a position
+    /// with `empties` empty squares; `forced` when there is one legal move
+    /// (it needs no thinking: a tenth of the budget still gives callers a
+    /// meaningful score), `varies` when opening variety applies (it keeps
+    /// half the time for scoring every move).
+    fn new(start: Instant, budget: Duration, empties: u32, forced: bool, varies: bool) -> Plan {
+        let budget = if forced { budget / 10 } else { budget };
+        // Keep a margin for the caller's own overhead (and keep absurd
+        // budgets from overflowing the clock).
+        let budget = budget
+            .min(Duration::from_secs(86_400))
+            .mul_f64(0.93)
+            .saturating_sub(Duration::from_millis(2));
+        let at = |share: f64| start + budget.mul_f64(share);
+        // Measured on self-play positions (examples/solve_times.rs): exact
+        // solves average 0.04 s at 18 empties and 0.6 s at 20; win/loss/draw
+        // solves are 5-10 times cheaper.
+        let solve_limit = 14 + (budget.as_secs_f64() / 0.05).max(1.0).log2().floor() as u32;
+        let solve = if empties <= solve_limit.min(24) {
+            Some((SolveKind::Exact, at(0.6)))
+        } else if empties <= (solve_limit + 3).min(26) {
+            Some((SolveKind::WinLossDraw, at(0.45)))
+        } else {
+            None
+        };
+        let share = if varies { 0.5 } else { 1.0 };
+        Plan {
+            start,
+            solve,
+            soft: at(0.45 * share),
+            search_end: at(share),
+            end: at(1.0),
+        }
+    }
+}
 
 /// A computer player. Keeps its hash tables between moves (two tables of
 /// 2^20 entries, up to about 48 MB once filled; the memory is committed
@@ -104,14 +165,15 @@ impl Player {
         let level = self.cfg.level.clamp(1, Self::MAX_LEVEL) as u32;
         match self.cfg.move_time {
             None => {
-                if empties <= (level + 6).min(20) {
-                    if let Some(info) = self.solve(game, None, start) {
-                        return info;
-                    }
+                let solve = if empties <= (level + 6).min(20) {
+                    Some(SolveKind::Exact)
                 } else if empties <= (level + 8).min(22) {
-                    if let Some(info) = self.solve_wld(game, None, start) {
-                        return info;
-                    }
+                    Some(SolveKind::WinLossDraw)
+                } else {
+                    None
+                };
+                if let Some(info) = solve.and_then(|kind| self.solve(game, kind, None, start)) {
+                    return info;
                 }
                 let info = self.searcher.search(
                     board,
@@ -124,99 +186,71 @@ impl Player {
                 self.vary(game, info, level.min(6), None)
             }
             Some(budget) => {
-                // A forced move needs no thinking; a tenth of the budget
-                // still gives callers a meaningful score.
-                let forced = board.moves().count_ones() == 1;
-                self.timed(game, if forced { budget / 10 } else { budget }, start)
+                let plan = Plan::new(
+                    start,
+                    budget,
+                    empties,
+                    board.moves().count_ones() == 1,
+                    self.varies(game),
+                );
+                self.timed(game, &plan)
             }
         }
     }
 
-    /// Time-limited move: exact solve when the position is small enough for
-    /// the budget, a win/loss/draw solve a little earlier, otherwise (or if
-    /// the solve runs out of time or finds only losses) iterative deepening
-    /// until the budget is spent.
-    fn timed(&mut self, game: &Game, budget: Duration, start: Instant) -> SearchInfo {
-        let board = game.board();
-        // Keep a margin for the caller's own overhead (and keep absurd
-        // budgets from overflowing the clock).
-        let budget = budget
-            .min(Duration::from_secs(86_400))
-            .mul_f64(0.93)
-            .saturating_sub(Duration::from_millis(2));
-        let hard = start + budget;
-        let empties = board.empty_count();
-        let solve_limit = 14 + (budget.as_secs_f64() / 0.05).max(1.0).log2().floor() as u32;
-        // Measured on self-play positions (examples/solve_times.rs): exact
-        // solves average 0.04 s at 18 empties and 0.6 s at 20; win/loss/draw
-        // solves are 5-10 times cheaper.
-        if empties <= solve_limit.min(24) {
-            let deadline = start + budget.mul_f64(0.6);
-            if let Some(info) = self.solve(game, Some(deadline), start) {
-                return info;
-            }
-        } else if empties <= (solve_limit + 3).min(26) {
-            let deadline = start + budget.mul_f64(0.45);
-            if let Some(info) = self.solve_wld(game, Some(deadline), start) {
+    /// Time-limited move, as planned: a solve first when the position is
+    /// small enough; otherwise (or if the solve runs out of time or finds
+    /// only losses) iterative deepening, then opening variety.
+    fn timed(&mut self, game: &Game, plan: &Plan) -> SearchInfo {
+        if let Some((kind, deadline)) = plan.solve {
+            if let Some(info) = self.solve(game, kind, Some(deadline), plan.start) {
                 return info;
             }
         }
-        // With opening variety, keep some time for scoring every move.
-        let share = if self.varies(game) { 0.5 } else { 1.0 };
-        let soft = start + budget.mul_f64(0.45 * share);
-        let hard_main = start + budget.mul_f64(share);
         let info = self.searcher.search(
-            board,
+            game.board(),
             Limits {
                 depth: 60,
-                soft: Some(soft),
-                hard: Some(hard_main),
+                soft: Some(plan.soft),
+                hard: Some(plan.search_end),
             },
         );
         let variety_depth = info.depth.saturating_sub(2).clamp(1, 6);
-        self.vary(game, info, variety_depth, Some(hard))
+        self.vary(game, info, variety_depth, Some(plan.end))
     }
 
-    /// Exact solve; `None` if the deadline passed first.
+    /// A solve of the current position; `None` if the deadline passed
+    /// first, or if a win/loss/draw solve finds only losses (a lost
+    /// position is left to the midgame search, which plays on for the
+    /// opponent's mistakes). A win/loss/draw score is +1 disc for a win, 0
+    /// for a draw.
     fn solve(
         &mut self,
         game: &Game,
+        kind: SolveKind,
         deadline: Option<Instant>,
         start: Instant,
     ) -> Option<SearchInfo> {
         let board = game.board();
-        let s = self.solver.solve(board, deadline)?;
+        let (score, exact, s) = match kind {
+            SolveKind::Exact => {
+                let s = self.solver.solve(board, deadline)?;
+                (s.score, true, s)
+            }
+            SolveKind::WinLossDraw => {
+                let s = self.solver.solve_window(board, -1, 1, deadline)?;
+                if s.score < 0 {
+                    return None;
+                }
+                (s.score.signum(), false, s)
+            }
+        };
         Some(SearchInfo {
             best: s.best,
             depth: board.empty_count(),
-            score: s.score * 100,
+            score: score * 100,
             nodes: s.nodes,
-            exact: true,
-            elapsed: start.elapsed(),
-        })
-    }
-
-    /// Win/loss/draw solve: `Some` only when it finishes in time and finds a
-    /// move that at least draws (a lost position is left to the midgame
-    /// search, which plays on for the opponent's mistakes). The score is
-    /// +1 disc for a win, 0 for a draw.
-    fn solve_wld(
-        &mut self,
-        game: &Game,
-        deadline: Option<Instant>,
-        start: Instant,
-    ) -> Option<SearchInfo> {
-        let board = game.board();
-        let s = self.solver.solve_window(board, -1, 1, deadline)?;
-        if s.score < 0 {
-            return None;
-        }
-        Some(SearchInfo {
-            best: s.best,
-            depth: board.empty_count(),
-            score: s.score.signum() * 100,
-            nodes: s.nodes,
-            exact: false,
+            exact,
             elapsed: start.elapsed(),
         })
     }
@@ -319,7 +353,7 @@ mod tests {
             let mut b = player(3, seed ^ 0x55, true);
             let mut g = Game::new();
             while g.side_to_move().is_some() && g.moves().len() < 12 {
-                let sq = if g.moves().len() % 2 == 0 {
+                let sq = if g.moves().len().is_multiple_of(2) {
                     a.choose(&g)
                 } else {
                     b.choose(&g)
@@ -361,69 +395,79 @@ mod tests {
         assert_eq!(info.best.is_some(), g.side_to_move().is_some());
     }
 
+    /// Every instant of a plan lies within the budget (a tenth of it for a
+    /// forced move), in the order the move uses them. Checked on the plan
+    /// rather than by timing moves, which depends on the machine's load.
     #[test]
-    fn timed_player_respects_budget() {
-        for (variety, transcript) in [(false, "f5d6c3d3c4f4f6f3e6e7"), (true, "f5d6c3")] {
-            let mut p = Player::new(PlayerConfig {
-                move_time: Some(Duration::from_millis(100)),
-                opening_variety: variety,
-                ..PlayerConfig::default()
-            });
-            let g = Game::from_transcript(transcript).unwrap();
-            let t = Instant::now();
-            let info = p.choose_with_info(&g);
-            let spent = t.elapsed();
-            assert!(g.is_legal(info.best.unwrap()));
-            assert!(spent <= Duration::from_millis(103), "took {spent:?}");
-            assert!(info.depth >= 4, "only reached depth {}", info.depth);
+    fn time_plans_stay_within_the_budget() {
+        let start = Instant::now();
+        for ms in [0, 1, 5, 100, 1000, 60_000] {
+            let budget = Duration::from_millis(ms);
+            for empties in [4, 14, 18, 22, 26, 40, 60] {
+                for (forced, varies) in [(false, false), (false, true), (true, false)] {
+                    let plan = Plan::new(start, budget, empties, forced, varies);
+                    let limit = start + if forced { budget / 10 } else { budget };
+                    let solve_end = plan.solve.map_or(start, |(_, at)| at);
+                    assert!(solve_end <= plan.end && plan.soft <= plan.search_end);
+                    assert!(plan.search_end <= plan.end && plan.end <= limit, "{plan:?}");
+                    if varies {
+                        // Half the time is left for scoring every move.
+                        assert!(
+                            plan.search_end - start
+                                <= (plan.end - start) / 2 + Duration::from_nanos(1)
+                        );
+                    }
+                }
+            }
         }
+        // Large budgets solve earlier; absurd ones do not overflow.
+        let exact =
+            |ms, empties| Plan::new(start, Duration::from_millis(ms), empties, false, false).solve;
+        assert!(matches!(exact(1000, 18), Some((SolveKind::Exact, _))));
+        assert!(matches!(exact(1000, 21), Some((SolveKind::WinLossDraw, _))));
+        assert_eq!(exact(1000, 30), None);
+        assert!(exact(50, 18).is_none() || exact(50, 18).unwrap().0 == SolveKind::WinLossDraw);
+        let _ = Plan::new(start, Duration::MAX, 30, false, true);
     }
 
+    /// A search whose deadline has already passed still answers a legal
+    /// move (from the move ordering), however loaded the machine is.
     #[test]
-    fn forced_moves_still_get_a_score() {
-        // Find a position with a single legal move by seeded random play.
-        let mut g = Game::new();
-        let mut x = 7u64;
-        while g.side_to_move().is_some() && g.legal_moves().count() != 1 {
-            x = mix(x);
-            let moves: Vec<_> = g.legal_moves().collect();
-            g.play(moves[(x % moves.len() as u64) as usize]).unwrap();
-        }
-        assert!(g.side_to_move().is_some(), "no forced move in this game");
-        let mut p = player(4, 0, false);
-        let info = p.choose_with_info(&g);
-        assert!(info.depth > 0 || info.exact, "{info:?}");
-        let mut t = Player::new(PlayerConfig {
-            move_time: Some(Duration::from_millis(200)),
-            ..PlayerConfig::default()
-        });
-        let started = Instant::now();
-        let info = t.choose_with_info(&g);
-        assert!(started.elapsed() < Duration::from_millis(40));
-        assert!(info.best.is_some());
+    fn a_passed_deadline_still_gives_a_legal_move() {
+        let g = Game::from_transcript("f5d6c3d3c4f4f6f3e6e7").unwrap();
+        let mut searcher = Searcher::new(10);
+        let info = searcher.search(
+            g.board(),
+            Limits {
+                depth: 60,
+                soft: Some(Instant::now()),
+                hard: Some(Instant::now()),
+            },
+        );
+        assert!(g.is_legal(info.best.unwrap()));
+        assert!(info.depth <= 1, "{info:?}");
     }
 
     #[test]
     fn win_loss_draw_solve_finds_a_winning_move() {
-        let (pos, _, _) = crate::solve::tests_support::FFO_40;
-        let g = Game::from_position(pos).unwrap();
+        let g = crate::ai::solve::ffo(40).game;
         // Level 13: exact from 19 empties, win/loss/draw from 21; #40 has 20.
         let mut p = player(13, 0, false);
         let info = p.choose_with_info(&g);
         assert!(!info.exact);
         assert_eq!(info.score, 100);
         let after = g.board().play(info.best.unwrap());
-        assert!(crate::solve::solve(after).score < 0);
+        assert!(crate::ai::solve::solve(after).score < 0);
     }
 
     #[test]
     fn solves_endgames_exactly() {
-        let (pos, _, score) = crate::solve::tests_support::FFO_40;
-        let g = Game::from_position(pos).unwrap();
+        let ffo = crate::ai::solve::ffo(40);
+        let g = &ffo.game;
         let mut p = player(14, 0, false);
-        let info = p.choose_with_info(&g);
+        let info = p.choose_with_info(g);
         assert!(info.exact);
-        assert_eq!(info.score, score * 100);
-        assert_eq!(info.best.unwrap().to_string(), "a2");
+        assert_eq!(Some(info.score), ffo.best_score().map(|s| s * 100));
+        assert_eq!(ffo.best_moves(), [info.best.unwrap()]);
     }
 }

@@ -1,14 +1,16 @@
 //! Midgame search: iterative deepening principal-variation search with a
 //! transposition table, fastest-first move ordering and a clock.
 
+use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
-use crate::bitboard::{Board, CORNERS};
-use crate::eval::evaluate_with_moves;
-use crate::moves::{with_kernel, Kernel};
-use crate::patterns::Weights;
-use crate::square::Square;
-use crate::table::{Table, EXACT_DEPTH, NO_MOVE};
+use crate::ai::clock::Clock;
+use crate::ai::eval::evaluate_with_moves;
+use crate::ai::ordering::{mobility_key, pvs_child, Best, MoveList};
+use crate::ai::patterns::Weights;
+use crate::ai::table::{bounds, Table, EXACT_DEPTH, NO_MOVE};
+use crate::rules::moves::{with_kernel, Kernel};
+use crate::{Board, Square, Squares, CORNERS};
 
 /// Score of a finished game in search units: disc difference in hundredths,
 /// pushed beyond any heuristic score so a sure win beats a good position.
@@ -53,9 +55,7 @@ pub(crate) struct Searcher {
     /// Learned weights, or `None` for the hand-written evaluation.
     weights: Option<&'static Weights>,
     table: Table,
-    nodes: u64,
-    deadline: Option<Instant>,
-    stopped: bool,
+    clock: Clock,
 }
 
 /// Limits of one search.
@@ -75,9 +75,8 @@ impl Searcher {
         Searcher {
             weights: Weights::get(),
             table: Table::new(bits),
-            nodes: 0,
-            deadline: None,
-            stopped: false,
+            // Midgame nodes are slow (an evaluation each): look often.
+            clock: Clock::new(8),
         }
     }
 
@@ -95,14 +94,32 @@ impl Searcher {
     /// (or a better move found in an abandoned iteration).
     pub fn search(&mut self, board: Board, limits: Limits) -> SearchInfo {
         let start = Instant::now();
-        self.nodes = 0;
-        self.stopped = false;
-        self.deadline = limits.hard;
+        self.clock.start(limits.hard, None);
         self.table.next_age();
         let mut info = with_kernel!(|k| Ctx { k, s: self }.iterate(board, limits));
-        info.nodes = self.nodes;
+        info.nodes = self.clock.nodes;
         info.elapsed = start.elapsed();
         info
+    }
+
+    /// Starts a series of [`Searcher::value`] calls that must end by
+    /// `deadline` (then they return meaningless values).
+    pub fn start(&mut self, deadline: Option<Instant>) {
+        self.clock.start(deadline, None);
+    }
+
+    /// Positions visited since the last search started (by
+    /// [`Searcher::value`] calls too).
+    pub fn nodes(&self) -> u64 {
+        self.clock.nodes
+    }
+
+    /// The value of a position for the side owning `p` by a `depth`-ply
+    /// search, full window, in hundredths of a disc (proven results beyond
+    /// any heuristic one): how another search orders its moves.
+    #[inline]
+    pub fn value<K: Kernel>(&mut self, k: K, p: u64, o: u64, depth: u32) -> i32 {
+        Ctx { k, s: self }.pvs(p, o, depth, -INF, INF)
     }
 
     /// Scores of every legal move at a fixed depth, full window (used to
@@ -114,11 +131,10 @@ impl Searcher {
         depth: u32,
         deadline: Option<Instant>,
     ) -> Option<Vec<(Square, i32)>> {
-        self.stopped = false;
-        self.deadline = deadline;
+        self.clock.start(deadline, None);
         let scores: Vec<(Square, i32)> = with_kernel!(|k| {
             let mut c = Ctx { k, s: self };
-            crate::square::Squares(board.moves())
+            Squares(board.moves())
                 .map(|sq| {
                     let b = board.play(sq);
                     (
@@ -128,25 +144,14 @@ impl Searcher {
                 })
                 .collect()
         });
-        (!self.stopped).then_some(scores)
+        (!self.clock.stopped()).then_some(scores)
     }
 }
-
-/// Room for every legal move of any board, even unreachable ones.
-const MAX_MOVES: usize = 64;
 
 /// One search, monomorphised for a move generator.
 struct Ctx<'a, K: Kernel> {
     k: K,
     s: &'a mut Searcher,
-}
-
-/// A candidate move with its ordering key (lower first).
-#[derive(Clone, Copy, Default)]
-struct Candidate {
-    sq: u32,
-    flips: u64,
-    key: i32,
 }
 
 impl<K: Kernel> Ctx<'_, K> {
@@ -161,17 +166,8 @@ impl<K: Kernel> Ctx<'_, K> {
         v.clamp(-WIN / 2, WIN / 2)
     }
 
-    #[inline]
-    fn tick(&mut self) -> bool {
-        self.s.nodes += 1;
-        if self.s.nodes & 0xff == 0 {
-            if let Some(d) = self.s.deadline {
-                if Instant::now() >= d {
-                    self.s.stopped = true;
-                }
-            }
-        }
-        self.s.stopped
+    fn stopped(&self) -> bool {
+        self.s.clock.stopped()
     }
 
     fn iterate(&mut self, board: Board, limits: Limits) -> SearchInfo {
@@ -181,20 +177,21 @@ impl<K: Kernel> Ctx<'_, K> {
         if moves == 0 {
             return info;
         }
-        let mut list = [Candidate::default(); MAX_MOVES];
-        let n = self.candidates(p, o, moves, NO_MOVE as u32, &mut list);
-        let list = &mut list[..n];
-        info.best = Square::from_index(list[0].sq as u8);
+        let Ok(mut list) = self.candidates(p, o, moves, NO_MOVE as u32);
+        info.best = Square::from_index(list.as_slice()[0].sq);
         let empties = board.empty_count();
         for depth in 1..=limits.depth.max(1).min(empties) {
             if depth > 1 && limits.soft.is_some_and(|s| Instant::now() >= s) {
                 break;
             }
             let (mut alpha, beta) = (-INF, INF);
-            let mut best: Option<(u32, i32)> = None;
-            for (i, c) in list.iter_mut().enumerate() {
-                let v = self.child(p, o, c, depth, alpha, beta, i == 0);
-                if self.s.stopped {
+            let mut best: Option<(u8, i32)> = None;
+            for (i, c) in list.as_mut_slice().iter_mut().enumerate() {
+                let (cp, co) = c.child(p, o);
+                let v = pvs_child(i == 0, alpha, beta, |a, b| {
+                    -self.pvs(cp, co, depth - 1, -b, -a)
+                });
+                if self.stopped() {
                     break;
                 }
                 // Order the next iteration by this one's scores.
@@ -208,16 +205,16 @@ impl<K: Kernel> Ctx<'_, K> {
                 // Safe even when abandoned: every recorded score is from a
                 // completed search of that move at this depth, and it beat
                 // the previous best (searched first).
-                info.best = Square::from_index(sq as u8);
+                info.best = Square::from_index(sq);
                 info.score = v;
-                if !self.s.stopped {
+                if !self.stopped() {
                     info.depth = depth;
                 }
             }
-            if self.s.stopped {
+            if self.stopped() {
                 break;
             }
-            list.sort_by_key(|c| c.key);
+            list.sort();
             // Every line ends the game: the score is the exact result.
             info.exact = depth == empties;
             if let Some(d) = proven_discs(info.score) {
@@ -231,72 +228,20 @@ impl<K: Kernel> Ctx<'_, K> {
         info
     }
 
-    /// Fills `list` with the legal moves and their flips, best-first: the
-    /// table's move, then fewest opponent replies (corners double) and
-    /// fewest empties next to our discs, with corners early. Returns the
-    /// number of moves. (Ordering by the static evaluation of each child
+    /// The legal moves best-first: the table's move, then fastest-first
+    /// with corners early. (Ordering by the static evaluation of each child
     /// was tried: it saved under 5% of the nodes and cost more time.)
-    fn candidates(
-        &mut self,
-        p: u64,
-        o: u64,
-        moves: u64,
-        hint: u32,
-        list: &mut [Candidate; MAX_MOVES],
-    ) -> usize {
-        let mut n = 0;
-        let mut rest = moves;
-        while rest != 0 {
-            let sq = rest.trailing_zeros();
-            rest &= rest - 1;
-            let flips = self.k.flips(p, o, sq);
-            let (cp, co) = (o ^ flips, p | flips | 1 << sq);
-            let replies = self.k.moves(cp, co);
-            let mut key = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32 * 16;
-            key += (crate::eval::neighbours(co) & !(cp | co)).count_ones() as i32 * 2;
-            if CORNERS >> sq & 1 == 1 {
-                key -= 40;
-            }
-            if sq == hint {
-                key = i32::MIN;
-            }
-            list[n] = Candidate { sq, flips, key };
-            n += 1;
-        }
-        list[..n].sort_unstable_by_key(|c| c.key);
-        n
+    #[inline]
+    fn candidates(&self, p: u64, o: u64, moves: u64, hint: u32) -> Result<MoveList, Infallible> {
+        MoveList::new(self.k, p, o, moves, hint, |child| {
+            let corner = if CORNERS >> child.sq & 1 == 1 { 40 } else { 0 };
+            Ok(mobility_key(child) - corner)
+        })
     }
 
     /// Negamax value for `p` at `depth`, fail-soft within `alpha..beta`.
-    /// Searches the move `c` from (`p`, `o`) with principal variation
-    /// search: the first move with the full window, the others with a null
-    /// window first and again with the full one only if they beat `alpha`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn child(
-        &mut self,
-        p: u64,
-        o: u64,
-        c: &Candidate,
-        depth: u32,
-        alpha: i32,
-        beta: i32,
-        first: bool,
-    ) -> i32 {
-        let (cp, co) = (o ^ c.flips, p | c.flips | 1 << c.sq);
-        if first {
-            return -self.pvs(cp, co, depth - 1, -beta, -alpha);
-        }
-        let v = -self.pvs(cp, co, depth - 1, -alpha - 1, -alpha);
-        if v > alpha && v < beta && !self.s.stopped {
-            -self.pvs(cp, co, depth - 1, -beta, -alpha)
-        } else {
-            v
-        }
-    }
-
     fn pvs(&mut self, p: u64, o: u64, depth: u32, alpha: i32, beta: i32) -> i32 {
-        if self.tick() {
+        if self.s.clock.tick() {
             return 0;
         }
         let moves = self.k.moves(p, o);
@@ -317,48 +262,31 @@ impl<K: Kernel> Ctx<'_, K> {
         if let Some(e) = self.s.table.probe(p, o) {
             hint = e.best as u32;
             if e.depth != EXACT_DEPTH && e.depth as u32 >= depth {
-                let (lo, hi) = (e.lower as i32, e.upper as i32);
-                if lo >= beta || lo == hi {
-                    return lo;
+                match e.narrow(alpha, beta) {
+                    Ok(window) => (alpha, beta) = window,
+                    Err(value) => return value,
                 }
-                if hi <= alpha {
-                    return hi;
-                }
-                alpha = alpha.max(lo);
-                beta = beta.min(hi);
             }
         }
-        let alpha0 = alpha;
-        let mut list = [Candidate::default(); MAX_MOVES];
-        let n = self.candidates(p, o, moves, hint, &mut list);
-        let (mut best, mut best_sq) = (-INF, list[0].sq);
-        for (i, c) in list[..n].iter().enumerate() {
-            let v = self.child(p, o, c, depth, alpha, beta, i == 0);
-            if self.s.stopped {
+        let Ok(list) = self.candidates(p, o, moves, hint);
+        let mut best = Best::new(-INF, list.as_slice()[0].sq, alpha, beta);
+        for (i, c) in list.as_slice().iter().enumerate() {
+            let (cp, co) = c.child(p, o);
+            let v = pvs_child(i == 0, best.alpha, beta, |a, b| {
+                -self.pvs(cp, co, depth - 1, -b, -a)
+            });
+            if self.stopped() {
                 return 0;
             }
-            if v > best {
-                best = v;
-                best_sq = c.sq;
-                if v > alpha {
-                    alpha = v;
-                    if v >= beta {
-                        break;
-                    }
-                }
+            if best.offer(v, c.sq) {
+                break;
             }
         }
-        let (lo, hi) = if best <= alpha0 {
-            (-INF, best)
-        } else if best >= beta {
-            (best, INF)
-        } else {
-            (best, best)
-        };
+        let (lo, hi) = bounds(best.value, alpha, beta, INF);
         self.s
             .table
-            .store(p, o, lo, hi, depth.min(250) as u8, best_sq as u8);
-        best
+            .store(p, o, lo, hi, depth.min(250) as u8, best.sq);
+        best.value
     }
 
     /// Depth-1 node: the best static evaluation over the moves.
@@ -369,7 +297,7 @@ impl<K: Kernel> Ctx<'_, K> {
         while rest != 0 {
             let sq = rest.trailing_zeros();
             rest &= rest - 1;
-            self.s.nodes += 1;
+            self.s.clock.nodes += 1;
             let f = self.k.flips(p, o, sq);
             let (cp, co) = (o ^ f, p | f | 1 << sq);
             let cm = self.k.moves(cp, co);

@@ -2,13 +2,13 @@
 //! choice and feature extraction. Used by `examples/selfplay.rs` and
 //! `examples/train.rs`; not needed to play.
 
-use crate::bitboard::Board;
-use crate::patterns::{Layout, Weights};
-use crate::search::{Limits, Searcher};
-use crate::solve::{Solution, Solver};
-use crate::square::Square;
+use crate::ai::patterns::{Layout, Weights};
+use crate::ai::search::{Limits, Searcher};
+use crate::ai::solve::{Solution, Solver};
+use crate::Board;
+use crate::Square;
 
-pub use crate::patterns::{stage, SCALARS, STAGES};
+pub use crate::ai::patterns::{stage, SCALARS, STAGES};
 
 /// Plays self-play moves: fixed-depth search, exact solves near the end.
 pub struct SelfPlayer {

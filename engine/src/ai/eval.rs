@@ -10,18 +10,10 @@
 
 use std::sync::OnceLock;
 
-#[cfg(test)]
-use crate::moves::Kernel;
+use crate::rules::bitboard::neighbours;
 
-/// Squares adjacent (in any of the eight directions) to a disc of `b`,
-/// excluding `b` itself.
-#[inline]
-pub(crate) fn neighbours(b: u64) -> u64 {
-    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
-    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let h = b | ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
-    (h | (h << 8) | (h >> 8)) & !b
-}
+#[cfg(test)]
+use crate::rules::moves::Kernel;
 
 /// Weights of the linear terms, at the opening (index 0) and near the end
 /// (index 1) of the game.
@@ -147,7 +139,7 @@ pub(crate) fn evaluate_with_moves(p: u64, o: u64, mp: u64, mo: u64) -> i32 {
 
     let (nmp, nmo) = (mp.count_ones() as i32, mo.count_ones() as i32);
     // Corner moves are worth more than their count suggests.
-    let corners = crate::bitboard::CORNERS;
+    let corners = crate::CORNERS;
     let mobility =
         nmp - nmo + (mp & corners).count_ones() as i32 - (mo & corners).count_ones() as i32;
     let potential = (neighbours(o) & empties).count_ones() as i32
@@ -177,7 +169,7 @@ pub(crate) fn evaluate_with_moves(p: u64, o: u64, mp: u64, mo: u64) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::moves::Portable;
+    use crate::rules::moves::Portable;
 
     #[test]
     fn symmetric_and_sensible() {

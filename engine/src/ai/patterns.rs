@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use crate::eval::neighbours;
+use crate::rules::bitboard::neighbours;
 
 /// Game stages with their own weights, by number of empty squares.
 pub const STAGES: usize = 6;
@@ -294,7 +294,7 @@ pub struct Weights {
 
 /// The committed weights file: a little-endian `u32` count of weights per
 /// stage, then `STAGES` times that many little-endian `i16`.
-const WEIGHTS_FILE: &[u8] = include_bytes!("../data/eval.bin");
+const WEIGHTS_FILE: &[u8] = include_bytes!("../../data/eval.bin");
 
 impl Weights {
     /// The committed weights, or `None` if the file does not match this

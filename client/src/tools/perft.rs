@@ -1,0 +1,31 @@
+//! `reversi perft`: the leaves of the move tree from the start, counted
+//! and timed.
+
+use std::time::Instant;
+
+use reversi_engine::{kernel, perft, Board};
+
+use super::{exit, millions_per_second, plural};
+
+/// `reversi perft` arguments.
+#[derive(Debug, clap::Args)]
+pub struct PerftArgs {
+    /// Depth in plies (a pass counts as a ply).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub depth: u32,
+}
+
+/// Counts and prints the leaves, the time and the rate.
+pub fn run(args: &PerftArgs) -> u8 {
+    let start = Instant::now();
+    let leaves = perft(Board::start(), args.depth);
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "perft({}) = {} in {seconds:.3} s ({:.1} M leaves/s, {:?} move generator)",
+        args.depth,
+        plural(leaves, "leaf", "leaves"),
+        millions_per_second(leaves, seconds),
+        kernel()
+    );
+    exit::OK
+}

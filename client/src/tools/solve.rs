@@ -1,0 +1,229 @@
+//! `reversi solve`: exact endgame solving of one position, or of every
+//! position of an OBF file (a test set such as the FFO positions) with one
+//! line each and the total.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use reversi_engine::{parse_obf, Game, ObfPosition, Progress, Side, Solution, Solver};
+
+use super::{exit, millions_per_second, plural};
+
+/// `reversi solve` arguments.
+#[derive(Debug, clap::Args)]
+pub struct SolveArgs {
+    /// The position: 64 squares a1..h1, a2..h2, ... (X black, O white, '-'
+    /// empty), a space, X or O to move. A leading '-' is fine; so is giving
+    /// the side to move as a second argument.
+    #[arg(
+        value_name = "POSITION",
+        num_args = 1..=2,
+        allow_hyphen_values = true,
+        required_unless_present = "file",
+        conflicts_with = "file"
+    )]
+    pub position: Vec<String>,
+    /// Solve every position of an OBF file instead (one a line, optionally
+    /// with the known best moves as "; A2:+38;"): one line per position,
+    /// then the total.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// How often a long solve reports its progress.
+const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+
+/// Solves what the arguments name and prints the results.
+pub fn run(args: &SolveArgs) -> u8 {
+    match &args.file {
+        Some(path) => run_file(path),
+        None => run_position(&args.position.join(" ")),
+    }
+}
+
+/// One position: the score, the best move, nodes and time, with progress
+/// on stderr while it runs.
+fn run_position(text: &str) -> u8 {
+    let game = match Game::from_position(text) {
+        Ok(game) => game,
+        Err(err) => {
+            eprintln!("reversi solve: {err}");
+            return exit::BAD_INPUT;
+        }
+    };
+    let Some(side) = game.side_to_move() else {
+        let (black, white) = (game.count(Side::Black), game.count(Side::White));
+        println!("game over: black {black}, white {white}");
+        return exit::OK;
+    };
+    let empties = game.empty_count();
+    let start = Instant::now();
+    let mut solver = Solver::new(22);
+    // Quick solves say nothing; long ones show how far they got.
+    let mut show = |progress: &Progress| {
+        let elapsed = start.elapsed();
+        if elapsed >= PROGRESS_EVERY {
+            eprintln!("  {}", progress_line(progress, elapsed));
+        }
+    };
+    let Some(solution) = solver.solve_reporting(game.board(), None, PROGRESS_EVERY, &mut show)
+    else {
+        unreachable!("a solve without a deadline always finishes");
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "{side} to move, {}: score {:+} (final disc difference for {side}), best move {}",
+        plural(empties.into(), "empty", "empties"),
+        solution.score,
+        best_name(&solution)
+    );
+    println!(
+        "{} in {seconds:.3} s ({:.1} M nodes/s)",
+        plural(solution.nodes, "node", "nodes"),
+        millions_per_second(solution.nodes, seconds)
+    );
+    exit::OK
+}
+
+/// "3 of 9 moves searched, best a2 (at least +38) so far; 1.2 G nodes in 40 s".
+fn progress_line(progress: &Progress, elapsed: Duration) -> String {
+    let best = progress.best.map_or(String::new(), |(sq, score)| {
+        format!(", best so far {sq} (at least {score:+})")
+    });
+    format!(
+        "{} of {} moves searched{best}; {} nodes in {:.1} s",
+        progress.searched,
+        progress.moves,
+        progress.nodes,
+        elapsed.as_secs_f64()
+    )
+}
+
+fn best_name(solution: &Solution) -> String {
+    solution
+        .best
+        .map_or_else(|| "none (pass)".to_string(), |sq| sq.to_string())
+}
+
+/// Every position of an OBF file, one line each, then the total; fails
+/// when a line does not parse or a result disagrees with the file.
+fn run_file(path: &PathBuf) -> u8 {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) => {
+            eprintln!("reversi solve: cannot read {}: {err}", path.display());
+            return exit::BAD_INPUT;
+        }
+    };
+    let mut positions = Vec::new();
+    for (line, parsed) in parse_obf(&text) {
+        match parsed {
+            Ok(position) => positions.push((line, position)),
+            Err(err) => {
+                eprintln!("reversi solve: {}:{line}: {err}", path.display());
+                return exit::BAD_INPUT;
+            }
+        }
+    }
+    if positions.is_empty() {
+        eprintln!("reversi solve: {} holds no position", path.display());
+        return exit::BAD_INPUT;
+    }
+    let mut solver = Solver::new(22);
+    let (mut wrong, mut nodes) = (0, 0);
+    let start = Instant::now();
+    for (number, (line, position)) in positions.iter().enumerate() {
+        let solved = solve_line(&mut solver, number + 1, *line, position);
+        println!("{}", solved.text);
+        wrong += usize::from(!solved.as_expected);
+        nodes += solved.nodes;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let checked = positions
+        .iter()
+        .filter(|(_, p)| p.best_score().is_some())
+        .count();
+    println!(
+        "total: {} in {seconds:.3} s, {} ({:.1} M nodes/s); {} of {checked} checked results as expected",
+        plural(positions.len() as u64, "position", "positions"),
+        plural(nodes, "node", "nodes"),
+        millions_per_second(nodes, seconds),
+        checked - wrong
+    );
+    if wrong == 0 {
+        exit::OK
+    } else {
+        exit::FAILED
+    }
+}
+
+/// One position of a file, solved.
+struct Solved {
+    /// Its line of output.
+    text: String,
+    /// Whether the result is the file's (true when the file gives none).
+    as_expected: bool,
+    nodes: u64,
+}
+
+/// Solves the `number`th position of a file, found on `line`.
+fn solve_line(solver: &mut Solver, number: usize, line: usize, position: &ObfPosition) -> Solved {
+    let game = &position.game;
+    let head = format!(
+        "#{number} (line {line}): {} to move, {}:",
+        game.side_to_move()
+            .map_or("nobody".to_string(), |s| s.to_string()),
+        plural(game.empty_count().into(), "empty", "empties"),
+    );
+    let start = Instant::now();
+    let Some(solution) = solver.solve(game.board(), None) else {
+        unreachable!("a solve without a deadline always finishes");
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let best = solution.best;
+    let (verdict, as_expected) = match position.best_score() {
+        None => (String::new(), true),
+        Some(expected) => {
+            let moves = position.best_moves();
+            let ok = solution.score == expected && best.is_none_or(|sq| moves.contains(&sq));
+            let names: Vec<String> = moves.iter().map(|sq| sq.to_string()).collect();
+            let verdict = if ok { "as expected" } else { "WRONG, expected" };
+            (format!(" ({verdict} {expected:+} {})", names.join("/")), ok)
+        }
+    };
+    let text = format!(
+        "{head} {:+} {}{verdict} in {seconds:.3} s, {} nodes",
+        solution.score,
+        best_name(&solution),
+        solution.nodes
+    );
+    Solved {
+        text,
+        as_expected,
+        nodes: solution.nodes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_says_how_far_and_the_best_so_far() {
+        let mut progress = Progress {
+            searched: 0,
+            moves: 9,
+            best: None,
+            nodes: 1234,
+        };
+        let line = progress_line(&progress, Duration::from_millis(2500));
+        assert_eq!(line, "0 of 9 moves searched; 1234 nodes in 2.5 s");
+        progress.searched = 3;
+        progress.best = Some(("a2".parse().unwrap(), 38));
+        let line = progress_line(&progress, Duration::from_secs(40));
+        assert_eq!(
+            line,
+            "3 of 9 moves searched, best so far a2 (at least +38); 1234 nodes in 40.0 s"
+        );
+    }
+}
