@@ -36,13 +36,16 @@ fn config() -> Result<PlayerConfig, String> {
     while let Some(arg) = args.next() {
         let mut number = |name: &str| -> Result<u64, String> {
             let value = args.next().ok_or(format!("{name} needs a value"))?;
-            value.parse().map_err(|_| format!("{name}: {value:?} is not a number"))
+            value
+                .parse()
+                .map_err(|_| format!("{name}: {value:?} is not a number"))
         };
         match arg.as_str() {
             "--move-time" => cfg.move_time = Some(Duration::from_millis(number("--move-time")?)),
             "--level" => {
                 let level = number("--level")?;
-                cfg.level = u8::try_from(level).map_err(|_| format!("--level {level} is too big"))?;
+                cfg.level =
+                    u8::try_from(level).map_err(|_| format!("--level {level} is too big"))?;
                 cfg.move_time = None;
             }
             "--seed" => cfg.seed = number("--seed")?,
@@ -105,11 +108,17 @@ impl Engine {
                 Err("illegal move".into())
             };
         }
-        let square: Square = vertex.to_ascii_lowercase().parse().map_err(|e| format!("{e}"))?;
+        let square: Square = vertex
+            .to_ascii_lowercase()
+            .parse()
+            .map_err(|e| format!("{e}"))?;
         if self.game.side_to_move() != Some(side) {
             return Err("illegal move: not that colour's turn".into());
         }
-        self.game.play(square).map(drop).map_err(|e| format!("illegal move: {e}"))
+        self.game
+            .play(square)
+            .map(drop)
+            .map_err(|e| format!("illegal move: {e}"))
     }
 
     /// Our move for `side`, played; `pass` when it has none.
@@ -153,7 +162,10 @@ fn main() {
             Ok(text) => format!("={id} {text}"),
             Err(text) => format!("?{id} {text}"),
         };
-        if writeln!(out, "{}\n", reply.trim_end()).and_then(|()| out.flush()).is_err() {
+        if writeln!(out, "{}\n", reply.trim_end())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             break;
         }
         if words == ["quit"] {

@@ -87,7 +87,7 @@ impl Mcts {
     fn enough(&self, done: u32, start: Instant, budget: Duration) -> bool {
         match self.limit {
             Limit::Iterations(n) => done >= n,
-            Limit::Time => done % CLOCK_EVERY == 0 && start.elapsed() >= budget,
+            Limit::Time => done.is_multiple_of(CLOCK_EVERY) && start.elapsed() >= budget,
         }
     }
 

@@ -65,7 +65,7 @@ fn protocol_line(text: &str) -> Result<Typed, String> {
 
 /// `x1 y1 x2 y2 ...`: a move by the numbers of its squares.
 fn squares(words: &[&str]) -> Result<Typed, String> {
-    if words.len() % 2 != 0 {
+    if !words.len().is_multiple_of(2) {
         return Err(format!(
             "{} numbers: a move's squares take two each (x y), as in 4 6",
             words.len()

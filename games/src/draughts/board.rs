@@ -104,7 +104,7 @@ impl Square {
     /// The column 0 to 7 from the left as White sees the board (`a` to `h`).
     pub fn column(self) -> u8 {
         // Even rows (1-4, 9-12, ...) use columns b, d, f, h; odd rows a, c, e, g.
-        let even_row = self.row() % 2 == 0;
+        let even_row = self.row().is_multiple_of(2);
         2 * (self.0 % 4) + u8::from(even_row)
     }
 

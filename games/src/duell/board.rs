@@ -176,7 +176,7 @@ impl Board {
     pub fn square_kind(p: Point) -> &'static str {
         if p == Board::key_square(Team::FIRST) || p == Board::key_square(Team::SECOND) {
             "key"
-        } else if (p.x + p.y) % 2 == 0 {
+        } else if (p.x + p.y).is_multiple_of(2) {
             "white"
         } else {
             "black"

@@ -194,7 +194,7 @@ impl Foxes {
         );
         // A server may be given any number of ms (`--foxes-quiet-ms`): 120 s, but 1500 ms.
         let limit = self.timing.quiet_limit;
-        let limit = if limit % 1000 == 0 {
+        let limit = if limit.is_multiple_of(1000) {
             format!("{} s", limit / 1000)
         } else {
             format!("{limit} ms")

@@ -221,7 +221,9 @@ impl Searcher {
         quiet: usize,
     ) -> i32 {
         self.nodes += 1;
-        if self.nodes % CLOCK_EVERY == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes.is_multiple_of(CLOCK_EVERY)
+            && self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
             self.stopped = true;
         }
         if self.stopped {
