@@ -8,11 +8,13 @@
 -- reversi.player, reversi.pad, reversi.x, reversi.y; every check of §5.3
 -- (M1-M7) that fails raises an expert warning, reversi.malformed.
 --
--- Connections are found two ways: TCP port 8765 (the default; a preference),
--- and on any port by a heuristic: a client's first bytes are a connect PDU,
--- 00 04 00 00. A connection that starts otherwise is not binary Reversi; on
--- port 8765 it is shown as text lines, the hook where a dissector for the
--- text protocol (spec/TEXT-PROTOCOL.md) goes.
+-- Connections are found two ways. On TCP port 8765 (the default; a
+-- preference) they are told apart as the server does (spec/TEXT-PROTOCOL.md
+-- §1): one whose first byte is an ASCII letter and whose first line is
+-- printable speaks the text protocol, shown line by line (the hook for a
+-- dissector of its messages); anything else is binary. On any other port a
+-- heuristic claims only a connection whose first bytes are a binary connect,
+-- 00 04 00 00, so no other protocol's traffic is taken for Reversi.
 
 local reversi = Proto("reversi", "Reversi Protocol")
 
@@ -77,9 +79,32 @@ local function endpoint(address, port)
     return tostring(address) .. ":" .. tostring(port)
 end
 
--- The heuristic hook: a binary connection starts with connect.
-local function starts_binary(tvb)
+-- The heuristic, for any port: a binary connection starts with connect.
+local function starts_with_connect(tvb)
     return tvb:len() >= HEADER_LEN and tvb(0, HEADER_LEN):bytes():tohex() == "00040000"
+end
+
+local function is_letter(byte)
+    return (byte >= 0x41 and byte <= 0x5a) or (byte >= 0x61 and byte <= 0x7a)
+end
+
+-- The server's rule (TEXT-PROTOCOL.md §1): text when the first byte is an
+-- ASCII letter and the first line (as far as this segment holds it) has only
+-- printable ASCII, tab or CR; anything else is binary.
+local function starts_text(tvb)
+    if tvb:len() == 0 or not is_letter(tvb(0, 1):uint()) then
+        return false
+    end
+    for i = 0, tvb:len() - 1 do
+        local byte = tvb(i, 1):uint()
+        if byte == 0x0a then
+            return true
+        end
+        if not ((byte >= 0x20 and byte <= 0x7e) or byte == 0x09 or byte == 0x0d) then
+            return false
+        end
+    end
+    return true
 end
 
 -- The stream's state, classifying it from this segment when it is the
@@ -96,7 +121,7 @@ local function stream_state(tvb, pinfo)
         -- Only a client speaks first (the server sends nothing before connect).
         state = {
             client = endpoint(pinfo.src, pinfo.src_port),
-            binary = starts_binary(tvb),
+            binary = not starts_text(tvb),
         }
         streams[key] = state
     end
@@ -317,7 +342,7 @@ end
 
 local function heuristic(tvb, pinfo, tree)
     local seq = tcp_seq()
-    if seq == nil or seq.value ~= 1 or not starts_binary(tvb) then
+    if seq == nil or seq.value ~= 1 or not starts_with_connect(tvb) then
         return false
     end
     pinfo.conversation = reversi

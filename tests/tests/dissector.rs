@@ -282,10 +282,26 @@ fn capture_or_skip(port: u16) -> Option<Capture> {
 /// with the capture running.
 struct FakeSession {
     capture: Capture,
+    listener: std::net::TcpListener,
     client: Client,
     server: Client,
     client_port: u16,
     server_port: u16,
+}
+
+impl FakeSession {
+    /// A new client connection, and the fake server's end of it.
+    fn connect(&self) -> (Client, Client) {
+        let client = Client::connect(self.listener.local_addr().unwrap());
+        let port = client.stream().local_addr().unwrap().port();
+        // The capture's probes are queued first: take the client's connection.
+        loop {
+            let (stream, peer) = self.listener.accept().unwrap();
+            if peer.port() == port {
+                return (client, Client::from_stream(stream));
+            }
+        }
+    }
 }
 
 fn fake_session() -> Option<FakeSession> {
@@ -294,7 +310,6 @@ fn fake_session() -> Option<FakeSession> {
     let capture = capture_or_skip(server_port)?;
     let client = Client::connect(listener.local_addr().unwrap());
     let client_port = client.stream().local_addr().unwrap().port();
-    // The capture's probes are queued first: take the client's connection.
     let server = loop {
         let (stream, peer) = listener.accept().unwrap();
         if peer.port() == client_port {
@@ -303,6 +318,7 @@ fn fake_session() -> Option<FakeSession> {
     };
     Some(FakeSession {
         capture,
+        listener,
         client,
         server,
         client_port,
@@ -458,35 +474,43 @@ fn tshark_flags_every_kind_of_malformed_pdu_as_the_codec_does() {
 }
 
 #[test]
-fn a_connection_that_does_not_open_with_connect_is_text_lines_on_the_port() {
+fn on_the_port_text_and_binary_are_told_apart_as_the_server_does() {
     let Some(mut session) = fake_session() else {
         return;
     };
+    // Opens with a letter and a printable line: the text protocol.
     session.client.send_raw(b"HELLO alice\nMOVE d3\n");
     std::thread::sleep(Duration::from_millis(20));
     session.server.send_raw(b"OK\n");
+    // Opens with neither a letter nor connect: binary all the same.
+    let (mut binary, binary_server) = session.connect();
+    binary.send_raw(&[0, 8, 0, 4, 0, 3, 0, 2]);
     std::thread::sleep(Duration::from_millis(20));
-    session.client.hang_up();
-    session.server.hang_up();
+    for end in [&session.client, &session.server, &binary, &binary_server] {
+        end.hang_up();
+    }
 
     let (port, client_port) = (session.server_port, session.client_port);
+    let binary_port = binary.stream().local_addr().unwrap().port();
     let path = session.capture.finish(Duration::from_millis(500));
-    let lines = |frames: &[Frame], from: u16| -> Vec<String> {
-        frames
-            .iter()
-            .filter(|f| f.src_port == from)
-            .flat_map(|f| f.lines.clone())
-            .collect()
+    let from = |frames: &[Frame], port: u16| -> (Vec<i16>, Vec<String>) {
+        let ours = frames.iter().filter(|f| f.src_port == port);
+        let ids = ours.clone().flat_map(|f| f.ids.clone()).collect();
+        (ids, ours.flat_map(|f| f.lines.clone()).collect())
     };
     // On any port, only a connection opening with connect is claimed.
     let anywhere = frames(path, &[]);
     assert!(anywhere
         .iter()
         .all(|f| f.ids.is_empty() && f.lines.is_empty()));
-    // On the configured port, it is shown line by line, never as PDUs.
+    // On the configured port, each is read as what the server would take it for.
     let preference = format!("reversi.port:{port}");
     let on_port = frames(path, &[&preference]);
-    assert!(on_port.iter().all(|f| f.ids.is_empty()));
-    assert_eq!(lines(&on_port, client_port), ["HELLO alice", "MOVE d3"]);
-    assert_eq!(lines(&on_port, port), ["OK"]);
+    let lines = |strings: &[&str]| strings.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        from(&on_port, client_port),
+        (vec![], lines(&["HELLO alice", "MOVE d3"]))
+    );
+    assert_eq!(from(&on_port, port).1, lines(&["OK"]));
+    assert_eq!(from(&on_port, binary_port), (vec![4], vec![]));
 }
