@@ -22,29 +22,39 @@ pub fn path(dir: &Path, supervisor: u32, id: u64) -> PathBuf {
 }
 
 pub struct Journal {
-    file: File,
+    /// Created with the first move: a game that never starts costs no file.
+    file: Option<File>,
+    header: String,
     path: PathBuf,
     /// One warning at most: a full disk must not flood the log.
     failed: bool,
 }
 
 impl Journal {
-    pub fn create(path: PathBuf, header: &str) -> io::Result<Journal> {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .open(&path)?;
-        writeln!(file, "{header}")?;
-        Ok(Journal {
-            file,
+    pub fn new(path: PathBuf, header: &str) -> Journal {
+        Journal {
+            file: None,
+            header: header.to_owned(),
             path,
             failed: false,
-        })
+        }
+    }
+
+    fn open(&mut self) -> io::Result<&mut File> {
+        if self.file.is_none() {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .truncate(true)
+                .write(true)
+                .open(&self.path)?;
+            writeln!(file, "{}", self.header)?;
+            self.file = Some(file);
+        }
+        Ok(self.file.as_mut().expect("just opened"))
     }
 
     pub fn append(&mut self, line: &str) {
-        if let Err(e) = writeln!(self.file, "{line}") {
+        if let Err(e) = self.open().and_then(|file| writeln!(file, "{line}")) {
             if !self.failed {
                 warn!("cannot append to {}: {e}", self.path.display());
                 self.failed = true;
@@ -54,7 +64,9 @@ impl Journal {
 
     /// The game was recorded: the journal is no longer needed.
     pub fn finish(self) {
-        let _ = fs::remove_file(&self.path);
+        if self.file.is_some() {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -108,7 +120,7 @@ mod tests {
             std::env::temp_dir().join(format!("reversid-journal-test-{}", std::process::id()));
         let records = dir.join("records");
         fs::create_dir_all(&records).unwrap();
-        let mut j = Journal::create(path(&dir, 1, 7), "game tictactoe id 7 players a b").unwrap();
+        let mut j = Journal::new(path(&dir, 1, 7), "game tictactoe id 7 players a b");
         j.append("X b2");
         j.append("O a1");
         drop(j); // killed: no finish
@@ -122,8 +134,18 @@ mod tests {
             "{text}"
         );
         assert!(recover(&dir, 1, 7, "again", None).is_none(), "taken once");
-        let j = Journal::create(path(&dir, 1, 8), "game x").unwrap();
+        let mut j = Journal::new(path(&dir, 1, 8), "game x");
+        j.append("X b2");
         j.finish();
+        assert!(
+            recover(&dir, 1, 8, "", None).is_none(),
+            "a finished game leaves none"
+        );
+        Journal::new(path(&dir, 1, 9), "game x").finish();
+        assert!(
+            !path(&dir, 1, 9).exists(),
+            "a game without moves never made a file"
+        );
         assert!(
             recover(&dir, 1, 8, "", None).is_none(),
             "a finished game leaves none"

@@ -159,16 +159,8 @@ pub fn run(
         group.id,
         peers.join(" ")
     );
-    let journal = match journal::Journal::create(journal_path, &header) {
-        Ok(j) => Some(j),
-        Err(e) => {
-            warn!(
-                "no journal for this game in {}: {e}",
-                config.journal_dir.display()
-            );
-            None
-        }
-    };
+    // Opened with the first move: a game that never starts costs no file.
+    let journal = Some(journal::Journal::new(journal_path, &header));
     let mut session = Session {
         referee,
         conns,
