@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use reversi_engine::{parse_obf, Game, ObfPosition, Progress, Side, Solution, Solver};
 
-use super::{exit, millions_per_second, plural};
+use super::{exit, millions_per_second, plural, thread_cpu_seconds};
 
 /// `reversi solve` arguments.
 #[derive(Debug, clap::Args)]
@@ -85,13 +85,17 @@ fn run_position(text: &str) -> u8 {
     exit::OK
 }
 
-/// "3 of 9 moves searched, best a2 (at least +38) so far; 1.2 G nodes in 40 s".
+/// "selective pass (87% sure): 3 of 9 moves searched, best so far a2 (at
+/// least +38); 1234 nodes in 40.0 s".
 fn progress_line(progress: &Progress, elapsed: Duration) -> String {
+    let pass = progress.selectivity.map_or("exact".to_string(), |percent| {
+        format!("selective pass ({percent}% sure)")
+    });
     let best = progress.best.map_or(String::new(), |(sq, score)| {
         format!(", best so far {sq} (at least {score:+})")
     });
     format!(
-        "{} of {} moves searched{best}; {} nodes in {:.1} s",
+        "{pass}: {} of {} moves searched{best}; {} nodes in {:.1} s",
         progress.searched,
         progress.moves,
         progress.nodes,
@@ -131,7 +135,7 @@ fn run_file(path: &PathBuf) -> u8 {
     }
     let mut solver = Solver::new(22);
     let (mut wrong, mut nodes) = (0, 0);
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), thread_cpu_seconds());
     for (number, (line, position)) in positions.iter().enumerate() {
         let solved = solve_line(&mut solver, number + 1, *line, position);
         println!("{}", solved.text);
@@ -139,12 +143,13 @@ fn run_file(path: &PathBuf) -> u8 {
         nodes += solved.nodes;
     }
     let seconds = start.elapsed().as_secs_f64();
+    let cpu = thread_cpu_seconds() - cpu;
     let checked = positions
         .iter()
         .filter(|(_, p)| p.best_score().is_some())
         .count();
     println!(
-        "total: {} in {seconds:.3} s, {} ({:.1} M nodes/s); {} of {checked} checked results as expected",
+        "total: {} in {seconds:.3} s ({cpu:.3} s of CPU), {} ({:.1} M nodes/s); {} of {checked} checked results as expected",
         plural(positions.len() as u64, "position", "positions"),
         plural(nodes, "node", "nodes"),
         millions_per_second(nodes, seconds),
@@ -175,11 +180,12 @@ fn solve_line(solver: &mut Solver, number: usize, line: usize, position: &ObfPos
             .map_or("nobody".to_string(), |s| s.to_string()),
         plural(game.empty_count().into(), "empty", "empties"),
     );
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), thread_cpu_seconds());
     let Some(solution) = solver.solve(game.board(), None) else {
         unreachable!("a solve without a deadline always finishes");
     };
     let seconds = start.elapsed().as_secs_f64();
+    let cpu = thread_cpu_seconds() - cpu;
     let best = solution.best;
     let (verdict, as_expected) = match position.best_score() {
         None => (String::new(), true),
@@ -192,7 +198,7 @@ fn solve_line(solver: &mut Solver, number: usize, line: usize, position: &ObfPos
         }
     };
     let text = format!(
-        "{head} {:+} {}{verdict} in {seconds:.3} s, {} nodes",
+        "{head} {:+} {}{verdict} in {seconds:.3} s ({cpu:.3} s of CPU), {} nodes",
         solution.score,
         best_name(&solution),
         solution.nodes
@@ -215,15 +221,20 @@ mod tests {
             moves: 9,
             best: None,
             nodes: 1234,
+            selectivity: Some(87),
         };
         let line = progress_line(&progress, Duration::from_millis(2500));
-        assert_eq!(line, "0 of 9 moves searched; 1234 nodes in 2.5 s");
+        assert_eq!(
+            line,
+            "selective pass (87% sure): 0 of 9 moves searched; 1234 nodes in 2.5 s"
+        );
         progress.searched = 3;
         progress.best = Some(("a2".parse().unwrap(), 38));
+        progress.selectivity = None;
         let line = progress_line(&progress, Duration::from_secs(40));
         assert_eq!(
             line,
-            "3 of 9 moves searched, best so far a2 (at least +38); 1234 nodes in 40.0 s"
+            "exact: 3 of 9 moves searched, best so far a2 (at least +38); 1234 nodes in 40.0 s"
         );
     }
 }

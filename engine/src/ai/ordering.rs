@@ -3,6 +3,8 @@
 //! "fastest first": the fewer replies a move leaves the opponent, the
 //! sooner it is tried; each adds its own terms to the key.
 
+use std::mem::MaybeUninit;
+
 use crate::rules::bitboard::neighbours;
 use crate::rules::moves::Kernel;
 
@@ -48,30 +50,38 @@ pub(crate) fn mobility_key(child: &Child) -> i32 {
     replies as i32 * 16 + potential as i32 * 2
 }
 
-/// The legal moves of a position, sorted by key.
+/// The legal moves of a position, sorted by key. Lives on the stack of
+/// the node that fills it: room for 64 moves is not initialised nor
+/// copied, only the moves written are read.
 pub(crate) struct MoveList {
-    items: [Candidate; MAX_MOVES],
+    items: [MaybeUninit<Candidate>; MAX_MOVES],
     len: usize,
 }
 
 impl MoveList {
-    /// The moves in `moves` of `p` against `o`, keyed by `key` and sorted,
-    /// the move `hint` (a square index, or anything above 63 for none)
-    /// first. `key` may end the listing early with an error, which is
-    /// returned as is (the solver's transposition cutoffs).
+    /// An empty list.
+    #[inline(always)]
+    pub fn new() -> MoveList {
+        MoveList {
+            items: [const { MaybeUninit::uninit() }; MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    /// Lists the moves in `moves` of `p` against `o`, keyed by `key` and
+    /// sorted, the move `hint` (a square index, or anything above 63 for
+    /// none) first. `key` may end the listing early with an error, which
+    /// is returned as is (the solver's transposition cutoffs).
     #[inline]
-    pub fn new<K: Kernel, E>(
+    pub fn fill<K: Kernel, E>(
+        &mut self,
         k: K,
-        p: u64,
-        o: u64,
+        (p, o): (u64, u64),
         moves: u64,
         hint: u32,
         mut key: impl FnMut(&Child) -> Result<i32, E>,
-    ) -> Result<MoveList, E> {
-        let mut list = MoveList {
-            items: [Candidate::default(); MAX_MOVES],
-            len: 0,
-        };
+    ) -> Result<(), E> {
+        self.len = 0;
         let mut rest = moves;
         while rest != 0 {
             let sq = rest.trailing_zeros();
@@ -85,30 +95,45 @@ impl MoveList {
                 replies: k.moves(cp, co),
             };
             let key = if sq == hint { i32::MIN } else { key(&child)? };
-            list.items[list.len] = Candidate {
+            // At most 64 bits are set in `moves`: `len` stays below 64.
+            self.items[self.len] = MaybeUninit::new(Candidate {
                 flips,
                 key,
                 sq: sq as u8,
-            };
-            list.len += 1;
+            });
+            self.len += 1;
         }
-        list.sort();
-        Ok(list)
+        self.sort();
+        Ok(())
     }
 
     /// Sorts by key again (after the keys were changed).
     pub fn sort(&mut self) {
-        self.items[..self.len].sort_unstable_by_key(|c| c.key);
+        self.as_mut_slice().sort_unstable_by_key(|c| c.key);
+    }
+
+    /// Moves the move on square `sq` (if listed) to the front, keeping the
+    /// others' order.
+    pub fn promote(&mut self, sq: u8) {
+        let moves = self.as_mut_slice();
+        if let Some(i) = moves.iter().position(|c| c.sq == sq) {
+            moves[..=i].rotate_right(1);
+        }
     }
 
     /// The moves, best first.
+    #[inline(always)]
     pub fn as_slice(&self) -> &[Candidate] {
-        &self.items[..self.len]
+        // SAFETY: the first `len` items were written by `fill`, and
+        // `MaybeUninit<Candidate>` has the layout of `Candidate`.
+        unsafe { std::slice::from_raw_parts(self.items.as_ptr().cast(), self.len) }
     }
 
     /// The moves, to change their keys.
+    #[inline(always)]
     pub fn as_mut_slice(&mut self) -> &mut [Candidate] {
-        &mut self.items[..self.len]
+        // SAFETY: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.items.as_mut_ptr().cast(), self.len) }
     }
 }
 

@@ -17,7 +17,7 @@ use crate::ai::ordering::{mobility_key, pvs_child, Best, Child, MoveList};
 use crate::ai::patterns::Weights;
 use crate::ai::search::Searcher;
 use crate::ai::stability::stable;
-use crate::ai::table::{bounds, Table, EXACT_DEPTH, NO_MOVE};
+use crate::ai::table::{bounds, Table, NO_MOVE};
 use crate::rules::moves::{with_kernel, Kernel};
 use crate::{Board, Square, CORNERS};
 
@@ -45,6 +45,10 @@ pub struct Progress {
     pub best: Option<(Square, i32)>,
     /// Positions visited so far.
     pub nodes: u64,
+    /// During a selective pass, the chance in percent that each of its
+    /// ProbCut cuts is right (a long solve makes several, more and more
+    /// exact, before the exact one); `None` in the exact search.
+    pub selectivity: Option<u8>,
 }
 
 /// Where a solve sends its progress.
@@ -78,6 +82,17 @@ const SORT_BY_SEARCH_MIN: u32 = 16;
 /// hundredths of a disc) when both order moves: one reply fewer for the
 /// opponent is worth 1.28 discs.
 const MOBILITY_WEIGHT: i32 = 8;
+/// The selective passes a long solve makes before the exact one: the
+/// margin of their ProbCut in standard deviations, and the chance in
+/// percent that a cut it makes is right. Each is much cheaper than the
+/// exact search and leaves it good moves to try first in the table.
+const SELECTIVITY: [(f64, u8); 4] = [(1.1, 73), (1.5, 87), (2.0, 95), (2.6, 99)];
+/// Empties from which a solve makes the selective passes (below, they
+/// cost more than they save: FFO #40-#44, 20-23 empties, 118 M nodes
+/// without, 142 M with; #45, 24 empties, 415 M without, 384 M with).
+const SELECTIVE_MIN: u32 = 24;
+/// Empties from which a node of a selective pass tries ProbCut.
+const PROBCUT_MIN: u32 = 12;
 /// Half-width of the first window around the root's midgame estimate
 /// (aspiration): 2 discs, one even score either side.
 const ASPIRATION: i32 = 2;
@@ -91,6 +106,29 @@ pub struct Solver {
     clock: Clock,
     /// The root's progress, as of the last root move searched.
     progress: Progress,
+    /// The pass under way: a selective one (an index in [`SELECTIVITY`])
+    /// or the exact one.
+    pass: Pass,
+}
+
+/// One pass of a solve.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pass {
+    /// ProbCut at `SELECTIVITY[i]` standard deviations.
+    Selective(usize),
+    /// No pruning beyond what is proven.
+    Exact,
+}
+
+impl Pass {
+    /// The precision its results are stored with in the table: a search
+    /// uses stored bounds from its own pass or a more exact one.
+    fn precision(self) -> u8 {
+        match self {
+            Pass::Selective(i) => i as u8,
+            Pass::Exact => SELECTIVITY.len() as u8,
+        }
+    }
 }
 
 impl Solver {
@@ -103,6 +141,7 @@ impl Solver {
             // Solver nodes are fast: read the time every 4096.
             clock: Clock::new(12),
             progress: Progress::default(),
+            pass: Pass::Exact,
         }
     }
 
@@ -150,6 +189,7 @@ impl Solver {
         self.clock.start(deadline, every);
         self.table.next_age();
         self.progress = Progress::default();
+        self.pass = Pass::Exact;
         self.ordering.start(deadline);
         let (score, best) = with_kernel!(|k| Search {
             k,
@@ -177,6 +217,18 @@ fn sort_depth(empties: u32) -> u32 {
     match empties.checked_sub(SORT_BY_SEARCH_MIN) {
         Some(above) => 1 + above / 4,
         None => 0,
+    }
+}
+
+/// The midgame search that predicts the exact score of a position with
+/// `empties` empty squares in ProbCut, and the standard deviation of the
+/// exact score (in hundredths) about its value, as measured by
+/// `examples/probcut_fit.rs endgame` (600 to 900 at 12 to 22 empties).
+fn probcut_search(empties: u32) -> (u32, i32) {
+    if empties < 18 {
+        (2, 700)
+    } else {
+        (4, 660)
     }
 }
 
@@ -245,7 +297,8 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
         if depth == 0 {
             let hint = self.s.table.probe(p, o).map_or(NO_MOVE, |e| e.best) as u32;
             let (odd, weights) = ordering_terms(p, o);
-            let Ok(list) = MoveList::new(self.k, p, o, moves, hint, |child| {
+            let mut list = MoveList::new();
+            let Ok(()) = list.fill(self.k, (p, o), moves, hint, |child| {
                 Ok::<_, Infallible>(self.key(child, odd, weights))
             });
             return self.root_window(p, o, &list, alpha, beta);
@@ -253,14 +306,39 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
         // Far from the end, each move is keyed by a midgame search of it
         // (its value for the opponent, lower first), and the best of them
         // estimates the score.
-        let Ok(list) = MoveList::new(self.k, p, o, moves, NO_MOVE as u32, |child| {
+        let mut list = MoveList::new();
+        let Ok(()) = list.fill(self.k, (p, o), moves, NO_MOVE as u32, |child| {
             Ok::<_, Infallible>(self.s.ordering.value(self.k, child.p, child.o, depth - 1))
         });
         let estimate = -list.as_slice()[0].key;
         // The nearest even score (every final score is even), in the window
         // (a proven result is beyond any heuristic score, so beyond it).
-        let guess = ((estimate as f64 / 200.0).round() as i32 * 2).clamp(alpha, beta);
-        self.aspiration(p, o, &list, guess, (alpha, beta))
+        let mut guess = ((estimate as f64 / 200.0).round() as i32 * 2).clamp(alpha, beta);
+        let selective = if empties >= SELECTIVE_MIN {
+            SELECTIVITY.len()
+        } else {
+            0
+        };
+        let passes = (0..selective).map(Pass::Selective).chain([Pass::Exact]);
+        let mut result = (guess, None);
+        for pass in passes {
+            self.s.pass = pass;
+            self.s.progress.selectivity = match pass {
+                Pass::Selective(i) => Some(SELECTIVITY[i].1),
+                Pass::Exact => None,
+            };
+            result = self.aspiration(p, o, &list, guess, (alpha, beta));
+            if self.s.clock.stopped() {
+                break;
+            }
+            // The next pass starts from this one's answer.
+            guess = result.0.clamp(alpha, beta);
+            if let Some(sq) = result.1 {
+                list.promote(sq);
+            }
+        }
+        self.s.pass = Pass::Exact;
+        result
     }
 
     /// Searches the root within `window`, first in a narrow window around
@@ -351,24 +429,55 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
     #[inline]
     fn candidates(
         &mut self,
-        p: u64,
-        o: u64,
+        list: &mut MoveList,
+        (p, o): (u64, u64),
         moves: u64,
         hint: u32,
         beta: i32,
-    ) -> Result<MoveList, i32> {
+    ) -> Result<(), i32> {
         let etc = (!(p | o)).count_ones() >= ETC_MIN;
         let (odd, weights) = ordering_terms(p, o);
-        MoveList::new(self.k, p, o, moves, hint, |child| {
+        let precision = self.s.pass.precision();
+        list.fill(self.k, (p, o), moves, hint, |child| {
             if etc {
                 if let Some(e) = self.s.table.probe(child.p, child.o) {
-                    if e.depth == EXACT_DEPTH && -(e.upper as i32) >= beta {
+                    if e.precision >= precision && -(e.upper as i32) >= beta {
                         return Err(-(e.upper as i32));
                     }
                 }
             }
             Ok(self.key(child, odd, weights))
         })
+    }
+
+    /// ProbCut for a node with `n` empties in a selective pass: a shallow
+    /// midgame search estimates the final score; when it lies more than
+    /// `confidence` standard deviations beyond the window, the node is cut
+    /// at the window's edge.
+    fn probcut(
+        &mut self,
+        p: u64,
+        o: u64,
+        n: u32,
+        confidence: f64,
+        alpha: i32,
+        beta: i32,
+    ) -> Option<i32> {
+        let (depth, sigma) = probcut_search(n);
+        let margin = (confidence * sigma as f64) as i32;
+        if beta < 64
+            && self
+                .s
+                .ordering
+                .at_least(self.k, p, o, depth, beta * 100 + margin)
+        {
+            return Some(beta);
+        }
+        let bound = alpha * 100 - margin;
+        if alpha > -64 && !self.s.ordering.at_least(self.k, p, o, depth, bound + 1) {
+            return Some(alpha);
+        }
+        None
     }
 
     /// Negamax value of the position for `p`, fail-soft within
@@ -388,10 +497,17 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
         let mut hint = NO_MOVE as u32;
         if let Some(e) = (n >= TT_MIN).then(|| self.s.table.probe(p, o)).flatten() {
             hint = e.best as u32;
-            if e.depth == EXACT_DEPTH {
+            if e.precision >= self.s.pass.precision() {
                 match e.narrow(alpha, beta) {
                     Ok(window) => (alpha, beta) = window,
                     Err(value) => return value,
+                }
+            }
+        }
+        if n >= PROBCUT_MIN {
+            if let Pass::Selective(i) = self.s.pass {
+                if let Some(bound) = self.probcut(p, o, n, SELECTIVITY[i].0, alpha, beta) {
+                    return bound;
                 }
             }
         }
@@ -412,10 +528,10 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
             }
             return -self.search(o, p, -beta, -alpha, true);
         }
-        let list = match self.candidates(p, o, moves, hint, beta) {
-            Ok(list) => list,
-            Err(cut) => return cut,
-        };
+        let mut list = MoveList::new();
+        if let Err(cut) = self.candidates(&mut list, (p, o), moves, hint, beta) {
+            return cut;
+        }
         let mut best = Best::new(-65, NO_MOVE, alpha, beta);
         for (i, c) in list.as_slice().iter().enumerate() {
             let (cp, co) = c.child(p, o);
@@ -427,8 +543,11 @@ impl<'r, K: Kernel + Endgame> Search<'_, 'r, K> {
             }
         }
         if !self.s.clock.stopped() && n >= TT_MIN {
-            let (lo, hi) = bounds(best.value, alpha, beta, 64);
-            self.s.table.store(p, o, lo, hi, EXACT_DEPTH, best.sq);
+            let bounds = bounds(best.value, alpha, beta, 64);
+            let precision = self.s.pass.precision();
+            self.s
+                .table
+                .store(p, o, bounds, n as u8, precision, best.sq);
         }
         best.value
     }

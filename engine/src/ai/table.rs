@@ -1,7 +1,8 @@
-//! A transposition table shared by the endgame solver and the midgame search.
+//! A transposition table, the same for the endgame solver and the midgame
+//! search (each has its own).
 
 /// One stored position: the full board as the key (no false hits), bounds on
-/// its value, the depth they hold for and the best move found.
+/// its value, how deep and how exact they are, and the best move found.
 #[derive(Clone, Copy, Default, Debug)]
 pub(crate) struct Entry {
     pub p: u64,
@@ -10,8 +11,12 @@ pub(crate) struct Entry {
     pub lower: i16,
     /// The value is at most this.
     pub upper: i16,
-    /// Search depth the bounds hold for; [`EXACT_DEPTH`] for solver results.
+    /// Plies searched below the position (the solver: its empties): the
+    /// costlier an entry was, the longer it is kept.
     pub depth: u8,
+    /// How exact the bounds are, in the owner's terms (the solver: which
+    /// pass; the midgame search: always 0).
+    pub precision: u8,
     /// Best move as a square index, or [`NO_MOVE`].
     pub best: u8,
     /// Search generation, so old entries are replaced first.
@@ -48,8 +53,6 @@ pub(crate) fn bounds(best: i32, alpha: i32, beta: i32, limit: i32) -> (i32, i32)
     }
 }
 
-/// Depth marking a result of the exact solver (valid for any search depth).
-pub(crate) const EXACT_DEPTH: u8 = 255;
 /// No best move recorded.
 pub(crate) const NO_MOVE: u8 = 64;
 
@@ -97,7 +100,16 @@ impl Table {
 
     /// Stores bounds for this board.
     #[inline]
-    pub fn store(&mut self, p: u64, o: u64, lower: i32, upper: i32, depth: u8, best: u8) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &mut self,
+        p: u64,
+        o: u64,
+        (lower, upper): (i32, i32),
+        depth: u8,
+        precision: u8,
+        best: u8,
+    ) {
         let i = self.bucket(p, o);
         let age = self.age;
         let new = Entry {
@@ -106,6 +118,7 @@ impl Table {
             lower: lower as i16,
             upper: upper as i16,
             depth,
+            precision,
             best,
             age,
         };

@@ -5,6 +5,7 @@
 use crate::ai::patterns::{Layout, Weights};
 use crate::ai::search::{Limits, Searcher};
 use crate::ai::solve::{Solution, Solver};
+use crate::rules::moves::with_kernel;
 use crate::Board;
 use crate::Square;
 
@@ -48,6 +49,15 @@ impl SelfPlayer {
             hard: None,
         };
         self.searcher.search(board, limits).best
+    }
+
+    /// The value of `board` for the side to move by a `depth`-ply search
+    /// (full window), in hundredths of a disc. Search shallower depths
+    /// first: deeper results in the hash table would answer shallower
+    /// searches.
+    pub fn value(&mut self, board: Board, depth: u32) -> i32 {
+        let searcher = &mut self.searcher;
+        with_kernel!(|k| searcher.value(k, board.player, board.opponent, depth))
     }
 
     /// Exact solve.
