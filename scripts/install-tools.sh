@@ -2,7 +2,9 @@
 # Installs what the project needs beyond the Rust toolchain, idempotently:
 #   cargo-fuzz      for the fuzz targets (fuzz/README.md); needs the nightly toolchain
 #   grhino          /usr/games/gtp-rhino, the outside engine `reversi match` plays against
-# Usage: scripts/install-tools.sh [fuzz] [grhino]   (no argument: both)
+#   tmux            the terminal the full-screen client's tests type into and read
+#   tshark          tshark and dumpcap, for the Wireshark dissector's test (tests/tests/dissector.rs)
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark]   (no argument: all)
 set -euo pipefail
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
@@ -25,5 +27,26 @@ if want "$@"; then
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq grhino
+  fi
+fi
+
+WHAT=tmux
+if want "$@"; then
+  if ! command -v tmux >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tmux
+  fi
+fi
+
+WHAT=tshark
+if want "$@"; then
+  if ! command -v tshark >/dev/null 2>&1 || ! command -v dumpcap >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    # Non-interactive: wireshark-common otherwise asks whether non-root users may capture.
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tshark
   fi
 fi

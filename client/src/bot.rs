@@ -4,6 +4,8 @@
 use std::time::Duration;
 
 use reversi_engine::player::{Player, PlayerConfig};
+use reversi_engine::Square;
+use reversi_games::RandomBot;
 
 use crate::driver::Driver;
 use crate::render::{self, Style};
@@ -26,6 +28,10 @@ pub struct BotOptions {
     pub delay: Duration,
     /// Name used in messages ("bot", or "black"/"white" in the demo).
     pub name: String,
+    /// Moves at the start of each game (both sides') played at random.
+    pub random_opening: u32,
+    /// Seed of the random openings.
+    pub opening_seed: u64,
 }
 
 impl Default for BotOptions {
@@ -38,6 +44,8 @@ impl Default for BotOptions {
             show: false,
             delay: Duration::ZERO,
             name: "bot".to_string(),
+            random_opening: 0,
+            opening_seed: 0,
         }
     }
 }
@@ -83,6 +91,16 @@ impl Tally {
         self.theirs += result.theirs;
     }
 
+    /// Counts one result of a game without discs.
+    pub fn add_standing(&mut self, standing: reversi_client::text::Standing) {
+        use reversi_client::text::Standing;
+        match standing {
+            Standing::Win => self.won += 1,
+            Standing::Draw => self.drawn += 1,
+            Standing::Lose => self.lost += 1,
+        }
+    }
+
     /// Games counted.
     pub fn games(&self) -> u32 {
         self.won + self.drawn + self.lost
@@ -97,7 +115,10 @@ impl Tally {
     }
 }
 
-/// One line per game: "game 3: white, won 40-24 in 58 moves".
+/// One line per game: "game 3: white, won 40-24 in 58 moves"; a game that
+/// did not end on the board says how it was won or lost instead of a score:
+/// "game 1: white, won by forfeit after 3 moves (the opponent left or ran out
+/// of time)".
 pub fn game_line(number: u32, result: &GameResult) -> String {
     let verdict = if result.drawn() {
         "drew"
@@ -106,32 +127,46 @@ pub fn game_line(number: u32, result: &GameResult) -> String {
     } else {
         "lost"
     };
-    let early = if result.finished {
-        ""
-    } else {
-        " (not finished: a player left or ran out of time)"
+    let moves = match result.moves {
+        1 => "1 move".to_string(),
+        n => format!("{n} moves"),
     };
-    format!(
-        "game {number}: {}, {verdict} {}-{} in {} moves{early}",
-        result.me, result.mine, result.theirs, result.moves
-    )
+    if result.finished {
+        format!(
+            "game {number}: {}, {verdict} {}-{} in {moves}",
+            result.me, result.mine, result.theirs
+        )
+    } else {
+        let why = if result.won() {
+            "the opponent left or ran out of time"
+        } else {
+            "the server ended the game early"
+        };
+        format!(
+            "game {number}: {}, {verdict} by forfeit after {moves} ({why})",
+            result.me
+        )
+    }
 }
 
-/// The summary line after several games.
-pub fn summary(tally: &Tally) -> String {
+/// The record of several games: "3 games: 1 won, 1 drawn, 1 lost; 50.0% of the points".
+pub fn record(tally: &Tally) -> String {
     let games = match tally.games() {
         1 => "1 game".to_string(),
         n => format!("{n} games"),
     };
     format!(
-        "{games}: {} won, {} drawn, {} lost; {:.1}% of the points; discs {}-{}",
+        "{games}: {} won, {} drawn, {} lost; {:.1}% of the points",
         tally.won,
         tally.drawn,
         tally.lost,
         tally.points_percent(),
-        tally.mine,
-        tally.theirs
     )
+}
+
+/// The summary line after several games: the record and the discs.
+pub fn summary(tally: &Tally) -> String {
+    format!("{}; discs {}-{}", record(tally), tally.mine, tally.theirs)
 }
 
 /// Plays `options.games` games against the server at `addr`.
@@ -140,6 +175,7 @@ pub fn run(addr: &str, options: &BotOptions) -> u8 {
     for number in 1..=options.games {
         let mut per_game = options.clone();
         per_game.seed = options.seed.wrapping_add(u64::from(number) - 1);
+        per_game.opening_seed = options.opening_seed.wrapping_add(u64::from(number) - 1);
         let (code, result) = play_one(addr, &per_game);
         if let Some(result) = &result {
             tally.add(result);
@@ -161,6 +197,7 @@ pub fn run(addr: &str, options: &BotOptions) -> u8 {
 pub fn play_one(addr: &str, options: &BotOptions) -> (u8, Option<GameResult>) {
     let mut driver = Driver::new(addr);
     let mut player = options.player();
+    let mut opening = RandomBot::new(options.opening_seed);
     let mut event = Event::User(Command::Connect);
     let mut result = None;
     loop {
@@ -178,7 +215,15 @@ pub fn play_one(addr: &str, options: &BotOptions) -> (u8, Option<GameResult>) {
         event = match driver.state() {
             State::MyTurn(session) => {
                 std::thread::sleep(options.delay);
-                match player.choose(&session.game) {
+                let game = &session.game;
+                let random = game.moves().len() < options.random_opening as usize;
+                let choice = if random {
+                    let legal: Vec<Square> = game.legal_moves().collect();
+                    (!legal.is_empty()).then(|| legal[opening.below(legal.len())])
+                } else {
+                    player.choose(game)
+                };
+                match choice {
                     Some(square) => Event::User(Command::Place(square)),
                     None => Event::User(Command::Quit),
                 }
@@ -241,6 +286,12 @@ mod tests {
         assert_eq!(
             summary(&tally),
             "3 games: 1 won, 1 drawn, 1 lost; 50.0% of the points; discs 92-100"
+        );
+        let mut forfeit = result(Colour::White, Winner::White, 3, 3);
+        (forfeit.finished, forfeit.moves) = (false, 1);
+        assert_eq!(
+            game_line(2, &forfeit),
+            "game 2: white, won by forfeit after 1 move (the opponent left or ran out of time)"
         );
     }
 }

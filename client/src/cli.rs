@@ -2,7 +2,8 @@
 
 use clap::{Parser, Subcommand};
 
-/// The address `play`, `bot` and friends connect to by default.
+/// The address `play`, `bot` and friends connect to by default (the
+/// default port of [`reversi_client::connection::DEFAULT_PORT`]).
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8765";
 
 /// Reversi: play on a reversid server, let the engine play, or use the engine's tools.
@@ -19,21 +20,65 @@ pub struct Cli {
 pub enum Cmd {
     /// Play a game in the terminal (or from a script on stdin, one command per line).
     ///
-    /// Type a move as d3 (D3 and d 3 work too), or hint, moves, board, quit, help.
+    /// Without --game: Reversi over the binary protocol. Type a move as d3 (D3 and
+    /// d 3 work too), or hint, moves, board, quit, help.
+    ///
+    /// With --game NAME: any game the server has, over the text protocol, full
+    /// screen: arrow keys or hjkl move the cursor, space picks the squares of a
+    /// move in order, Enter on the last one (or m) sends it, Esc clears, : types a
+    /// move (d3, or the squares' numbers: 4 6), ? helps, q twice leaves. NO_COLOR
+    /// turns colours off; TERM=dumb, or stdin or stdout not a terminal, gives the
+    /// line mode: one command a line (a move, quit, board, help).
+    ///
     /// When stdin is not a terminal, each line is held until it is your turn, so a
     /// file of your moves plays them in order; the end of stdin means quit.
     /// Exit codes: 0 game over or quit, 1 the server ended the game (error or
     /// closed connection), 2 could not connect, 3 the server broke the protocol.
     Play {
-        /// Server address, host:port.
+        /// Server address, host:port (a bare host means port 8765).
         #[arg(default_value = DEFAULT_ADDR)]
         addr: String,
+        /// The game to play over the text protocol: tictactoe, reversi, or any
+        /// other the server lists.
+        #[arg(long, value_name = "NAME")]
+        game: Option<String>,
     },
-    /// Let the engine play games on the server.
-    Bot {
-        /// Server address, host:port.
+    /// Watch a running game live to its end (any game, binary Reversi too).
+    ///
+    /// Lists the running games; with no ID, picks one interactively on a
+    /// terminal, or the first otherwise. `reversi watch 3` watches game 3 on the
+    /// default server.
+    Watch {
+        /// Server address, host:port (a bare host means port 8765).
         #[arg(default_value = DEFAULT_ADDR)]
         addr: String,
+        /// The game to watch, as the listing numbers it.
+        id: Option<u64>,
+        /// Only list the running games.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Let a computer player play games on the server.
+    ///
+    /// Without --game: Reversi's engine over the binary protocol, at --level or
+    /// --move-time. With --game NAME: any game built into this client, over the
+    /// text protocol: the game's own player where it has one (Reversi: the
+    /// engine; draughts: its search), else a Monte Carlo tree search player;
+    /// either thinks --move-time per move (default 1000 ms).
+    Bot {
+        /// Server address, host:port (a bare host means port 8765).
+        #[arg(default_value = DEFAULT_ADDR)]
+        addr: String,
+        /// The game to play over the text protocol.
+        #[arg(long, value_name = "NAME")]
+        game: Option<String>,
+        /// Play the first N moves of each game (both sides' moves counted) at
+        /// random, so that two bots do not play the same game every time.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        random_opening: u32,
+        /// Seed of the random openings (default: a new one each run, printed).
+        #[arg(long, value_name = "SEED", requires = "random_opening")]
+        opening_seed: Option<u64>,
         #[command(flatten)]
         engine: EngineArgs,
         /// Games to play, one connection each.
@@ -75,6 +120,14 @@ pub struct EngineArgs {
 }
 
 impl EngineArgs {
+    /// The strength of a bot for any game.
+    pub fn strength(&self) -> reversi_client::bots::Strength {
+        reversi_client::bots::Strength {
+            move_time: self.move_time.map(std::time::Duration::from_millis),
+            seed: self.seed,
+        }
+    }
+
     /// Bot options with these engine settings.
     pub fn options(&self) -> crate::bot::BotOptions {
         crate::bot::BotOptions {

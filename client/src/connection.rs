@@ -1,5 +1,6 @@
 //! The TCP side: opening the connection, turning its bytes into machine
-//! events with the codec's [`FrameBuffer`], and sending PDUs.
+//! events with the codec's [`FrameBuffer`], and sending PDUs. [`connect`] opens
+//! connections for the text protocol too.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
@@ -15,20 +16,33 @@ pub const DEFAULT_PORT: u16 = 8765;
 /// How long one connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Opens a connection to `addr` (`host:port`, or a bare host for port 8765).
+/// Opens a connection to `addr` (`host:port`, or a bare host for port
+/// [`DEFAULT_PORT`]), for the binary protocol.
 /// The error is one line: "could not connect to ADDR: why".
 pub fn open(addr: &str) -> Result<(Reader, Writer), String> {
-    let fail = |why: &dyn std::fmt::Display| format!("could not connect to {addr}: {why}");
-    let targets: Vec<SocketAddr> = resolve(addr).map_err(|e| fail(&e))?;
+    let stream = connect(addr)?;
+    let reader = stream
+        .try_clone()
+        .map_err(|e| format!("could not connect to {addr}: {e}"))?;
+    Ok((Reader::new(reader), Writer { stream }))
+}
+
+/// Opens a TCP connection to `addr` (`host:port`, or a bare host for port
+/// [`DEFAULT_PORT`]). The error is one line naming the address tried, and
+/// saying so when the port was the default one: "could not connect to
+/// localhost:8765 (the default port): Connection refused".
+pub fn connect(addr: &str) -> Result<TcpStream, String> {
+    let (targets, tried) =
+        resolve(addr).map_err(|e| format!("could not connect to {addr}: {e}"))?;
+    let fail = |why: &dyn std::fmt::Display| format!("could not connect to {tried}: {why}");
     let mut last_error = None;
     for target in &targets {
         match TcpStream::connect_timeout(target, CONNECT_TIMEOUT) {
             Ok(stream) => {
-                // Small PDUs, one at a time: do not wait to coalesce them.
+                // Small messages, one at a time: do not wait to coalesce them.
                 let _ = stream.set_nodelay(true);
-                let reader = stream.try_clone().map_err(|e| fail(&e))?;
                 log::info!("connected to {target}");
-                return Ok((Reader::new(reader), Writer { stream }));
+                return Ok(stream);
             }
             Err(err) => last_error = Some(err),
         }
@@ -39,14 +53,21 @@ pub fn open(addr: &str) -> Result<(Reader, Writer), String> {
     })
 }
 
-fn resolve(addr: &str) -> io::Result<Vec<SocketAddr>> {
+/// The socket addresses of `addr`, and how to name what was tried: `addr`
+/// itself, or `host:8765 (the default port)` when it had no port.
+fn resolve(addr: &str) -> io::Result<(Vec<SocketAddr>, String)> {
     match addr.to_socket_addrs() {
-        Ok(found) => Ok(found.collect()),
+        Ok(found) => Ok((found.collect(), addr.to_owned())),
         // "localhost" or "::1" without a port: use the default one.
         Err(err) => {
             let host = addr.trim_start_matches('[').trim_end_matches(']');
             if host.parse::<std::net::IpAddr>().is_ok() || !host.contains(':') {
-                Ok((host, DEFAULT_PORT).to_socket_addrs()?.collect())
+                let found = (host, DEFAULT_PORT).to_socket_addrs()?.collect();
+                let name = match host.parse::<std::net::IpAddr>() {
+                    Ok(ip) => SocketAddr::new(ip, DEFAULT_PORT).to_string(),
+                    Err(_) => format!("{host}:{DEFAULT_PORT}"),
+                };
+                Ok((found, format!("{name} (the default port)")))
             } else {
                 Err(err)
             }
@@ -119,6 +140,23 @@ pub struct Writer {
     stream: TcpStream,
 }
 
+impl crate::driver::Link for Writer {
+    type Message = Outgoing;
+    type Source = Reader;
+
+    fn open(addr: &str) -> Result<(Reader, Writer), String> {
+        open(addr)
+    }
+
+    fn send(&mut self, out: &Outgoing) -> io::Result<()> {
+        Writer::send(self, *out)
+    }
+
+    fn close(&self) {
+        Writer::close(self)
+    }
+}
+
 impl Writer {
     /// Encodes and sends one PDU.
     pub fn send(&mut self, out: Outgoing) -> io::Result<()> {
@@ -135,5 +173,23 @@ impl Writer {
     /// with EOF.
     pub fn close(&self) {
         let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_without_a_port_says_it_tried_the_default_one() {
+        let (found, tried) = resolve("127.0.0.1").unwrap();
+        assert_eq!(found, ["127.0.0.1:8765".parse::<SocketAddr>().unwrap()]);
+        assert_eq!(tried, "127.0.0.1:8765 (the default port)");
+        let (_, tried) = resolve("::1").unwrap();
+        assert_eq!(tried, "[::1]:8765 (the default port)");
+        let (_, tried) = resolve("localhost").unwrap();
+        assert_eq!(tried, "localhost:8765 (the default port)");
+        let (_, tried) = resolve("127.0.0.1:9").unwrap();
+        assert_eq!(tried, "127.0.0.1:9");
     }
 }

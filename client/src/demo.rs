@@ -3,7 +3,7 @@
 //! play one game on it, shows that game move by move, then stops the server.
 
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -26,9 +26,26 @@ fn reversid_path() -> Result<PathBuf, String> {
         Ok(path)
     } else {
         Err(format!(
-            "reversid not found next to reversi (looked for {}); build it with `cargo build --workspace`",
-            path.display()
+            "reversid not found next to reversi (looked for {}); {}",
+            path.display(),
+            how_to_build(dir)
         ))
+    }
+}
+
+/// How to get a reversid next to a reversi in `dir`: a build of the same
+/// profile as the running reversi, or an install beside it.
+fn how_to_build(dir: &Path) -> String {
+    let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let in_target = dir.parent().is_some_and(|p| p.ends_with("target"));
+    match (in_target, profile) {
+        (true, "release") => "build it with `cargo build --release -p reversi-server`".to_owned(),
+        (true, "debug") => "build it with `cargo build -p reversi-server`".to_owned(),
+        (true, other) => format!("build it with `cargo build --profile {other} -p reversi-server`"),
+        (false, _) => format!(
+            "install it there with `cargo install --path server --root {}`",
+            dir.parent().unwrap_or(dir).display()
+        ),
     }
 }
 
@@ -128,4 +145,22 @@ pub fn run(options: &BotOptions) -> u8 {
         }
     }
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_advice_builds_the_profile_that_is_running() {
+        let release = how_to_build(Path::new("/w/target/release"));
+        assert_eq!(
+            release,
+            "build it with `cargo build --release -p reversi-server`"
+        );
+        let debug = how_to_build(Path::new("/w/target/debug"));
+        assert_eq!(debug, "build it with `cargo build -p reversi-server`");
+        let installed = how_to_build(Path::new("/home/me/.cargo/bin"));
+        assert!(installed.contains("cargo install --path server --root /home/me/.cargo"));
+    }
 }

@@ -3,16 +3,20 @@
 
 mod bot;
 mod cli;
-mod connection;
 mod demo;
-mod driver;
+mod game_bot;
 mod input;
 mod play;
 mod render;
-mod state;
+mod stdin_lines;
+mod text_ui;
 mod tools;
+mod watch;
 
 use std::process::ExitCode;
+
+// The library's modules under the names the binary's own modules use.
+use reversi_client::{connection, driver, state};
 
 use std::time::Duration;
 
@@ -25,19 +29,60 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let code = match cli.command {
-        Cmd::Play { addr } => play::run(&addr),
+        Cmd::Play { addr, game: None } => play::run(&addr),
+        Cmd::Play {
+            addr,
+            game: Some(game),
+        } => text_ui::play(&addr, &game),
+        Cmd::Watch { addr, id, list } => watch::run(&addr, id, list),
         Cmd::Bot {
             addr,
+            game,
             engine,
             games,
             show,
+            random_opening,
+            opening_seed,
         } => {
-            let options = bot::BotOptions {
-                games,
-                show,
-                ..engine.options()
-            };
-            bot::run(&addr, &options)
+            let opening_seed = opening_seed.unwrap_or_else(|| {
+                let seed = fresh_seed();
+                if random_opening > 0 {
+                    println!("random openings of {random_opening} moves, --opening-seed {seed}");
+                }
+                seed
+            });
+            match game {
+                None => bot::run(
+                    &addr,
+                    &bot::BotOptions {
+                        games,
+                        show,
+                        random_opening,
+                        opening_seed,
+                        ..engine.options()
+                    },
+                ),
+                Some(name) => match reversi_games::registry::find(&name) {
+                    Some(module) => game_bot::run(
+                        &addr,
+                        &game_bot::Options {
+                            module,
+                            strength: engine.strength(),
+                            games,
+                            show,
+                            random_opening,
+                            opening_seed,
+                        },
+                    ),
+                    None => {
+                        eprintln!(
+                            "reversi bot: no game {name:?} here; games: {}",
+                            game_names()
+                        );
+                        reversi_client::exit::CONNECT_FAILED
+                    }
+                },
+            }
         }
         Cmd::Demo { engine, delay } => demo::run(&bot::BotOptions {
             delay: Duration::from_millis(delay),
@@ -48,6 +93,23 @@ fn main() -> ExitCode {
         Cmd::Match(args) => tools::r#match::run(&args),
     };
     ExitCode::from(code)
+}
+
+/// The games `reversi bot --game` can play.
+fn game_names() -> String {
+    let names: Vec<&str> = reversi_games::registry::all()
+        .iter()
+        .map(|m| m.info.name)
+        .collect();
+    names.join(", ")
+}
+
+/// A seed that differs from run to run (std's hash keys are drawn at random).
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
 }
 
 /// Lets a closed stdout (`reversi bot | head -1`) end the process quietly,

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::io::{BufRead, IsTerminal};
+use std::io::IsTerminal;
 use std::sync::mpsc::{self, Sender};
 use std::thread;
 
@@ -75,7 +75,7 @@ pub fn run(addr: &str) -> u8 {
         engine: RefCell::new(None),
     };
     let (tx, rx) = mpsc::channel();
-    spawn_stdin_reader(tx.clone());
+    crate::stdin_lines::spawn(tx.clone(), Message::Line, Message::StdinEof);
     let mut driver = Driver::new(addr);
     let mut show = |notice: &Notice| ui.show(notice);
     if let Some(code) = driver.handle(Event::User(Command::Connect), &mut show) {
@@ -158,27 +158,6 @@ fn user_line(driver: &mut Driver, ui: &Ui, line: Option<String>) -> Option<u8> {
         },
     }
     None
-}
-
-fn spawn_stdin_reader(tx: Sender<Message>) {
-    thread::spawn(move || {
-        let stdin = std::io::stdin();
-        let mut lock = stdin.lock();
-        let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            match lock.read_until(b'\n', &mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    let line = String::from_utf8_lossy(&buf).into_owned();
-                    if tx.send(Message::Line(line)).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-        let _ = tx.send(Message::StdinEof);
-    });
 }
 
 fn spawn_socket_reader(mut reader: Reader, tx: Sender<Message>) {

@@ -19,11 +19,13 @@ impl Style {
     /// Plain letters: `B` black, `W` white, `.` empty.
     pub const PLAIN: Style = Style { colour: false };
 
-    /// Colours when stdout is a terminal and `NO_COLOR` is unset or empty.
+    /// Colours when stdout is a terminal, `NO_COLOR` is unset or empty, and
+    /// `TERM` is not `dumb`.
     pub fn detect() -> Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
         Style {
-            colour: std::io::stdout().is_terminal() && !no_color,
+            colour: std::io::stdout().is_terminal() && !no_color && !dumb,
         }
     }
 
@@ -131,23 +133,26 @@ pub fn session_board(session: &Session, style: Style) -> String {
     out
 }
 
-/// The result in words, from this client's side: "You win 40-24".
+/// The result in words, from this client's side: "You win 40-24". A game
+/// that did not end on the board has no score worth saying: "You win: the
+/// opponent left or ran out of time (the board stood at 1-4)".
 pub fn result_words(result: &GameResult) -> String {
     let score = format!("{}-{}", result.mine, result.theirs);
-    let verdict = if result.drawn() {
-        format!("Draw {score}")
-    } else if result.won() {
-        format!("You win {score}")
-    } else {
-        format!("You lose {score}")
-    };
     if result.finished {
-        verdict
-    } else if result.won() {
-        format!("{verdict} (the game was not finished: the opponent left or ran out of time)")
-    } else {
-        format!("{verdict} (the game was not finished: you left or ran out of time)")
+        return if result.drawn() {
+            format!("Draw {score}")
+        } else if result.won() {
+            format!("You win {score}")
+        } else {
+            format!("You lose {score}")
+        };
     }
+    let (verdict, who) = match (result.drawn(), result.won()) {
+        (true, _) => ("Draw", "the server ended the game early"),
+        (false, true) => ("You win", "the opponent left or ran out of time"),
+        (false, false) => ("You lose", "the server ended the game early"),
+    };
+    format!("{verdict}: {who} (the board stood at {score})")
 }
 
 /// Whether a notice reports a failure (printed to stderr).
@@ -270,7 +275,11 @@ mod tests {
         assert_eq!(result_words(&result), "Draw 32-32");
         result.winner = reversi_pdu::Winner::Black;
         result.finished = false;
-        assert!(result_words(&result).contains("opponent left"));
+        (result.mine, result.theirs) = (1, 4);
+        assert_eq!(
+            result_words(&result),
+            "You win: the opponent left or ran out of time (the board stood at 1-4)"
+        );
         assert_eq!(
             notice(&Notice::Passed(Colour::White), Style::PLAIN),
             "white has no move: black plays again"

@@ -17,17 +17,7 @@ use std::fmt;
 use reversi_engine::{Game, IllegalMove, Side, Square};
 use reversi_pdu::{Colour, Direction, Error as PduError, Pdu, Winner};
 
-/// Exit codes of the binary (the [`Action::Exit`] values).
-pub mod exit {
-    /// The game ended normally (any result), or the user quit.
-    pub const OK: u8 = 0;
-    /// The server sent `error` or closed the connection before the game ended.
-    pub const SERVER_GONE: u8 = 1;
-    /// The connection to the server could not be opened.
-    pub const CONNECT_FAILED: u8 = 2;
-    /// The server broke the protocol (malformed or out-of-place PDU).
-    pub const PROTOCOL: u8 = 3;
-}
+pub use crate::exit;
 
 /// A PDU that can reach a client, decoded and owned.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,20 +146,9 @@ impl Outgoing {
     }
 }
 
-/// What the driver must do, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Open the TCP connection, then feed [`Event::Opened`] back.
-    Open,
-    /// Send a PDU.
-    Send(Outgoing),
-    /// Close the connection.
-    Close,
-    /// Tell the user something.
-    Show(Notice),
-    /// This connection is finished: a one-game client ends with this code.
-    Exit(u8),
-}
+/// What the driver must do, in order: open, send a PDU, close, show a
+/// [`Notice`], exit.
+pub type Action = crate::driver::Step<Outgoing, Notice>;
 
 /// Something to tell the user; rendering is the driver's business.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -79,6 +79,17 @@ fn perft_counts_the_known_numbers() {
     assert!(stdout.starts_with("perft(0) = 1 leaf in "), "{stdout}");
 }
 
+#[test]
+fn perft_counts_draughts_too() {
+    let out = reversi(&["perft", "--game", "draughts", "6"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("perft(6) = 36768 leaves in "),
+        "{stdout}"
+    );
+}
+
 /// The FFO endgame set the engine keeps, as OBF lines.
 fn ffo_file() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/data/ffo-40-59.obf")

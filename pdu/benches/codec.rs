@@ -5,7 +5,6 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use reversi_engine::Game;
 use reversi_pdu::{
     decode, Colour, Direction, FrameBuffer, Pdu, Place, Square, Squares, UpdateBoard, Winner,
     MAX_PDU_LEN,
@@ -21,38 +20,46 @@ fn encoded(pdu: &Pdu<'_>) -> Vec<u8> {
     buf[..len].to_vec()
 }
 
+/// One move of `greedy_game.txt`: "black e6 e5" is black playing e6 and flipping e5.
+fn parse_move(line: &str) -> (Colour, Vec<Square>) {
+    let mut words = line.split_whitespace();
+    let colour = match words.next() {
+        Some("black") => Colour::Black,
+        Some("white") => Colour::White,
+        other => panic!("greedy_game.txt: {other:?} is not a colour"),
+    };
+    let squares = words.map(|name| name.parse().unwrap()).collect();
+    (colour, squares)
+}
+
 /// Everything a client receives in one game: connect_ok, the initial
-/// position, then every move's update_board and turn, then winner. The game
-/// is played by always taking the move that flips the most discs, so update
-/// sizes are those of real play.
+/// position, then every move's update_board and turn, then winner. The moves
+/// are a recorded game (benches/greedy_game.txt), so update sizes are those
+/// of real play.
 fn game_stream() -> (Vec<u8>, usize) {
-    let mut game = Game::new();
     let mut out = Vec::new();
-    let mut push = |pdu: Pdu<'_>| out.extend_from_slice(&encoded(&pdu));
+    let mut pdus = 0;
+    let mut push = |pdu: Pdu<'_>| {
+        out.extend_from_slice(&encoded(&pdu));
+        pdus += 1;
+    };
     push(Pdu::ConnectOk {
         colour: Colour::Black,
     });
-    for (colour, names) in [(Colour::White, ["d4", "e5"]), (Colour::Black, ["e4", "d5"])] {
-        let initial: Vec<Square> = names.iter().map(|n| n.parse().unwrap()).collect();
-        let squares = Squares::new(&initial).unwrap();
+    let initial = ["white d4 e5", "black e4 d5"].map(parse_move);
+    let moves = include_str!("greedy_game.txt")
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(parse_move);
+    for (i, (colour, squares)) in initial.into_iter().chain(moves).enumerate() {
+        let squares = Squares::new(&squares).unwrap();
         push(Pdu::UpdateBoard(UpdateBoard { colour, squares }));
+        if i >= 2 {
+            push(Pdu::Turn);
+        }
     }
-    let mut pdus = 3;
-    while game.side_to_move().is_some() {
-        let best = game
-            .legal_moves()
-            .max_by_key(|&sq| game.board().flips(sq).count_ones())
-            .unwrap();
-        let played = game.play(best).unwrap();
-        let changed: Vec<Square> = played.changed().map(Square::from).collect();
-        let colour = Colour::from(played.side);
-        let squares = Squares::new(&changed).unwrap();
-        push(Pdu::UpdateBoard(UpdateBoard { colour, squares }));
-        push(Pdu::Turn);
-        pdus += 2;
-    }
-    push(Pdu::Winner(Winner::Draw));
-    (out, pdus + 1)
+    push(Pdu::Winner(Winner::White));
+    (out, pdus)
 }
 
 fn per_pdu(c: &mut Criterion) {

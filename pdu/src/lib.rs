@@ -57,6 +57,11 @@ mod id;
 mod pdu;
 mod square;
 
+/// The README's example, compiled and run by `cargo test` so it cannot go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use colour::{Colour, Winner};
 pub use decode::{decode, Status};
 pub use error::Error;

@@ -207,11 +207,10 @@ impl Iterator for SquaresIter<'_> {
     fn next(&mut self) -> Option<Square> {
         match &mut self.0 {
             Repr::Wire(pairs) => {
-                let (pair, rest) = pairs.split_first_chunk::<4>()?;
+                let (&[_, x, _, y], rest) = pairs.split_first_chunk::<4>()?;
                 *pairs = rest;
-                let x = i16::from_be_bytes([pair[0], pair[1]]);
-                let y = i16::from_be_bytes([pair[2], pair[3]]);
-                Square::from_wire(x, y)
+                // Checked by the decoder: high bytes zero, low bytes 0..7.
+                Some(Square::from_checked_wire(x, y))
             }
             Repr::Slice(squares) => {
                 let (first, rest) = squares.split_first()?;

@@ -34,6 +34,12 @@ impl Square {
         }
     }
 
+    /// The square named by the low bytes of a pair the decoder has checked
+    /// (both in 0..7); masking keeps the invariant without a branch.
+    pub(crate) const fn from_checked_wire(x: u8, y: u8) -> Square {
+        Square { x: x & 7, y: y & 7 }
+    }
+
     /// The square with index `y * 8 + x` (`a1` = 0, `h1` = 7, `a8` = 56).
     pub const fn from_index(index: u8) -> Option<Square> {
         if index < 64 {

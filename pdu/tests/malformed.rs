@@ -157,6 +157,16 @@ fn update_board_square_off_the_board() {
             i16::MAX,
             0,
         ),
+        // Only a high byte set: the low bytes alone would pass for a square.
+        (&[0, 12, 0, 6, 0, 1, 0, 0, 1, 0, 0, 0], 256, 0),
+        // Several squares off the board: the error names the first.
+        (
+            &[
+                0, 20, 0, 6, 0, 1, 0, 0, 0, 7, 0, 7, 0, 2, 0, 9, 0xff, 0xff, 0, 0,
+            ],
+            2,
+            9,
+        ),
     ];
     for &(bytes, x, y) in cases {
         assert_eq!(refused(bytes, TO_CLIENT), Error::SquareOffBoard { x, y });

@@ -5,8 +5,22 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser};
+use reversi_games::foxes::Timing;
+use reversi_games::registry::{self, Module};
+use reversi_games::Settings;
 
-/// reversid: pairs Reversi clients two by two and plays each game in its own process.
+use crate::session::referee::Rules;
+use crate::session::SessionConfig;
+use crate::supervisor::front::Front;
+use crate::supervisor::{Games, Limits};
+
+/// How long an abandoned game counts against its address.
+const STRIKE_WINDOW: Duration = Duration::from_secs(600);
+use crate::wire::WireKind;
+
+/// reversid: a server for networked board games. It queues players per game and plays each
+/// game in its own process; one port speaks the binary Reversi protocol and a line-based text
+/// protocol for every game (spec/PROTOCOL.md, spec/TEXT-PROTOCOL.md).
 ///
 /// Signals: the first SIGTERM or SIGINT starts a smart shutdown (stop listening, turn away waiting
 /// clients, let running games finish, exit 0 once the last session is reaped); a second one makes it
@@ -14,14 +28,48 @@ use clap::{ArgAction, Parser};
 /// rotation) and is otherwise only logged. Logging goes to stderr (or --log-file) and is filtered with
 /// RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
-#[command(name = "reversid", version)]
+#[command(name = "reversid", version, args_override_self = true)]
 pub struct Cli {
     /// Address to listen on (IPv4 or IPv6, port 0 picks a free one); may be given several times.
     #[arg(long = "listen", value_name = "ADDR", action = ArgAction::Append,
           default_value = "127.0.0.1:8765")]
     pub listen: Vec<SocketAddr>,
 
-    /// Seconds a new connection has to send connect.
+    /// Games to serve, comma-separated (default: every game built in).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = game_names())]
+    pub games: Vec<String>,
+
+    /// Players per team: team mates take turns (seed 000's `-p N`).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=8))]
+    pub team_size: u64,
+
+    /// No automatic rematch, even for games that have one by default (draughts).
+    #[arg(long)]
+    pub no_rematch: bool,
+
+    /// A listener for clients that speak a seed document's own protocol, as GAME=ADDR (duell:
+    /// seed 000's Conquest clients, queued on arrival; foxes: seed 002's clients, which join with
+    /// PBJ or watch with QBJ); may be given several times.
+    #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = ArgAction::Append,
+          value_parser = parse_seed_listener)]
+    pub listen_seed: Vec<SeedListener>,
+
+    /// Foxes & Dolphins: milliseconds a player waits after every move attempt.
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.cooldown,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_cooldown_ms: u64,
+
+    /// Foxes & Dolphins: milliseconds between two tides (the first comes one period in).
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.tide_period,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_tide_ms: u64,
+
+    /// Foxes & Dolphins: milliseconds without anything eaten that end the game by numbers.
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.quiet_limit,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_quiet_ms: u64,
+
+    /// Seconds a new connection has to send its first request (connect, or a line).
     #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub handshake_timeout: u64,
 
@@ -37,15 +85,44 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_pending: u64,
 
+    /// Most connections from one address (an IPv6 /64) waiting for a game; more get error.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pending_per_address: u64,
+
+    /// Most games one address (an IPv6 /64) plays at once; it may queue again when one ends.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions_per_address: u64,
+
+    /// Seconds a player has for its first move of a game (0 = the move clock). When it runs
+    /// out the game never started: it is aborted, not scored, and counts as abandoned.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub first_move_timeout: u64,
+
+    /// Games an address may abandon (leave without quitting, time out, never move) within
+    /// 10 minutes before it must wait to queue again.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub abandon_strikes: u64,
+
+    /// Seconds of the first wait after too many abandoned games; each further one doubles
+    /// (at most an hour).
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub abandon_penalty: u64,
+
+    /// Routine connection events (queued, left, refused) logged one by one per address and
+    /// 10 s at the default level; the rest are counted in one line (RUST_LOG=debug shows each).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub log_burst: u32,
+
     /// Seconds a smart shutdown waits for running games before it turns fast.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub shutdown_timeout: u64,
 
-    /// Give black to the client that queued first (default: colours are drawn at random).
+    /// Give the first team (black, X) to the client that queued first (default: drawn at random
+    /// in games that draw them).
     #[arg(long)]
     pub fixed_colours: bool,
 
-    /// Write each finished game as a GGF file into this directory.
+    /// Write each finished game into this directory (GGF for Reversi; each game's own format).
     #[arg(long, value_name = "DIR")]
     pub record_dir: Option<PathBuf>,
 
@@ -66,19 +143,51 @@ pub struct Cli {
 #[derive(Debug, Clone)]
 pub struct SupervisorConfig {
     pub listen: Vec<SocketAddr>,
+    pub listen_seed: Vec<SeedListener>,
+    pub limits: Limits,
     pub handshake_timeout: Duration,
     pub max_sessions: usize,
     pub max_pending: usize,
     pub shutdown_timeout: Duration,
 }
 
-/// What a Reversi session needs.
+/// A `--listen-seed` listener: the game its clients play, and where.
 #[derive(Debug, Clone)]
-pub struct SessionConfig {
-    /// `None`: no move clock.
-    pub move_timeout: Option<Duration>,
-    pub fixed_colours: bool,
-    pub record_dir: Option<PathBuf>,
+pub struct SeedListener {
+    pub game: &'static Module,
+    pub wire: WireKind,
+    pub addr: SocketAddr,
+}
+
+/// The game whose seed protocol a `--listen-seed` listener speaks, and that protocol.
+fn seed_protocol(game: &str) -> Option<(&'static Module, WireKind)> {
+    let module = registry::find(game)?;
+    match module.info.name {
+        "duell" => Some((module, WireKind::Seed000)),
+        "foxes" => Some((module, WireKind::Seed002)),
+        _ => None,
+    }
+}
+
+fn parse_seed_listener(arg: &str) -> Result<SeedListener, String> {
+    let (game, addr) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("{arg:?} is not GAME=ADDR"))?;
+    let (game, wire) = seed_protocol(game)
+        .ok_or_else(|| format!("{game:?} has no seed protocol of its own (try duell or foxes)"))?;
+    let addr = addr
+        .parse()
+        .map_err(|e| format!("{addr:?} is not an address: {e}"))?;
+    Ok(SeedListener { game, wire, addr })
+}
+
+/// The game names `--games` accepts, with each game's title as its help.
+fn game_names() -> clap::builder::PossibleValuesParser {
+    registry::all()
+        .iter()
+        .map(|m| clap::builder::PossibleValue::new(m.info.name).help(m.info.title))
+        .collect::<Vec<_>>()
+        .into()
 }
 
 impl Cli {
@@ -96,6 +205,17 @@ impl Cli {
     pub fn supervisor(&self) -> SupervisorConfig {
         SupervisorConfig {
             listen: self.listen.clone(),
+            listen_seed: self.listen_seed.clone(),
+            limits: Limits {
+                pending_per_host: usize::try_from(self.max_pending_per_address)
+                    .unwrap_or(usize::MAX),
+                sessions_per_host: usize::try_from(self.max_sessions_per_address)
+                    .unwrap_or(usize::MAX),
+                strikes: usize::try_from(self.abandon_strikes).unwrap_or(usize::MAX),
+                strike_window: STRIKE_WINDOW,
+                penalty: Duration::from_secs(self.abandon_penalty),
+                log_burst: self.log_burst,
+            },
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             max_sessions: usize::try_from(self.max_sessions).unwrap_or(usize::MAX),
             max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
@@ -103,12 +223,53 @@ impl Cli {
         }
     }
 
-    pub fn session(&self) -> SessionConfig {
-        SessionConfig {
-            move_timeout: (self.move_timeout > 0).then(|| Duration::from_secs(self.move_timeout)),
-            fixed_colours: self.fixed_colours,
-            record_dir: self.record_dir.clone(),
+    /// The games to serve with each one's session settings.
+    pub fn games(&self) -> Games {
+        let modules: Vec<&'static Module> = registry::all()
+            .iter()
+            .filter(|m| self.games.is_empty() || self.games.iter().any(|g| g == m.info.name))
+            .collect();
+        let sessions = modules
+            .iter()
+            .map(|m| (m.info.name, self.session(m)))
+            .collect();
+        Games {
+            front: Front::new(modules),
+            sessions,
+            team_size: usize::try_from(self.team_size).unwrap_or(1),
         }
+    }
+
+    /// What every session of `module` is given.
+    pub fn session(&self, module: &Module) -> SessionConfig {
+        SessionConfig {
+            rules: Rules {
+                move_timeout: (self.move_timeout > 0)
+                    .then(|| Duration::from_secs(self.move_timeout)),
+                first_move_timeout: (self.first_move_timeout > 0)
+                    .then(|| Duration::from_secs(self.first_move_timeout)),
+                fixed_teams: self.fixed_colours,
+                rematch: module.info.rematch && !self.no_rematch,
+            },
+            record_dir: self.record_dir.clone(),
+            settings: Settings {
+                foxes_timing: Timing {
+                    cooldown: self.foxes_cooldown_ms,
+                    tide_period: self.foxes_tide_ms,
+                    quiet_limit: self.foxes_quiet_ms,
+                },
+                ..Settings::default()
+            },
+            journal_dir: self.journal_dir(),
+        }
+    }
+
+    /// Where running games keep their journals: the record directory, else a directory
+    /// of this server's under the system's temporary one.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.record_dir.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id()))
+        })
     }
 }
 
@@ -122,7 +283,12 @@ mod tests {
         let sup = cli.supervisor();
         assert_eq!(sup.listen, vec!["127.0.0.1:8765".parse().unwrap()]);
         assert_eq!(sup.handshake_timeout, Duration::from_secs(10));
-        assert_eq!(cli.session().move_timeout, Some(Duration::from_secs(600)));
+        let reversi = registry::find("reversi").unwrap();
+        assert_eq!(
+            cli.session(reversi).rules.move_timeout,
+            Some(Duration::from_secs(600))
+        );
+        assert_eq!(cli.games().front.games().len(), registry::all().len());
         assert_eq!((sup.max_sessions, sup.max_pending), (1024, 4096));
     }
 
@@ -138,7 +304,66 @@ mod tests {
             "0",
         ]);
         assert_eq!(cli.listen.len(), 2);
-        assert_eq!(cli.session().move_timeout, None);
+        assert_eq!(
+            cli.session(registry::find("reversi").unwrap())
+                .rules
+                .move_timeout,
+            None
+        );
+    }
+
+    #[test]
+    fn games_are_chosen_by_name() {
+        let cli = Cli::parse_from(["reversid", "--games", "tictactoe"]);
+        let games = cli.games();
+        let names: Vec<&str> = games.front.games().iter().map(|m| m.info.name).collect();
+        assert_eq!(names, ["tictactoe"]);
+        assert!(Cli::try_parse_from(["reversid", "--games", "chess"]).is_err());
+    }
+
+    #[test]
+    fn seed_listeners_name_a_game_with_a_seed_protocol() {
+        let cli = Cli::parse_from(["reversid", "--listen-seed", "conquest=127.0.0.1:0"]);
+        assert_eq!(cli.listen_seed[0].game.info.name, "duell");
+        assert_eq!(cli.listen_seed[0].wire, WireKind::Seed000);
+        for bad in ["reversi=127.0.0.1:0", "duell", "duell=nowhere"] {
+            assert!(
+                Cli::try_parse_from(["reversid", "--listen-seed", bad]).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn foxes_has_seed_002s_protocol_and_its_own_times() {
+        let cli = Cli::parse_from(["reversid", "--listen-seed", "foxes=127.0.0.1:0"]);
+        assert_eq!(cli.listen_seed[0].game.info.name, "foxes");
+        assert_eq!(cli.listen_seed[0].wire, WireKind::Seed002);
+        let foxes = registry::find("foxes").unwrap();
+        assert_eq!(cli.session(foxes).settings.foxes_timing, Timing::STANDARD);
+        let quick = Cli::parse_from([
+            "reversid",
+            "--foxes-cooldown-ms",
+            "20",
+            "--foxes-tide-ms",
+            "300",
+            "--foxes-quiet-ms",
+            "3000",
+        ]);
+        assert_eq!(
+            quick.session(foxes).settings.foxes_timing,
+            Timing {
+                cooldown: 20,
+                tide_period: 300,
+                quiet_limit: 3000
+            }
+        );
+        for option in ["--foxes-cooldown-ms", "--foxes-tide-ms", "--foxes-quiet-ms"] {
+            assert!(
+                Cli::try_parse_from(["reversid", option, "0"]).is_err(),
+                "{option}"
+            );
+        }
     }
 
     #[test]

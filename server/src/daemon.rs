@@ -13,6 +13,17 @@ use std::path::{Path, PathBuf};
 pub struct PidFile {
     file: File,
     path: PathBuf,
+    /// Our pid is in it. A pid file dropped before that (a failed start) is removed,
+    /// so no empty file is left behind.
+    written: bool,
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        if !self.written {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 impl PidFile {
@@ -33,8 +44,7 @@ impl PidFile {
                 return Err(io::Error::new(
                     io::ErrorKind::AddrInUse,
                     format!(
-                        "{} is locked: another reversid is running (pid {})",
-                        path.display(),
+                        "locked: another reversid is running (pid {})",
                         holder.trim()
                     ),
                 ));
@@ -44,6 +54,7 @@ impl PidFile {
         Ok(PidFile {
             file,
             path: path.to_owned(),
+            written: false,
         })
     }
 
@@ -52,7 +63,9 @@ impl PidFile {
         self.file.set_len(0)?;
         self.file.rewind()?;
         writeln!(self.file, "{}", std::process::id())?;
-        self.file.flush()
+        self.file.flush()?;
+        self.written = true;
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {

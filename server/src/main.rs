@@ -4,9 +4,10 @@ mod config;
 mod daemon;
 mod log;
 mod outbox;
-mod reversi;
+mod session;
 mod signals;
 mod supervisor;
+mod wire;
 
 use std::process::ExitCode;
 
@@ -14,7 +15,6 @@ use ::log::{error, info, warn};
 use clap::Parser;
 
 use config::Cli;
-use reversi::Reversi;
 use supervisor::Supervisor;
 
 fn main() -> ExitCode {
@@ -28,11 +28,24 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // Once: stderr is the terminal, or the log file once it took over.
             error!("{e}");
-            eprintln!("reversid: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// `e` with the option and path it concerns, so a start-up error says what failed.
+fn about(option: &str, path: &std::path::Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{option} {}: {e}", path.display()))
+}
+
+/// Fails unless a record can be written into `dir` (better now than a warning per game).
+fn check_record_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".reversid-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| about("--record-dir", dir, e))
 }
 
 fn run(cli: &Cli) -> std::io::Result<()> {
@@ -40,33 +53,48 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         Ok(limit) => ::log::debug!("open files limit: {limit}"),
         Err(e) => warn!("cannot raise the open files limit: {e}"),
     }
+    if let Some(dir) = &cli.record_dir {
+        check_record_dir(dir)?;
+    } else {
+        let dir = cli.journal_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| about("journal directory", &dir, e))?;
+    }
+    if cli.daemon && cli.log_file.is_none() {
+        warn!("--daemon without --log-file: the daemon's log goes nowhere");
+    }
     let mut pid_file = cli
         .pid_file
         .as_deref()
-        .map(daemon::PidFile::lock)
+        .map(|path| daemon::PidFile::lock(path).map_err(|e| about("--pid-file", path, e)))
         .transpose()?;
     let supervisor_config = cli.supervisor();
     let listeners = supervisor::bind_all(&supervisor_config)?;
-    for (_, addr) in &listeners {
-        info!("listening on {addr}");
-    }
+    // Logged once set up, so that with --daemon they reach --log-file.
+    let addresses: Vec<_> = listeners
+        .iter()
+        .map(|(_, addr, seed)| (*addr, *seed))
+        .collect();
     // Everything that can fail is set up before detaching, so errors reach the terminal.
     let reopen = cli.log_file.clone();
-    let supervisor = Supervisor::new(Reversi::new(cli.session()), supervisor_config, listeners)?
-        .on_hangup(move || match &reopen {
+    let supervisor = Supervisor::new(cli.games(), supervisor_config, listeners)?.on_hangup(
+        move || match &reopen {
             Some(path) => match log::redirect_stderr(path) {
                 Ok(()) => info!("SIGHUP: reopened {}", path.display()),
                 Err(e) => error!("SIGHUP: cannot reopen {}: {e}", path.display()),
             },
             None => info!("SIGHUP ignored (no --log-file to reopen)"),
-        });
+        },
+    );
     let log_file = cli.log_file.clone();
     let set_up = |pid_file: &mut Option<daemon::PidFile>| -> std::io::Result<()> {
         if let Some(pid_file) = pid_file {
-            pid_file.write_pid()?;
+            let path = pid_file.path().to_owned();
+            pid_file
+                .write_pid()
+                .map_err(|e| about("--pid-file", &path, e))?;
         }
         if let Some(path) = &log_file {
-            log::redirect_stderr(path)?;
+            log::redirect_stderr(path).map_err(|e| about("--log-file", path, e))?;
         }
         Ok(())
     };
@@ -75,6 +103,15 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         log::refresh_pid();
     } else {
         set_up(&mut pid_file)?;
+    }
+    for (addr, seed) in &addresses {
+        match seed {
+            None => info!("listening on {addr}"),
+            Some((game, _)) => info!(
+                "listening on {addr} for {} clients in their seed's own protocol",
+                game.info.name
+            ),
+        }
     }
     info!(
         "reversid {} started (pid {})",

@@ -1,8 +1,14 @@
 //! Signals reach the event loop through a self-pipe registered with mio.
 //!
 //! The handler does only async-signal-safe work: it sets an atomic flag and
-//! writes one byte to the pipe (ignoring a full pipe: one pending byte is
-//! enough to wake the loop). The loop drains the pipe and reads the flags.
+//! writes to the pipe (ignoring a full pipe: one pending byte is enough to
+//! wake the loop). The loop drains the pipe and reads the flags.
+//!
+//! Session children are started with [`EXIT_SIGNAL`], a real-time signal,
+//! as their exit signal instead of SIGCHLD: real-time signals queue, one per
+//! exit, each with the child's pid, so the handler writes that pid to the
+//! pipe and the supervisor collects exactly that child. Only if the pipe was
+//! full does it fall back to asking for every child ([`Pending::lost_exits`]).
 
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
@@ -13,6 +19,8 @@ use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow,
 
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
 static HANGUP: AtomicBool = AtomicBool::new(false);
+/// A child's exit could not be written to the pipe.
+static LOST_EXITS: AtomicBool = AtomicBool::new(false);
 /// SIGTERM and SIGINT together: the first asks for a smart shutdown, the second for a fast one.
 static STOP: AtomicUsize = AtomicUsize::new(0);
 
@@ -24,13 +32,25 @@ pub const SUPERVISOR: &[Signal] = &[
     Signal::SIGHUP,
 ];
 
+/// The signal session children send their parent when they exit (see the module doc).
+pub fn exit_signal() -> libc::c_int {
+    libc::SIGRTMIN() + 1
+}
+
 /// What arrived since the last [`SelfPipe::take`].
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Pending {
     pub hangup: bool,
     /// Total SIGTERM + SIGINT received so far (not reset by `take`).
     pub stops: usize,
+    /// Children that exited (their exit signal's pid).
+    pub exited: Vec<i32>,
+    /// Some exits did not fit in the pipe: every child must be asked.
+    pub lost_exits: bool,
 }
+
+/// A pid in the pipe is written as a tag byte and four bytes; a plain wake-up as one 0 byte.
+const EXIT_TAG: u8 = 2;
 
 /// The pipe the handlers write to. Keep it alive while the handlers are installed.
 pub struct SelfPipe {
@@ -39,22 +59,35 @@ pub struct SelfPipe {
     receiver: Receiver,
 }
 
-extern "C" fn on_signal(signo: libc::c_int) {
+extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
     // SAFETY: errno is saved and restored around write, which is async-signal-safe.
     let saved = unsafe { *libc::__errno_location() };
+    let fd = WAKE_FD.load(Ordering::SeqCst);
+    let mut message = [0u8; 5];
+    let mut len = 1;
     match signo {
-        // SIGCHLD only wakes the loop, which reaps on every wake-up (signals coalesce).
-        libc::SIGCHLD => {}
+        // SIGCHLD only wakes the loop: children that exit with it are swept.
+        libc::SIGCHLD => LOST_EXITS.store(true, Ordering::SeqCst),
         libc::SIGHUP => HANGUP.store(true, Ordering::SeqCst),
-        _ => {
+        libc::SIGTERM | libc::SIGINT => {
             STOP.fetch_add(1, Ordering::SeqCst);
         }
+        _ if !info.is_null() => {
+            // SAFETY: the kernel passed a valid siginfo for a signal installed with SA_SIGINFO.
+            let pid = unsafe { (*info).si_pid() };
+            message[0] = EXIT_TAG;
+            message[1..].copy_from_slice(&pid.to_ne_bytes());
+            len = 5;
+        }
+        _ => LOST_EXITS.store(true, Ordering::SeqCst),
     }
-    let fd = WAKE_FD.load(Ordering::SeqCst);
     if fd >= 0 {
-        let byte = 1u8;
-        // SAFETY: fd is the pipe's write end; a failed write (full pipe) is fine.
-        unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
+        // SAFETY: fd is the pipe's write end. A pipe write of at most PIPE_BUF bytes is
+        // atomic: it is all there or, when full, not at all.
+        let n = unsafe { libc::write(fd, message.as_ptr().cast(), len) };
+        if n != len as isize && len > 1 {
+            LOST_EXITS.store(true, Ordering::SeqCst);
+        }
     }
     // SAFETY: restore errno for the interrupted code.
     unsafe { *libc::__errno_location() = saved };
@@ -66,8 +99,8 @@ impl SelfPipe {
         let (sender, receiver) = pipe::new()?;
         WAKE_FD.store(sender.as_raw_fd(), Ordering::SeqCst);
         let action = SigAction::new(
-            SigHandler::Handler(on_signal),
-            SaFlags::SA_RESTART | SaFlags::SA_NOCLDSTOP,
+            SigHandler::SigAction(on_signal),
+            SaFlags::SA_RESTART | SaFlags::SA_NOCLDSTOP | SaFlags::SA_SIGINFO,
             SigSet::empty(),
         );
         for &sig in signals {
@@ -80,25 +113,56 @@ impl SelfPipe {
         })
     }
 
+    /// As [`SelfPipe::install`], and also catches the children's [`exit_signal`].
+    pub fn install_supervisor() -> io::Result<SelfPipe> {
+        let pipe = SelfPipe::install(SUPERVISOR)?;
+        // SAFETY: as above; nix has no Signal for real-time signals, so libc is called.
+        let rc = unsafe {
+            let mut raw: libc::sigaction = std::mem::zeroed();
+            raw.sa_sigaction = on_signal as *const () as usize;
+            raw.sa_flags = libc::SA_RESTART | libc::SA_SIGINFO;
+            libc::sigemptyset(&mut raw.sa_mask);
+            libc::sigaction(exit_signal(), &raw, std::ptr::null_mut())
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(pipe)
+    }
+
     /// The read end, to register with mio.
     pub fn receiver(&mut self) -> &mut Receiver {
         &mut self.receiver
     }
 
-    /// Drains the pipe and returns the flags set since the last call.
+    /// Drains the pipe and returns what arrived since the last call.
     pub fn take(&mut self) -> Pending {
-        let mut sink = [0u8; 64];
+        let mut bytes = Vec::new();
+        let mut sink = [0u8; 4096];
         loop {
             match self.receiver.read(&mut sink) {
                 Ok(0) => break,
-                Ok(_) => continue,
+                Ok(n) => bytes.extend_from_slice(&sink[..n]),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
+            }
+        }
+        let mut exited = Vec::new();
+        let mut rest = &bytes[..];
+        while let [tag, tail @ ..] = rest {
+            match (tag, tail) {
+                (&EXIT_TAG, [a, b, c, d, more @ ..]) => {
+                    exited.push(i32::from_ne_bytes([*a, *b, *c, *d]));
+                    rest = more;
+                }
+                _ => rest = tail,
             }
         }
         Pending {
             hangup: HANGUP.swap(false, Ordering::SeqCst),
             stops: STOP.load(Ordering::SeqCst),
+            exited,
+            lost_exits: LOST_EXITS.swap(false, Ordering::SeqCst),
         }
     }
 }
@@ -128,11 +192,14 @@ pub fn reset_in_child() {
     WAKE_FD.store(-1, Ordering::SeqCst);
     HANGUP.store(false, Ordering::SeqCst);
     STOP.store(0, Ordering::SeqCst);
+    LOST_EXITS.store(false, Ordering::SeqCst);
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
     for &sig in SUPERVISOR {
         // SAFETY: installing SIG_DFL.
         let _ = unsafe { signal::sigaction(sig, &default) };
     }
+    // SAFETY: SIG_DFL for the exit signal too.
+    unsafe { libc::signal(exit_signal(), libc::SIG_DFL) };
     // SIGPIPE stays ignored (as Rust's runtime set it): a write to a dead peer is an EPIPE error.
 }
 

@@ -15,6 +15,25 @@ use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PD
 
 pub use nix::sys::signal::Signal;
 
+pub mod capture;
+pub mod text;
+pub mod tmux;
+
+/// reversid's options that lift its per-address limits and log summaries, for tests (which
+/// read the log) and load runs on loopback.
+pub const UNLIMITED: &[&str] = &[
+    "--max-pending-per-address",
+    "1000000",
+    "--max-sessions-per-address",
+    "1000000",
+    "--abandon-strikes",
+    "1000000",
+    "--first-move-timeout",
+    "0",
+    "--log-burst",
+    "1000000",
+];
+
 /// How long a test waits for anything before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
@@ -72,12 +91,30 @@ fn newest_change(dir: &Path) -> Option<SystemTime> {
 
 /// The server binary `reversid`, next to the running executable.
 pub fn reversid_binary() -> PathBuf {
-    binary("reversid", &["server/src", "engine/src", "pdu/src"])
+    binary(
+        "reversid",
+        &[
+            "server/src",
+            "games/src",
+            "text/src",
+            "engine/src",
+            "pdu/src",
+        ],
+    )
 }
 
 /// The client binary `reversi`, next to the running executable.
 pub fn reversi_binary() -> PathBuf {
-    binary("reversi", &["client/src", "engine/src", "pdu/src"])
+    binary(
+        "reversi",
+        &[
+            "client/src",
+            "engine/src",
+            "pdu/src",
+            "games/src",
+            "text/src",
+        ],
+    )
 }
 
 /// Lines reversid has logged so far, and a way to wait for more.
@@ -169,6 +206,10 @@ impl Server {
         unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, apply) };
         cmd.arg("--listen")
             .arg("127.0.0.1:0")
+            // Every client of a test comes from one address: the per-address limits and the
+            // abandonment penalty are off unless a test sets them (a later value wins), and
+            // a first move has the ordinary move clock.
+            .args(UNLIMITED)
             .args(args)
             .env("RUST_LOG", rust_log)
             .stdin(Stdio::null())
@@ -212,6 +253,15 @@ impl Server {
     /// Sends `signal` to the supervisor.
     pub fn signal(&self, signal: Signal) {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), signal).expect("kill");
+    }
+
+    /// The address of the `--listen-seed` listener for `game`'s seed clients.
+    pub fn seed_addr(&self, game: &str) -> SocketAddr {
+        let line = self.wait_log(&format!("for {game} clients in their seed's own protocol"));
+        let addr = line.split("listening on ").nth(1).expect("an address");
+        let addr = addr.split_whitespace().next().expect("an address");
+        addr.parse()
+            .expect("reversid logs the seed listener's address")
     }
 
     /// Every line logged so far.

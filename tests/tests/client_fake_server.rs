@@ -205,7 +205,12 @@ fn pdus_split_byte_by_byte_are_put_together() {
     assert!(done.sent.is_empty(), "{:?}", done.sent);
     assert!(c.stdout.contains("you play white"), "{c:?}");
     assert!(c.stdout.contains("  5 . . . B B[B]. . 5"), "{c:?}");
-    assert!(c.stdout.contains("game over: You lose 1-4"), "{c:?}");
+    assert!(
+        c.stdout.contains(
+            "game over: You lose: the server ended the game early (the board stood at 1-4)"
+        ),
+        "{c:?}"
+    );
 }
 
 #[test]

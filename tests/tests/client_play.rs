@@ -108,8 +108,9 @@ fn quitting_forfeits_and_the_opponent_is_told() {
     assert!(b.stdout.contains("you left the game"), "{b:?}");
     assert_eq!(w.code, Some(0), "{w:?}");
     assert!(
-        w.stdout
-            .contains("game over: You win 2-2 (the game was not finished: the opponent left"),
+        w.stdout.contains(
+            "game over: You win: the opponent left or ran out of time (the board stood at 2-2)"
+        ),
         "{w:?}"
     );
 }
@@ -123,8 +124,9 @@ fn stdin_eof_quits_at_the_players_turn() {
     assert_eq!(w.code, Some(0), "{w:?}");
     assert!(w.stdout.contains("you left the game"), "{w:?}");
     assert!(
-        b.stdout
-            .contains("game over: You win 4-1 (the game was not finished"),
+        b.stdout.contains(
+            "game over: You win: the opponent left or ran out of time (the board stood at 4-1)"
+        ),
         "{b:?}"
     );
 }

@@ -148,3 +148,50 @@ fn ipv4_and_ipv6_listeners_share_one_queue() {
     b.send(&Pdu::Connect);
     assert_ne!(a.expect_connect_ok(), b.expect_connect_ok());
 }
+
+#[test]
+fn connect_and_quit_that_complete_a_pair_go_to_the_session() {
+    // Spec §9.2: bytes that arrive with the connect that completes a pair belong to the
+    // session. The quit ends the game at once and the waiting client wins.
+    let server = Server::start(&["--fixed-colours"]);
+    let mut first = server.join();
+    server.wait_log("queued (1 waiting)");
+    let mut c = reversi_tests::Client::connect(server.addr());
+    c.send_raw(&[0, 4, 0, 0, 0, 4, 0, 2]);
+    assert_eq!(first.expect_connect_ok(), Colour::Black);
+    first.expect_initial_position();
+    let mut last = None;
+    loop {
+        match first.recv() {
+            Msg::Closed => break,
+            msg => last = Some(msg),
+        }
+    }
+    assert_eq!(last, Some(Msg::Winner(reversi_pdu::Winner::Black)));
+    server.wait_log("end quit by white");
+}
+
+#[test]
+fn connect_and_place_that_complete_a_pair_go_to_the_session() {
+    // The place is white's, out of turn: place_error from the session, not error from the queue.
+    let server = Server::start(&["--fixed-colours"]);
+    let mut black = server.join();
+    server.wait_log("queued (1 waiting)");
+    let mut white = reversi_tests::Client::connect(server.addr());
+    white.send_raw(&[0, 4, 0, 0, 0, 8, 0, 4, 0, 5, 0, 4]);
+    assert_eq!(white.expect_connect_ok(), Colour::White);
+    white.expect_initial_position();
+    white.expect(Msg::PlaceError);
+    assert_eq!(black.expect_connect_ok(), Colour::Black);
+    black.expect_initial_position();
+    black.expect(Msg::Turn);
+    black.place(5, 4);
+    white.expect(Msg::UpdateBoard(
+        Colour::Black,
+        vec![
+            reversi_pdu::Square::new(5, 4).unwrap(),
+            reversi_pdu::Square::new(4, 4).unwrap(),
+        ],
+    ));
+    white.expect(Msg::Turn);
+}

@@ -332,5 +332,66 @@ fn daemon_with_a_pid_file_refuses_a_second_instance() {
     assert!(!pid_file.exists());
     let log = std::fs::read_to_string(&log_file).unwrap();
     assert!(log.contains("shutdown complete"), "{log}");
+    // What it listened on reached the log file too.
+    assert!(log.contains(&format!("listening on {listen}")), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_move_that_arrived_in_time_is_not_late_because_the_session_was_slow() {
+    // White's place is in the socket before its clock runs out, but the session process is
+    // stopped until well after: it must read the move before it judges the clock.
+    let server = Server::start(&["--move-timeout", "2", "--fixed-colours"]);
+    let (mut black, mut white) = server.pair();
+    let pid = nix::unistd::Pid::from_raw(session_pid(&server.wait_log("session ")));
+    black.expect(Msg::Turn);
+    black.place(5, 4); // f5
+    let f5 = reversi_pdu::Square::new(5, 4).unwrap();
+    let e5 = reversi_pdu::Square::new(4, 4).unwrap();
+    for c in [&mut black, &mut white] {
+        c.expect(Msg::UpdateBoard(Colour::Black, vec![f5, e5]));
+    }
+    white.expect(Msg::Turn);
+    nix::sys::signal::kill(pid, Signal::SIGSTOP).unwrap();
+    white.place(3, 5); // d6
+    std::thread::sleep(Duration::from_millis(3500));
+    nix::sys::signal::kill(pid, Signal::SIGCONT).unwrap();
+    let d6 = reversi_pdu::Square::new(3, 5).unwrap();
+    let d5 = reversi_pdu::Square::new(3, 4).unwrap();
+    for c in [&mut white, &mut black] {
+        c.expect(Msg::UpdateBoard(Colour::White, vec![d6, d5]));
+    }
+    black.expect(Msg::Turn);
+}
+
+#[test]
+fn a_killed_session_loses_no_move_its_journal_becomes_an_aborted_record() {
+    let dir = std::env::temp_dir().join(format!("reversid-killed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = Server::start(&["--record-dir", dir.to_str().unwrap(), "--fixed-colours"]);
+    let (mut black, mut white) = server.pair();
+    let pid = session_pid(&server.wait_log("session "));
+    let until_turn = |c: &mut Client| while c.recv() != Msg::Turn {};
+    until_turn(&mut black);
+    black.place(5, 4); // f5
+    until_turn(&mut white);
+    white.place(3, 5); // d6
+    until_turn(&mut black);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+    black.expect_closed();
+    let line = server.wait_log("result aborted");
+    assert!(line.contains("end killed by SIGKILL"), "{line}");
+    assert!(
+        line.contains("moves 2 transcript black f5, white d6"),
+        "{line}"
+    );
+    let records: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let text = std::fs::read_to_string(records[0].path()).unwrap();
+    assert!(
+        text.contains("black f5\nwhite d6\naborted killed by SIGKILL"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,86 +1,52 @@
-//! The game-agnostic supervisor: accept, handshake, queue, pair, fork, reap.
+//! The game-agnostic supervisor: accept, tell the protocols apart, queue per
+//! game, fork one session per group of players, hand viewers over, reap.
 //!
-//! It knows nothing of any game beyond the [`Protocol`] trait: how to screen
-//! the bytes a waiting connection sends, what to send when turning one away,
-//! and how to run a session given the two sockets. A single-threaded mio loop;
-//! signals arrive through a self-pipe ([`crate::signals`]).
+//! It never parses a move: [`front`] screens what a connection sends before
+//! its game, and the session runtime ([`crate::session`]) does the rest in the
+//! child. A single-threaded mio loop; signals arrive through a self-pipe
+//! ([`crate::signals`]); each child's exit through its pidfd ([`reaper`]).
 
+mod addresses;
+pub mod front;
 mod listener;
 mod pending;
 mod reaper;
 pub mod spawn;
 
+use std::collections::HashMap;
 use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr};
-use std::os::fd::{FromRawFd, IntoRawFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
 use std::time::{Duration, Instant};
 
 use log::{debug, error, info, warn};
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
+use reversi_games::registry::Module;
+use reversi_text::ServerMessage;
 
 use crate::config::SupervisorConfig;
-use crate::signals::{self, SelfPipe};
+use crate::session::{self, handoff, Group, SessionConfig};
+use crate::signals::SelfPipe;
+use crate::wire::WireKind;
+pub use addresses::Limits;
+use addresses::{Host, Hosts};
+use front::{Front, Stage, Verdict};
 use pending::{Pending, State, LINGER};
-use reaper::Children;
+use reaper::{Child, Children};
 
-/// Where a connection is, for [`Protocol::screen`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// Nothing accepted yet: looking for a complete handshake.
-    Handshake,
-    /// Handshake done, waiting for an opponent: looking for a goodbye or a violation.
-    Queued,
-}
-
-/// The verdict on the bytes a waiting connection has sent so far.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Screen {
-    /// Incomplete: read more.
-    Wait,
-    /// (Handshake only) a complete handshake in the first `used` bytes: queue the connection.
-    Joined { used: usize },
-    /// The client leaves: close it, send nothing.
-    Left,
-    /// Turn it away: send [`Protocol::refusal`] and close. The string says why, for the log.
-    Refused(String),
-}
-
-/// One side of a pair, handed to the session.
-pub struct Seat {
-    /// Non-blocking.
-    pub stream: std::net::TcpStream,
-    pub peer: SocketAddr,
-    /// Bytes received after the handshake that the session must read first.
-    pub early: Vec<u8>,
-}
-
-/// Two clients, in the order they queued.
-pub struct Pair {
-    pub seats: [Seat; 2],
-}
-
-/// What a game plugs into the supervisor.
-pub trait Protocol {
-    /// The session processes' name (`ps`, `top`); at most 15 bytes are kept.
-    const SESSION_NAME: &'static str;
-    /// Sent to a connection the supervisor turns away (limit reached, bad handshake,
-    /// shutdown, no session could be started) just before closing it.
-    fn refusal(&self) -> &[u8];
-    /// What [`Protocol::refusal`] is called in the logs (e.g. the PDU's name).
-    const REFUSAL_NAME: &'static str;
-    /// Judges the bytes `peer` has sent so far in `stage`.
-    fn screen(&self, peer: SocketAddr, stage: Stage, input: &[u8]) -> Screen;
-    /// Plays one session, in the forked child, with the signal handlers reset and every
-    /// descriptor but the pair's closed. `abort` wakes (register its receiver) when the
-    /// supervisor asks the session to abort (fast shutdown: SIGTERM); the session should
-    /// then send its farewell to both clients and end. Returns the child's exit code.
-    fn run_session(&self, pair: Pair, abort: SelfPipe) -> i32;
+/// What the supervisor serves: the games, and each game's session settings.
+pub struct Games {
+    pub front: Front,
+    pub sessions: HashMap<&'static str, SessionConfig>,
+    /// Players per team (seed 000's `-p N`): team mates take turns.
+    pub team_size: usize,
 }
 
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
+
 /// How long the listeners rest after accept fails for lack of descriptors or memory.
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
@@ -107,10 +73,21 @@ enum Phase {
 struct Listener {
     socket: mio::net::TcpListener,
     addr: SocketAddr,
+    /// A seed protocol's listener: every client here plays this game in that protocol.
+    seed: Option<(&'static Module, WireKind)>,
 }
 
-pub struct Supervisor<P: Protocol> {
-    protocol: P,
+/// A bound listening socket, its address, and the seed protocol it is for, if any.
+pub type Bound = (
+    mio::net::TcpListener,
+    SocketAddr,
+    Option<(&'static Module, WireKind)>,
+);
+
+pub struct Supervisor {
+    games: Games,
+    next_id: u64,
+    hosts: Hosts,
     config: SupervisorConfig,
     poll: Poll,
     signals: SelfPipe,
@@ -125,37 +102,44 @@ pub struct Supervisor<P: Protocol> {
 }
 
 /// Binds every listener of `config`; errors name the address.
-pub fn bind_all(config: &SupervisorConfig) -> io::Result<Vec<(mio::net::TcpListener, SocketAddr)>> {
-    config
-        .listen
+pub fn bind_all(config: &SupervisorConfig) -> io::Result<Vec<Bound>> {
+    let plain = config.listen.iter().map(|&addr| (addr, None));
+    let seeds = config
+        .listen_seed
         .iter()
-        .map(|&addr| {
+        .map(|s| (s.addr, Some((s.game, s.wire))));
+    plain
+        .chain(seeds)
+        .map(|(addr, seed)| {
             let socket = listener::bind(addr)?;
             let local = socket.local_addr()?;
-            Ok((socket, local))
+            Ok((socket, local, seed))
         })
         .collect()
 }
 
-impl<P: Protocol> Supervisor<P> {
+impl Supervisor {
     /// Takes bound listeners (see [`bind_all`]) and installs the signal handlers.
     pub fn new(
-        protocol: P,
+        games: Games,
         config: SupervisorConfig,
-        listeners: Vec<(mio::net::TcpListener, SocketAddr)>,
-    ) -> io::Result<Supervisor<P>> {
+        listeners: Vec<Bound>,
+    ) -> io::Result<Supervisor> {
         let poll = Poll::new()?;
-        let mut signals = SelfPipe::install(signals::SUPERVISOR)?;
+        let mut signals = SelfPipe::install_supervisor()?;
         poll.registry()
             .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
+        let hosts = Hosts::new(config.limits.clone(), Instant::now());
         let mut sup = Supervisor {
-            protocol,
+            games,
+            next_id: 0,
+            hosts,
             config,
             poll,
             signals,
             listeners: listeners
                 .into_iter()
-                .map(|(socket, addr)| Listener { socket, addr })
+                .map(|(socket, addr, seed)| Listener { socket, addr, seed })
                 .collect(),
             backoff_until: None,
             pending: Pending::default(),
@@ -222,16 +206,91 @@ impl<P: Protocol> Supervisor<P> {
         }
     }
 
+    /// A session ended: its players' hosts have one game fewer, and one that abandoned
+    /// it gets a strike (and perhaps a penalty).
+    fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
+        use nix::sys::wait::WaitStatus;
+        for peer in &child.peers {
+            self.hosts.game_ended(Host::of(*peer));
+        }
+        let why = match status {
+            WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
+                None
+            }
+            WaitStatus::Exited(_, code) => Some(format!("failed (status {code})")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+            _ => Some("gone".to_owned()),
+        };
+        if let Some(why) = why {
+            self.recover_journal(child, &why);
+        }
+        let WaitStatus::Exited(_, code) = status else {
+            return;
+        };
+        let Some(peer) = session::abandoned_by(code).and_then(|s| child.peers.get(s)) else {
+            return;
+        };
+        let host = Host::of(*peer);
+        if let Some(wait) = self.hosts.abandoned(host, Instant::now()) {
+            warn!(
+                "{host}: abandons games again and again; may not queue for {} s",
+                wait.as_secs()
+            );
+        }
+    }
+
+    /// A session died before it could record its game: the game's journal becomes an
+    /// aborted game's record, and the log gets its result line.
+    fn recover_journal(&self, child: &Child, why: &str) {
+        let name = child.module.info.name;
+        let Some(config) = self.games.sessions.get(name) else {
+            return;
+        };
+        let orphan = session::journal::recover(
+            &config.journal_dir,
+            std::process::id(),
+            child.id,
+            why,
+            config.record_dir.as_deref(),
+        );
+        let (moves, transcript) = match &orphan {
+            Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
+            _ => (0, "-".to_owned()),
+        };
+        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
+        warn!(
+            "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
+            child.id,
+            players.join(" ")
+        );
+    }
+
+    /// Logs a routine event of `peer` at info, or only counts it when its host has had
+    /// many this period (RUST_LOG=debug still shows each).
+    fn note(&mut self, peer: SocketAddr, message: std::fmt::Arguments<'_>) {
+        if self.hosts.log_it(Host::of(peer)) {
+            info!("{message}");
+        } else {
+            debug!("{message}");
+        }
+    }
+
     fn next_deadline(&mut self) -> Option<Instant> {
         let phase = match self.phase {
             Phase::Running => None,
             Phase::Draining { fast_at } => Some(fast_at),
             Phase::Aborting { kill_at } => Some(kill_at),
         };
-        [self.pending.next_deadline(), self.backoff_until, phase]
-            .into_iter()
-            .flatten()
-            .min()
+        let summary = Some(self.hosts.next_summary());
+        [
+            self.pending.next_deadline(),
+            self.backoff_until,
+            phase,
+            summary,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn on_signals(&mut self) {
@@ -239,8 +298,18 @@ impl<P: Protocol> Supervisor<P> {
         if got.hangup {
             (self.hangup)();
         }
-        // Reap on every wake-up, not only on SIGCHLD: signals can coalesce.
-        if self.children.reap() > 0 {
+        let mut reaped: Vec<_> = got
+            .exited
+            .iter()
+            .filter_map(|&pid| self.children.reap(nix::unistd::Pid::from_raw(pid)))
+            .collect();
+        if got.lost_exits {
+            reaped.extend(self.children.sweep());
+        }
+        for (child, status) in &reaped {
+            self.ended(child, *status);
+        }
+        if !reaped.is_empty() {
             debug!("{} sessions running", self.children.len());
         }
         while self.handled_stops < got.stops {
@@ -296,6 +365,13 @@ impl<P: Protocol> Supervisor<P> {
     }
 
     fn on_timers(&mut self, now: Instant) {
+        for (host, n) in self.hosts.summary(now) {
+            info!(
+                "{host}: {n} more connection events in the last {} s, not logged one by one \
+                 (RUST_LOG=debug shows each)",
+                addresses::LOG_PERIOD.as_secs()
+            );
+        }
         for index in self.pending.expired_handshakes(now) {
             if let Some(conn) = self.pending.get(index) {
                 info!("{}: no handshake within the timeout; closing", conn.peer);
@@ -361,20 +437,27 @@ impl<P: Protocol> Supervisor<P> {
                     continue;
                 }
             };
-            self.admit(stream, peer);
+            let seed = listener.seed;
+            self.admit(stream, peer, seed);
         }
     }
 
-    fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr) {
+    fn admit(
+        &mut self,
+        mut stream: mio::net::TcpStream,
+        peer: SocketAddr,
+        seed: Option<(&'static Module, WireKind)>,
+    ) {
         let _ = stream.set_nodelay(true);
         let now = Instant::now();
         let over_limit = self.pending.waiting() >= self.config.max_pending;
         if over_limit && self.pending.closing() >= self.config.max_pending {
             // Flooded: no room even to linger. Best effort, then close.
             warn!("{peer}: pending limit reached; refused");
-            let _ = io::Write::write(&mut stream, self.protocol.refusal());
+            let _ = io::Write::write(&mut stream, &front::BINARY_REFUSAL);
             return;
         }
+        let host_full = self.hosts.may_wait(self.pending.waiting_of(Host::of(peer)));
         let index = self
             .pending
             .insert(stream, peer, now + self.config.handshake_timeout);
@@ -395,18 +478,60 @@ impl<P: Protocol> Supervisor<P> {
                 self.config.max_pending
             );
             self.refuse(index, "pending limit reached", now);
-        } else {
-            self.service(index);
+            return;
+        }
+        if let Err(refusal) = host_full {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            self.refuse(index, &refusal.to_string(), now);
+            return;
+        }
+        if let Some((game, wire)) = seed {
+            if let Some(conn) = self.pending.get_mut(index) {
+                conn.wire = Some(wire);
+            }
+            // A seed 000 client sends nothing first: it joins its listener's game at once.
+            if wire.joins_on_arrival() {
+                self.join(index, game);
+            }
+        }
+        self.service(index);
+    }
+
+    /// Queues a connection in Handshake for `game`, if its host may play.
+    fn join(&mut self, index: usize, game: &'static Module) {
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        let (peer, wire) = (conn.peer, conn.wire);
+        if let Err(refusal) = self.hosts.may_play(Host::of(peer), Instant::now()) {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            return self.refuse(index, &refusal.to_string(), Instant::now());
+        }
+        let needed = self.group_size(game);
+        let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.pairing = completes;
+        }
+        self.pending.enqueue(index, game);
+        let waiting = self.pending.queued_for(game.info.name);
+        self.note(
+            peer,
+            format_args!("{peer}: queued ({waiting} waiting) for {}", game.info.name),
+        );
+        if waiting < needed && wire == Some(WireKind::Text) {
+            let more = (needed - waiting) as u32;
+            self.reply(index, &front::line_of(&ServerMessage::Waiting { more }));
         }
     }
 
     /// Sends the refusal and moves the connection to Closing.
     fn refuse(&mut self, index: usize, why: &str, now: Instant) {
-        if let Some(conn) = self.pending.get(index) {
-            debug!("-> {} {} ({why})", conn.peer, P::REFUSAL_NAME);
-        }
-        self.pending
-            .start_closing(index, self.protocol.refusal(), now + LINGER);
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        debug!("-> {} refusal ({why})", conn.peer);
+        let farewell = front::refusal(conn.wire, why);
+        self.pending.start_closing(index, &farewell, now + LINGER);
         self.service(index);
     }
 
@@ -466,6 +591,9 @@ impl<P: Protocol> Supervisor<P> {
                     }
                 }
                 Ok(n) => {
+                    if conn.wire.is_none() {
+                        conn.wire = Some(Front::wire_of(buf[0]));
+                    }
                     conn.input.extend_from_slice(&buf[..n]);
                     self.screen(index);
                 }
@@ -481,93 +609,274 @@ impl<P: Protocol> Supervisor<P> {
             let Some(conn) = self.pending.get_mut(index) else {
                 return;
             };
+            let (Some(wire), false) = (conn.wire, conn.input.is_empty()) else {
+                return;
+            };
             let stage = match conn.state {
                 State::Handshake => Stage::Handshake,
-                State::Queued if !conn.input.is_empty() => Stage::Queued,
-                _ => return,
+                // Bytes that came with the join that completes a group go to the session.
+                State::Queued if conn.pairing => {
+                    if conn.input.len() > MAX_INPUT {
+                        return self.refuse(index, "too much input", Instant::now());
+                    }
+                    return;
+                }
+                State::Queued => Stage::Queued,
+                State::Closing => return,
             };
-            let verdict = self.protocol.screen(conn.peer, stage, &conn.input);
+            let verdict = self.games.front.screen(wire, stage, &conn.input);
             let peer = conn.peer;
             match verdict {
-                Screen::Wait if conn.input.len() > MAX_INPUT => {
+                Verdict::Wait if conn.input.len() > MAX_INPUT => {
                     return self.refuse(index, "too much input", Instant::now())
                 }
-                Screen::Wait => return,
-                Screen::Joined { used } if stage == Stage::Handshake => {
+                Verdict::Wait => return,
+                Verdict::Join { game, used } => {
                     conn.input.drain(..used.min(conn.input.len()));
-                    self.pending.enqueue(index);
-                    info!("{peer}: queued ({} waiting)", self.pending.queued());
+                    self.join(index, game);
                 }
-                Screen::Joined { .. } => {
-                    warn!("{peer}: second handshake while queued; refused");
-                    return self.refuse(index, "second handshake", Instant::now());
+                Verdict::Reply { reply, used } => {
+                    conn.input.drain(..used.min(conn.input.len()));
+                    self.reply(index, &reply);
                 }
-                Screen::Left => {
-                    info!("{peer}: left before being paired");
+                Verdict::List { used } => {
+                    conn.input.drain(..used.min(conn.input.len()));
+                    let listing = self.listing();
+                    self.reply(index, &listing);
+                }
+                Verdict::Watch { id, used } => {
+                    conn.input.drain(..used.min(conn.input.len()));
+                    return self.hand_to_viewer(index, id);
+                }
+                Verdict::WatchGame { game, used, none } => {
+                    conn.input.drain(..used.min(conn.input.len()));
+                    let newest = self
+                        .children
+                        .iter()
+                        .filter(|c| c.module == game)
+                        .map(|c| c.id)
+                        .max();
+                    let Some(id) = newest else {
+                        info!("{peer}: no {} game to watch", game.info.name);
+                        self.pending
+                            .start_closing(index, &none, Instant::now() + LINGER);
+                        return self.service(index);
+                    };
+                    return self.hand_to_viewer(index, id);
+                }
+                Verdict::Left => {
+                    self.note(peer, format_args!("{peer}: left before being paired"));
                     return self.close(index);
                 }
-                Screen::Refused(why) => {
-                    info!("{peer}: refused: {why}");
+                Verdict::Refused(why) => {
+                    self.note(peer, format_args!("{peer}: refused: {why}"));
+                    return self.refuse(index, &why, Instant::now());
+                }
+                Verdict::NotText(why) => {
+                    conn.wire = Some(WireKind::Binary);
+                    self.note(
+                        peer,
+                        format_args!("{peer}: refused: not a protocol this server speaks ({why})"),
+                    );
                     return self.refuse(index, &why, Instant::now());
                 }
             }
         }
     }
 
+    /// Queues `bytes` for a waiting connection and tries to send them.
+    fn reply(&mut self, index: usize, bytes: &[u8]) {
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.out.push(bytes);
+            if conn.out.flush(&mut conn.stream).is_err() {
+                self.close(index);
+            }
+        }
+    }
+
+    /// How many players a game of `game` needs.
+    fn group_size(&self, game: &Module) -> usize {
+        game.info.team_count() * self.games.team_size
+    }
+
+    /// `GAME SESSION` lines for every running game, then `GAME SESSIONS n`.
+    fn listing(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut children: Vec<&Child> = self.children.iter().collect();
+        children.sort_by_key(|c| c.id);
+        for child in &children {
+            out.extend(front::line_of(&ServerMessage::Session {
+                id: child.id,
+                game: child.module.info.wire_type.to_owned(),
+                seconds: child.started.elapsed().as_secs(),
+                players: child.peers.iter().map(ToString::to_string).collect(),
+            }));
+        }
+        out.extend(front::line_of(&ServerMessage::Sessions {
+            count: children.len() as u64,
+        }));
+        out
+    }
+
+    /// Hands a connection that asked to watch game `id` to that game's process.
+    fn hand_to_viewer(&mut self, index: usize, id: u64) {
+        let Some(child) = self.children.by_id(id) else {
+            let why = format!("no game {id} is running (GAME LIST shows them)");
+            let reply = front::line_of(&ServerMessage::Error { why });
+            return self.reply(index, &reply);
+        };
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        let wire = conn.wire.unwrap_or(WireKind::Text);
+        let sent = handoff::send(
+            child.id,
+            conn.stream.as_raw_fd(),
+            &conn.peer.to_string(),
+            wire,
+            &conn.input,
+        );
+        match sent {
+            Ok(()) => {
+                info!("{}: watches game {id}", conn.peer);
+                // The session has its own copy of the descriptor now.
+                if let Some(mut conn) = self.pending.remove(index) {
+                    let _ = self.poll.registry().deregister(&mut conn.stream);
+                }
+            }
+            Err(e) => {
+                warn!("{}: cannot hand over to game {id}: {e}", conn.peer);
+                self.refuse(
+                    index,
+                    &format!("game {id} cannot take a viewer now"),
+                    Instant::now(),
+                );
+            }
+        }
+    }
+
     fn try_pair(&mut self) {
+        let games = self.pending.waiting_games();
+        for name in games {
+            let Some(&game) = self
+                .games
+                .front
+                .games()
+                .iter()
+                .find(|m| m.info.name == name)
+            else {
+                continue;
+            };
+            self.try_start(game);
+        }
+    }
+
+    /// Starts games of `game` while enough players wait and the session cap allows.
+    fn try_start(&mut self, game: &'static Module) {
+        let name = game.info.name;
+        let needed = self.group_size(game);
         while self.phase == Phase::Running && self.children.len() < self.config.max_sessions {
-            let Some(front) = self.pending.front_pair() else {
+            let Some(front) = self.pending.front_group(name, needed) else {
                 return;
             };
             // Last look before handing them over: a client whose quit or EOF is already in
             // (but whose event is not handled yet) leaves instead of being paired.
-            let queued = self.pending.queued();
+            let queued = self.pending.queued_for(name);
             for index in front {
                 self.service(index);
             }
-            if self.pending.queued() != queued {
+            if self.pending.queued_for(name) != queued {
                 continue;
             }
-            let Some(conns) = self.pending.pop_pair() else {
+            let Some(conns) = self.pending.pop_group(name, needed) else {
                 return;
             };
-            let mut seats = conns.map(|mut conn| {
-                let _ = self.poll.registry().deregister(&mut conn.stream);
-                // SAFETY: the descriptor moves from the mio stream to a std one.
-                let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
-                Seat {
-                    stream,
-                    peer: conn.peer,
-                    early: conn.input,
-                }
-            });
-            for seat in &mut seats {
-                seat.early.shrink_to_fit();
-            }
-            let peers = [seats[0].peer, seats[1].peer];
-            let (forked, pair) = spawn::fork_session(&self.protocol, Pair { seats });
-            match forked {
-                Ok(pid) => {
-                    drop(pair);
-                    self.children.insert(pid, peers);
-                    info!(
-                        "session {pid} started: {} vs {} ({} running)",
-                        peers[0],
-                        peers[1],
-                        self.children.len()
-                    );
-                }
-                Err(e) => {
-                    error!(
-                        "cannot start a session for {} and {}: {e}",
-                        peers[0], peers[1]
-                    );
-                    for mut seat in pair.seats {
-                        let _ = io::Write::write(&mut seat.stream, self.protocol.refusal());
-                        let _ = seat.stream.shutdown(Shutdown::Write);
+            let seats: Vec<session::Seat> = conns
+                .into_iter()
+                .map(|mut conn| {
+                    let _ = self.poll.registry().deregister(&mut conn.stream);
+                    // SAFETY: the descriptor moves from the mio stream to a std one.
+                    let stream =
+                        unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
+                    let mut early = conn.input;
+                    early.shrink_to_fit();
+                    session::Seat {
+                        stream,
+                        peer: conn.peer,
+                        early,
+                        wire: conn.wire.unwrap_or(WireKind::Text),
                     }
+                })
+                .collect();
+            self.start_session(game, seats);
+        }
+    }
+
+    fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
+        self.next_id += 1;
+        let id = self.next_id;
+        let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
+        let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
+        let config = self.games.sessions.get(game.info.name).cloned();
+        let viewers = match handoff::listener(id) {
+            Ok(listener) => listener,
+            Err(e) => return self.cannot_start(game, seats, &e),
+        };
+        let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
+        keep.push(viewers.as_raw_fd());
+        let group = Group {
+            id,
+            module: game,
+            seats,
+        };
+        let forked = spawn::fork_child(&keep, "reversid-game", group, move |group, abort| {
+            let Some(config) = config else {
+                error!("no session settings for {}", game.info.name);
+                return 1;
+            };
+            match session::run(&config, group, abort, Some(viewers)) {
+                Ok(code) => code,
+                Err(e) => {
+                    error!("session failed: {e}");
+                    1
                 }
             }
+        });
+        match forked {
+            Ok((pid, group)) => {
+                drop(group);
+                for peer in &peers {
+                    self.hosts.game_started(Host::of(*peer));
+                }
+                self.children.insert(Child {
+                    pid,
+                    id,
+                    module: game,
+                    peers,
+                    started: Instant::now(),
+                });
+                info!(
+                    "session {pid} started: game {id} {} {} ({} running)",
+                    game.info.name,
+                    who.join(" vs "),
+                    self.children.len()
+                );
+            }
+            Err((e, group)) => self.cannot_start(game, group.seats, &e),
+        }
+    }
+
+    fn cannot_start(&mut self, game: &'static Module, seats: Vec<session::Seat>, e: &io::Error) {
+        let who: Vec<String> = seats.iter().map(|s| s.peer.to_string()).collect();
+        error!(
+            "cannot start a session of {} for {}: {e}",
+            game.info.name,
+            who.join(" and ")
+        );
+        for mut seat in seats {
+            let farewell = front::refusal(Some(seat.wire), "no game could be started; try again");
+            let _ = io::Write::write(&mut seat.stream, &farewell);
+            let _ = seat.stream.shutdown(Shutdown::Write);
         }
     }
 }

@@ -6,11 +6,15 @@
 //! freed or reused since ("lazy deletion"). Both timeouts are fixed durations,
 //! so each timer list is in deadline order by construction.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use reversi_games::registry::Module;
+
+use super::addresses::Host;
 use crate::outbox::Outbox;
+use crate::wire::WireKind;
 
 /// How long a refused connection is drained before it is closed (spec §12).
 pub const LINGER: Duration = Duration::from_secs(1);
@@ -29,6 +33,13 @@ pub struct Conn {
     pub stream: mio::net::TcpStream,
     pub peer: SocketAddr,
     pub state: State,
+    /// The protocol, once the first bytes told it.
+    pub wire: Option<WireKind>,
+    /// The game it queues for (Queued only).
+    pub game: Option<&'static Module>,
+    /// Its join completes a group: what follows the join goes to the session unscreened
+    /// (spec §9.2: bytes that arrive with the pairing connect).
+    pub pairing: bool,
     serial: u64,
     /// Bytes received and not yet consumed by the handshake.
     pub input: Vec<u8>,
@@ -40,6 +51,14 @@ pub struct Conn {
 }
 
 type Stamp = (usize, u64);
+
+/// The clients waiting for one game, oldest first; entries of clients that left
+/// stay until they reach the front or a sweep (lazy deletion).
+#[derive(Default)]
+struct Queue {
+    entries: VecDeque<Stamp>,
+    live: usize,
+}
 
 /// Stale queue entries tolerated before a sweep, beyond one per live entry.
 const STALE_SLACK: usize = 64;
@@ -59,8 +78,11 @@ pub struct Pending {
     next_serial: u64,
     /// Connections in Handshake or Queued: what the pending limit counts.
     waiting: usize,
+    /// The same, per host.
+    waiting_per_host: HashMap<Host, usize>,
     closing: usize,
-    queue: VecDeque<Stamp>,
+    /// One first-come first-served queue per game, by the game's name.
+    queues: HashMap<&'static str, Queue>,
     queued: usize,
     handshake_timers: VecDeque<(Instant, Stamp)>,
     closing_timers: VecDeque<(Instant, Stamp)>,
@@ -72,6 +94,27 @@ impl Pending {
         self.waiting
     }
 
+    /// Connections of `host` in Handshake or Queued.
+    pub fn waiting_of(&self, host: Host) -> usize {
+        self.waiting_per_host.get(&host).copied().unwrap_or(0)
+    }
+
+    fn start_waiting(&mut self, peer: SocketAddr) {
+        self.waiting += 1;
+        *self.waiting_per_host.entry(Host::of(peer)).or_default() += 1;
+    }
+
+    fn stop_waiting(&mut self, peer: SocketAddr) {
+        self.waiting -= 1;
+        let host = Host::of(peer);
+        if let Some(n) = self.waiting_per_host.get_mut(&host) {
+            *n -= 1;
+            if *n == 0 {
+                self.waiting_per_host.remove(&host);
+            }
+        }
+    }
+
     pub fn closing(&self) -> usize {
         self.closing
     }
@@ -80,6 +123,7 @@ impl Pending {
         self.waiting == 0 && self.closing == 0
     }
 
+    #[cfg(test)]
     pub fn queued(&self) -> usize {
         self.queued
     }
@@ -95,12 +139,15 @@ impl Pending {
     /// One queued connection fewer. Stale queue entries are normally dropped at the front;
     /// while the front keeps waiting (at the session cap), clients that come and go would
     /// pile up behind it for ever, so the whole queue is swept once they outnumber the rest.
-    fn left_queue(&mut self) {
+    fn left_queue(&mut self, game: &'static str) {
         self.queued -= 1;
-        if self.queue.len() > 2 * self.queued + STALE_SLACK {
-            let slots = &self.slots;
-            self.queue
-                .retain(|&stamp| is_live(slots, stamp, State::Queued));
+        let slots = &self.slots;
+        if let Some(q) = self.queues.get_mut(game) {
+            q.live -= 1;
+            if q.entries.len() > 2 * q.live + STALE_SLACK {
+                q.entries
+                    .retain(|&stamp| is_live(slots, stamp, State::Queued));
+            }
         }
     }
 
@@ -116,6 +163,9 @@ impl Pending {
             stream,
             peer,
             state: State::Handshake,
+            wire: None,
+            game: None,
+            pairing: false,
             serial: self.next_serial,
             input: Vec::new(),
             out: Outbox::new(),
@@ -132,7 +182,7 @@ impl Pending {
                 self.slots.len() - 1
             }
         };
-        self.waiting += 1;
+        self.start_waiting(peer);
         self.handshake_timers
             .push_back((deadline, (index, self.next_serial)));
         index
@@ -153,17 +203,34 @@ impl Pending {
             .collect()
     }
 
-    /// Handshake to Queued, at the back of the queue.
-    pub fn enqueue(&mut self, index: usize) {
+    /// Handshake to Queued, at the back of `game`'s queue.
+    pub fn enqueue(&mut self, index: usize, game: &'static Module) {
         let Some(stamp) = self.stamp(index) else {
             return;
         };
         if let Some(conn) = self.get_mut(index) {
             debug_assert_eq!(conn.state, State::Handshake);
             conn.state = State::Queued;
-            self.queue.push_back(stamp);
+            conn.game = Some(game);
+            let q = self.queues.entry(game.info.name).or_default();
+            q.entries.push_back(stamp);
+            q.live += 1;
             self.queued += 1;
         }
+    }
+
+    /// How many wait for `game`.
+    pub fn queued_for(&self, game: &str) -> usize {
+        self.queues.get(game).map_or(0, |q| q.live)
+    }
+
+    /// The games with someone waiting.
+    pub fn waiting_games(&self) -> Vec<&'static str> {
+        self.queues
+            .iter()
+            .filter(|(_, q)| q.live > 0)
+            .map(|(&name, _)| name)
+            .collect()
     }
 
     /// Moves a Handshake or Queued connection to Closing, with `farewell` to send first.
@@ -181,10 +248,12 @@ impl Pending {
         conn.state = State::Closing;
         conn.input = Vec::new();
         conn.out.push(farewell);
-        if was == State::Queued {
-            self.left_queue();
+        let game = conn.game.take();
+        let peer = conn.peer;
+        if let (State::Queued, Some(game)) = (was, game) {
+            self.left_queue(game.info.name);
         }
-        self.waiting -= 1;
+        self.stop_waiting(peer);
         self.closing += 1;
         self.closing_timers.push_back((deadline, stamp));
     }
@@ -194,51 +263,53 @@ impl Pending {
         let conn = self.slots.get_mut(index)?.take()?;
         self.free.push(index);
         match conn.state {
-            State::Handshake => self.waiting -= 1,
+            State::Handshake => self.stop_waiting(conn.peer),
             State::Queued => {
-                self.waiting -= 1;
-                self.left_queue();
+                self.stop_waiting(conn.peer);
+                if let Some(game) = conn.game {
+                    self.left_queue(game.info.name);
+                }
             }
             State::Closing => self.closing -= 1,
         }
         Some(conn)
     }
 
-    fn drop_stale_front(&mut self) {
-        while let Some(&stamp) = self.queue.front() {
-            if self.live(stamp, State::Queued) {
-                break;
+    fn drop_stale_front(&mut self, game: &str) {
+        let slots = &self.slots;
+        if let Some(q) = self.queues.get_mut(game) {
+            while let Some(&stamp) = q.entries.front() {
+                if is_live(slots, stamp, State::Queued) {
+                    break;
+                }
+                q.entries.pop_front();
             }
-            self.queue.pop_front();
         }
     }
 
-    /// The indices of the two connections that have waited longest, oldest first.
-    pub fn front_pair(&mut self) -> Option<[usize; 2]> {
-        if self.queued < 2 {
+    /// The indices of the `n` connections that have waited longest for `game`, oldest first.
+    pub fn front_group(&mut self, game: &str, n: usize) -> Option<Vec<usize>> {
+        if self.queued_for(game) < n {
             return None;
         }
-        self.drop_stale_front();
-        let mut live = self
-            .queue
+        self.drop_stale_front(game);
+        let q = self.queues.get(game)?;
+        let group: Vec<usize> = q
+            .entries
             .iter()
             .filter(|&&stamp| self.live(stamp, State::Queued))
-            .map(|&(index, _)| index);
-        Some([live.next()?, live.next()?])
+            .map(|&(index, _)| index)
+            .take(n)
+            .collect();
+        (group.len() == n).then_some(group)
     }
 
-    /// Removes and returns the two connections that have waited longest, oldest first.
-    pub fn pop_pair(&mut self) -> Option<[Conn; 2]> {
-        if self.queued < 2 {
-            return None;
-        }
-        self.drop_stale_front();
-        let (first, _) = self.queue.pop_front()?;
-        self.drop_stale_front();
-        let (second, _) = self.queue.pop_front()?;
-        let a = self.remove(first)?;
-        let b = self.remove(second)?;
-        Some([a, b])
+    /// Removes and returns the `n` connections that have waited longest for `game`.
+    pub fn pop_group(&mut self, game: &str, n: usize) -> Option<Vec<Conn>> {
+        let group = self.front_group(game, n)?;
+        let conns: Vec<Conn> = group.into_iter().filter_map(|i| self.remove(i)).collect();
+        self.drop_stale_front(game);
+        (conns.len() == n).then_some(conns)
     }
 
     /// Indices whose handshake deadline has passed (still in Handshake).
@@ -295,6 +366,12 @@ impl Pending {
 mod tests {
     use super::*;
 
+    const NAME: &str = "reversi";
+
+    fn game() -> &'static Module {
+        reversi_games::registry::find(NAME).unwrap()
+    }
+
     /// `n` accepted loopback connections (the client ends are returned too, to keep them open).
     fn conns(
         n: usize,
@@ -329,27 +406,34 @@ mod tests {
             .collect();
         assert_eq!(p.waiting(), 5);
         for &i in &ids {
-            p.enqueue(i);
+            p.enqueue(i, game());
         }
         assert_eq!(p.queued(), 5);
         // The oldest leaves; the second is refused.
         p.remove(ids[0]);
         p.start_closing(ids[1], b"bye", now + LINGER);
         assert_eq!((p.waiting(), p.queued(), p.closing()), (3, 3, 1));
-        assert_eq!(p.front_pair(), Some([ids[2], ids[3]]));
-        let [a, b] = p.pop_pair().unwrap();
-        assert_eq!([a.peer, b.peer], [peers[2], peers[3]]);
+        assert_eq!(
+            p.waiting_of(Host::of(peers[0])),
+            3,
+            "all from one loopback host"
+        );
+        assert_eq!(p.front_group(NAME, 2), Some(vec![ids[2], ids[3]]));
+        let pair = p.pop_group(NAME, 2).unwrap();
+        assert_eq!([pair[0].peer, pair[1].peer], [peers[2], peers[3]]);
         assert_eq!(p.queued(), 1);
-        assert!(p.pop_pair().is_none());
+        assert!(p.pop_group(NAME, 2).is_none());
         // A reused slot does not revive the stale queue entries that pointed at it.
         let (more, _more_clients) = conns(1);
         let (s, peer) = more.into_iter().next().unwrap();
         let fresh = p.insert(s, peer, now);
         assert!(ids[..4].contains(&fresh));
-        assert!(p.pop_pair().is_none());
-        p.enqueue(fresh);
-        let [a, b] = p.pop_pair().unwrap();
-        assert_eq!([a.peer, b.peer], [peers[4], peer]);
+        assert!(p.pop_group(NAME, 2).is_none());
+        p.enqueue(fresh, game());
+        let pair = p.pop_group(NAME, 2).unwrap();
+        assert_eq!([pair[0].peer, pair[1].peer], [peers[4], peer]);
+        // Each game has its own queue.
+        assert!(p.front_group("tictactoe", 1).is_none());
     }
 
     #[test]
@@ -360,23 +444,20 @@ mod tests {
         let mut keep = Vec::new();
         for (s, peer) in served {
             let front = p.insert(s, peer, now);
-            p.enqueue(front);
+            p.enqueue(front, game());
         }
         for _ in 0..10 {
             let (served, clients) = conns(50);
             keep.push(clients);
             for (s, peer) in served {
                 let i = p.insert(s, peer, now);
-                p.enqueue(i);
+                p.enqueue(i, game());
                 p.remove(i);
             }
         }
         assert_eq!(p.queued(), 1);
-        assert!(
-            p.queue.len() <= 2 + STALE_SLACK,
-            "{} entries",
-            p.queue.len()
-        );
+        let entries = p.queues[NAME].entries.len();
+        assert!(entries <= 2 + STALE_SLACK, "{entries} entries");
     }
 
     #[test]
@@ -389,7 +470,7 @@ mod tests {
             .enumerate()
             .map(|(k, (s, peer))| p.insert(s, peer, t0 + Duration::from_secs(k as u64 + 1)))
             .collect();
-        p.enqueue(ids[0]);
+        p.enqueue(ids[0], game());
         assert_eq!(p.next_deadline(), Some(t0 + Duration::from_secs(2)));
         assert_eq!(
             p.expired_handshakes(t0 + Duration::from_secs(2)),

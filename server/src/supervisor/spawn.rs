@@ -1,12 +1,11 @@
 //! Starting a session: fork, and everything the child does before the game runs.
 
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::panic::{self, AssertUnwindSafe};
 
 use nix::unistd::Pid;
 
-use super::{Pair, Protocol};
 use nix::sys::signal::Signal;
 
 use crate::signals::{self, SelfPipe};
@@ -14,41 +13,48 @@ use crate::signals::{self, SelfPipe};
 /// The exit code of a session child whose session panicked (as for a panicking `main`).
 const PANICKED: i32 = 101;
 
-/// Forks a session for `pair`. In the parent, returns the child's pid (or the
-/// error) and the pair, which the parent then drops, closing its copies of the
-/// sockets. The child never returns from here.
-pub fn fork_session<P: Protocol>(protocol: &P, pair: Pair) -> (io::Result<Pid>, Pair) {
+/// Forks a child that runs `body(data, abort)` and exits with what it returns. In the
+/// parent, returns the child's pid (or the error) with `data`, which the parent then
+/// drops, closing its copies of the sockets in it. The child keeps only the descriptors
+/// in `keep` (and stdio), and never returns from here.
+pub fn fork_child<T>(
+    keep: &[RawFd],
+    name: &str,
+    data: T,
+    body: impl FnOnce(T, SelfPipe) -> i32,
+) -> Result<(Pid, T), (io::Error, T)> {
     let old_mask = match signals::block_all() {
         Ok(mask) => mask,
-        Err(e) => return (Err(e), pair),
+        Err(e) => return Err((e, data)),
     };
-    // SAFETY: the supervisor is single-threaded, so the child is a consistent copy.
-    match unsafe { libc::fork() } {
+    // fork(2), but the child's exit signal is the real-time one that names it (see
+    // crate::signals). SAFETY: the supervisor is single-threaded, so the child is a
+    // consistent copy; a raw clone with no new stack returns twice, like fork.
+    let flags = signals::exit_signal() as libc::c_ulong;
+    let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
+    match pid as libc::pid_t {
         -1 => {
             let err = io::Error::last_os_error();
             signals::restore_mask(&old_mask);
-            (Err(err), pair)
+            Err((err, data))
         }
-        0 => child(protocol, pair),
+        0 => child(keep, name, data, body),
         pid => {
             signals::restore_mask(&old_mask);
-            (Ok(Pid::from_raw(pid)), pair)
+            Ok((Pid::from_raw(pid), data))
         }
     }
 }
 
-fn child<P: Protocol>(protocol: &P, pair: Pair) -> ! {
+fn child<T>(keep: &[RawFd], name: &str, data: T, body: impl FnOnce(T, SelfPipe) -> i32) -> ! {
     crate::log::refresh_pid();
-    let keep = [
-        pair.seats[0].stream.as_raw_fd(),
-        pair.seats[1].stream.as_raw_fd(),
-    ];
     // Listeners, the parent's epoll instance, the signal pipe, every other waiting
-    // client, the pid file: closed by number. Nothing is deregistered from the inherited
-    // epoll (that would edit the parent's interest list); closing our copy is enough.
-    close_all_except(&keep);
+    // client, other children's pidfds and control sockets, the pid file: closed by
+    // number. Nothing is deregistered from the inherited epoll (that would edit the
+    // parent's interest list); closing our copy is enough.
+    close_all_except(keep);
     signals::reset_in_child();
-    set_process_name(P::SESSION_NAME);
+    set_process_name(name);
     // The abort request (fast shutdown) is armed before any signal is let through.
     let abort = match SelfPipe::install(&[Signal::SIGTERM]) {
         Ok(pipe) => pipe,
@@ -60,8 +66,7 @@ fn child<P: Protocol>(protocol: &P, pair: Pair) -> ! {
     signals::unblock_all();
     // A panic ends the child here (the hook has logged it): unwinding further would run
     // the supervisor's frames, and whatever catches panics above them, in the session.
-    let code = panic::catch_unwind(AssertUnwindSafe(|| protocol.run_session(pair, abort)))
-        .unwrap_or(PANICKED);
+    let code = panic::catch_unwind(AssertUnwindSafe(|| body(data, abort))).unwrap_or(PANICKED);
     log::logger().flush();
     std::process::exit(code)
 }
@@ -108,50 +113,22 @@ pub fn set_process_name(name: &str) {
 
 #[cfg(test)]
 mod tests {
-    use std::net::{SocketAddr, TcpListener, TcpStream};
     use std::time::{Duration, Instant};
 
     use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 
     use super::*;
-    use crate::supervisor::{Screen, Seat, Stage};
-
-    struct Panicking;
-
-    impl Protocol for Panicking {
-        const SESSION_NAME: &'static str = "test-panic";
-        const REFUSAL_NAME: &'static str = "nothing";
-        fn refusal(&self) -> &[u8] {
-            &[]
-        }
-        fn screen(&self, _: SocketAddr, _: Stage, _: &[u8]) -> Screen {
-            Screen::Wait
-        }
-        fn run_session(&self, _: Pair, _: SelfPipe) -> i32 {
-            panic!("a session bug");
-        }
-    }
-
-    fn seat(listener: &TcpListener) -> (Seat, TcpStream) {
-        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let (stream, peer) = listener.accept().unwrap();
-        let seat = Seat {
-            stream,
-            peer,
-            early: Vec::new(),
-        };
-        (seat, client)
-    }
 
     #[test]
     fn a_panicking_session_ends_its_child_and_goes_no_further() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let ((a, _ca), (b, _cb)) = (seat(&listener), seat(&listener));
-        let (forked, _pair) = fork_session(&Panicking, Pair { seats: [a, b] });
-        let pid = forked.unwrap();
+        // The child's exit signal would end this process, which has no handler for it.
+        // SAFETY: ignoring a signal.
+        unsafe { libc::signal(signals::exit_signal(), libc::SIG_IGN) };
+        let forked = fork_child(&[], "test-panic", (), |(), _abort| panic!("a session bug"));
+        let (pid, ()) = forked.map_err(|(e, ())| e).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         let status = loop {
-            match waitpid(pid, Some(WaitPidFlag::WNOHANG)).unwrap() {
+            match waitpid(pid, Some(WaitPidFlag::WNOHANG | WaitPidFlag::__WALL)).unwrap() {
                 WaitStatus::StillAlive if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5))
                 }

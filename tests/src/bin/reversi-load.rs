@@ -36,6 +36,13 @@ use reversi_tests::{play_out, quantile, Client, Msg, Rng, Server};
 ///   reversi-load --spawn --concurrency 64 --games 5000
 ///   reversi-load --addr 127.0.0.1:8765 --server-pid 1234 --concurrency 2000 --games 2000 --think 200
 ///
+/// --hold N opens N idle sessions first (pairs that never move, held by helper processes of
+/// at most 4,000 sessions each, since a process may open only so many sockets) and keeps them
+/// while the load phase runs: set-ups per second with N live sessions.
+///
+/// --memory-per-game starts one game of every game type over the text protocol and prints
+/// the private memory (USS) of each session child, then exits.
+///
 /// With --spawn, reversid is taken from the same directory as this binary (build both with
 /// `cargo build --release -p reversi-server -p reversi-tests`). Every bad PDU or protocol
 /// surprise counts as an error; the exit status is 1 if there was any.
@@ -69,9 +76,25 @@ struct Args {
     /// Each player hangs up right after connect_ok: measures session set-up alone.
     #[arg(long)]
     setup_only: bool,
+    /// Idle sessions opened before the load phase and held through it.
+    #[arg(long, default_value_t = 0)]
+    hold: usize,
+    /// Start one game of every game type and print each session child's private memory.
+    #[arg(long)]
+    memory_per_game: bool,
+    /// Open this many games whose players flood illegal places and never read, and print
+    /// the kernel's TCP memory (/proc/net/sockstat) before and after --flood-seconds of it.
+    #[arg(long)]
+    flood_games: Option<usize>,
+    /// How long the flood lasts.
+    #[arg(long, default_value_t = 5)]
+    flood_seconds: u64,
     /// (Internal) serve the echo floor: print the port, echo one connection, exit.
     #[arg(long, hide = true)]
     serve_echo: bool,
+    /// (Internal) open this many idle sessions at --addr, print "held", wait for stdin to close.
+    #[arg(long, hide = true)]
+    hold_worker: Option<usize>,
     /// Seed of the bots' move choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -91,8 +114,11 @@ fn main() {
         return serve_echo();
     }
     raise_nofile();
+    if let (Some(n), Some(addr)) = (args.hold_worker, args.addr) {
+        return hold_worker(addr, n);
+    }
     let spawned = if args.addr.is_none() {
-        let max = (args.concurrency * 2 + 16).to_string();
+        let max = (args.hold + args.concurrency * 2 + 16).to_string();
         Some(Server::start_with_log(
             &[
                 "--max-sessions",
@@ -101,6 +127,8 @@ fn main() {
                 "65536",
                 "--handshake-timeout",
                 "60",
+                "--move-timeout",
+                "0",
             ],
             "warn,reversid=info,reversid::supervisor=warn,reversid::reversi=warn",
         ))
@@ -112,6 +140,13 @@ fn main() {
         .unwrap_or_else(|| spawned.as_ref().unwrap().addr());
     let server_pid = args.server_pid.or(spawned.as_ref().map(Server::pid));
     println!("reversid at {addr}");
+    if args.memory_per_game {
+        return memory_per_game(addr, server_pid);
+    }
+    if let Some(n) = args.flood_games {
+        return flood(addr, n, Duration::from_secs(args.flood_seconds));
+    }
+    let _held = Holders::start(addr, args.hold, server_pid);
 
     // The floor and the quiet games are measured in alternation, so both see the same
     // background load on a shared machine.
@@ -231,6 +266,207 @@ fn main() {
     }
 }
 
+/// Idle sessions kept open by helper processes (this binary with --hold-worker) until dropped.
+struct Holders {
+    workers: Vec<std::process::Child>,
+}
+
+/// Sessions one helper process holds: two sockets each, well under the usual 20,000 descriptors.
+const HOLD_PER_WORKER: usize = 4000;
+
+impl Holders {
+    fn start(addr: SocketAddr, n: usize, server_pid: Option<i32>) -> Holders {
+        let t0 = Instant::now();
+        let mut workers = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(HOLD_PER_WORKER);
+            left -= k;
+            let worker = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--addr", &addr.to_string(), "--hold-worker", &k.to_string()])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("start a hold worker");
+            workers.push(worker);
+        }
+        for worker in &mut workers {
+            let mut line = String::new();
+            std::io::BufRead::read_line(
+                &mut std::io::BufReader::new(worker.stdout.as_mut().unwrap()),
+                &mut line,
+            )
+            .unwrap();
+            assert!(line.starts_with("held"), "a hold worker failed: {line:?}");
+        }
+        if n > 0 {
+            println!(
+                "held sessions   : {n} idle sessions opened in {:.2?} by {} processes",
+                t0.elapsed(),
+                workers.len()
+            );
+            if let Some(pid) = server_pid {
+                let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+                    .map_or(0, |c| c.split_whitespace().count());
+                let status =
+                    std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+                println!(
+                    "                  {children} session processes running; supervisor RSS {} KiB",
+                    field_kib(&status, "VmRSS:").unwrap_or(0)
+                );
+            }
+        }
+        Holders { workers }
+    }
+}
+
+impl Drop for Holders {
+    fn drop(&mut self) {
+        for worker in &mut self.workers {
+            drop(worker.stdin.take());
+            let _ = worker.wait();
+        }
+    }
+}
+
+/// Connects to `addr` from loopback source address number `source` (127.1.x.y) when the server
+/// is on IPv4 loopback: each source address has its own 28,000 ephemeral ports, and connect(2)
+/// slows down sharply as the ports of one source address fill up, which would measure the
+/// client, not the server.
+fn connect_from(addr: SocketAddr, source: usize) -> std::io::Result<TcpStream> {
+    let SocketAddr::V4(v4) = addr else {
+        return TcpStream::connect(addr);
+    };
+    if !v4.ip().is_loopback() {
+        return TcpStream::connect(addr);
+    }
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    // Leave the port to connect(), which picks it by the whole address pair.
+    let on: libc::c_int = 1;
+    // SAFETY: setsockopt with a valid int option.
+    unsafe {
+        libc::setsockopt(
+            std::os::fd::AsRawFd::as_raw_fd(&socket),
+            libc::IPPROTO_IP,
+            libc::IP_BIND_ADDRESS_NO_PORT,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+    let [hi, lo] = u16::try_from(source % 65_000).unwrap_or(0).to_be_bytes();
+    let ip = std::net::Ipv4Addr::new(127, 1, hi, lo.max(1));
+    socket.bind(&SocketAddr::from((ip, 0)).into())?;
+    socket.connect(&addr.into())?;
+    Ok(socket.into())
+}
+
+/// Opens `n` idle sessions and holds them until standard input closes.
+fn hold_worker(addr: SocketAddr, n: usize) {
+    let mut held = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        // A new source address every 10,000 connections.
+        let source = 1000 + std::process::id() as usize % 1000 * 10 + i / 5000;
+        let mut a = Client::from_stream(connect_from(addr, source).expect("connect"));
+        a.send(&Pdu::Connect);
+        let mut b = Client::from_stream(connect_from(addr, source).expect("connect"));
+        b.send(&Pdu::Connect);
+        a.expect_connect_ok();
+        b.expect_connect_ok();
+        held.push(a);
+        held.push(b);
+    }
+    println!("held {n}");
+    std::io::stdout().flush().unwrap();
+    let mut rest = Vec::new();
+    let _ = std::io::stdin().read_to_end(&mut rest);
+}
+
+/// The kernel's TCP memory in KiB (`mem` of /proc/net/sockstat is in pages).
+fn tcp_memory_kib() -> u64 {
+    let text = std::fs::read_to_string("/proc/net/sockstat").unwrap_or_default();
+    let pages: u64 = text
+        .lines()
+        .find(|l| l.starts_with("TCP:"))
+        .and_then(|l| l.split_whitespace().skip_while(|w| *w != "mem").nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    pages * 4
+}
+
+/// `n` games whose players send illegal places as fast as the server takes them and
+/// never read a byte: the attack that grew kernel buffers without bound.
+fn flood(addr: SocketAddr, n: usize, length: Duration) {
+    let before = tcp_memory_kib();
+    let mut players = Vec::new();
+    for _ in 0..n {
+        for _ in 0..2 {
+            let mut c = Client::from_stream(connect_from(addr, 7).expect("connect"));
+            c.send(&Pdu::Connect);
+            players.push(c);
+        }
+    }
+    for c in &players {
+        c.stream().set_nonblocking(true).unwrap();
+    }
+    let place = [0u8, 8, 0, 4, 0, 0, 0, 0];
+    let burst = place.repeat(512);
+    let t0 = Instant::now();
+    let mut sent = 0usize;
+    while t0.elapsed() < length {
+        for c in &players {
+            let mut stream = c.stream();
+            if let Ok(k) = stream.write(&burst) {
+                sent += k;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let during = tcp_memory_kib();
+    println!(
+        "flood           : {n} games, {} MiB of places sent in {length:?}, nothing read",
+        sent >> 20
+    );
+    println!(
+        "kernel TCP mem  : {before} KiB before, {during} KiB after {length:?} ({} KiB a socket, both ends)",
+        during.saturating_sub(before) / (2 * n as u64).max(1)
+    );
+}
+
+/// One game of every game type over the text protocol, and each session child's USS.
+fn memory_per_game(addr: SocketAddr, server_pid: Option<i32>) {
+    let Some(pid) = server_pid else {
+        eprintln!("--memory-per-game needs --server-pid (or --spawn)");
+        std::process::exit(2);
+    };
+    for module in reversi_games::registry::all() {
+        let name = module.info.name;
+        let mut players: Vec<_> = (0..module.info.team_count())
+            .map(|_| reversi_tests::text::TextClient::join(addr, name))
+            .collect();
+        for p in &mut players {
+            p.expect("GAME TEAM");
+        }
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        let newest = children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+            .max();
+        let uss = newest
+            .and_then(|child| std::fs::read_to_string(format!("/proc/{child}/smaps_rollup")).ok())
+            .and_then(|t| {
+                Some(field_kib(&t, "Private_Clean:")? + field_kib(&t, "Private_Dirty:")?)
+            });
+        match uss {
+            Some(kib) => println!("session USS     : {kib:>6} KiB  {name}"),
+            None => println!("session USS     :      ?      {name} (no child found)"),
+        }
+        for p in &mut players {
+            p.send("GAME QUIT");
+        }
+    }
+}
+
 /// One player's game: connect, play random legal moves, check everything against the engine.
 fn play_one(
     addr: SocketAddr,
@@ -241,7 +477,7 @@ fn play_one(
     peak: &AtomicUsize,
 ) -> Result<(Duration, Vec<Duration>), String> {
     let t0 = Instant::now();
-    let stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    let stream = connect_from(addr, 1 + source_of_thread()).map_err(|e| format!("connect: {e}"))?;
     drop(stream.set_nodelay(true));
     let mut me = Client::from_stream(stream);
     me.send(&Pdu::Connect);
@@ -436,6 +672,14 @@ fn sample_memory(
 fn field_kib(text: &str, name: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(name))?;
     line[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// A small number per bot thread, to spread its connections over source addresses.
+fn source_of_thread() -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::thread::current().id().hash(&mut h);
+    (h.finish() % 500) as usize
 }
 
 fn raise_nofile() {

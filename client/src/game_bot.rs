@@ -1,0 +1,306 @@
+//! `reversi bot --game NAME`: a computer player for any game built into
+//! this client, over the text protocol. The bot keeps its own copy of the
+//! game, rebuilt by replaying each `GAME MOVED team notation` through the
+//! game's `parse_action` and `play`, and checks the copy against the board
+//! the server draws. Where the two part (a game whose state cannot be
+//! rebuilt from its moves: a random set-up), a game's own player, which
+//! reads the board, plays from the drawing instead ([`DrawnGame`]); the
+//! general player, which needs the rules, stops with the reason.
+
+use std::time::{Duration, Instant};
+
+use reversi_client::bots::{self, RandomOpening, Strength};
+use reversi_client::drawn::DrawnGame;
+use reversi_client::exit;
+use reversi_client::text::{Driver, Event, Game as Drawn, Notice, Request, Standing};
+use reversi_games::registry::Module;
+use reversi_games::{Action, Bot, Game, Team, Viewer};
+
+use crate::bot::{record, Tally};
+
+/// What the bot plays and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub module: &'static Module,
+    pub strength: Strength,
+    /// Games to play.
+    pub games: u32,
+    /// Print the board after every move.
+    pub show: bool,
+    /// Moves played at random at the start of each game, and their seed.
+    pub random_opening: u32,
+    pub opening_seed: u64,
+}
+
+/// The bot's copy of the game and the player.
+struct Copy {
+    game: Box<dyn Game>,
+    started: Instant,
+}
+
+impl Copy {
+    fn new(module: &Module) -> Copy {
+        Copy {
+            game: (module.new_game)(&Default::default()),
+            started: Instant::now(),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    /// Replays a move the server announced.
+    fn follow(&mut self, team: u8, notation: &str) -> Result<(), String> {
+        let teams = self.game.info().team_count();
+        let team = Team::from_number(u32::from(team), teams)
+            .ok_or_else(|| format!("the server says team {team} moved; this game has {teams}"))?;
+        let action = self
+            .game
+            .parse_action(notation)
+            .map_err(|e| format!("cannot read the move {notation:?}: {e}"))?;
+        let now = self.now();
+        self.game
+            .play(team, &action, now)
+            .map(|_| ())
+            .map_err(|e| format!("cannot replay {notation:?} by team {}: {e}", team.number()))
+    }
+
+    /// The first square where the copy and the server's board differ.
+    fn differs_from(&self, drawn: &Drawn) -> Option<String> {
+        let viewer = match drawn.team() {
+            Some(k) => Viewer::Team(Team(k - 1)),
+            None => Viewer::Spectator,
+        };
+        for cell in self.game.view(viewer) {
+            let (x, y) = (cell.at.x, cell.at.y);
+            let theirs = drawn.board.cell(x, y);
+            let same = theirs.is_some_and(|c| {
+                c.square == cell.square
+                    && c.piece.as_ref().map(|p| (p.name.as_str(), p.team))
+                        == cell
+                            .piece
+                            .as_ref()
+                            .map(|p| (p.name.as_str(), p.team.number()))
+            });
+            if !same {
+                return Some(format!(
+                    "the bot's copy of the game differs from the server's board at ({x}, {y}): \
+                     this game's state cannot be rebuilt from its moves, and the general player \
+                     needs it"
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// One game's line: "game 2: O (team 2), won in 7 moves (X left the game)".
+fn game_line(number: u32, drawn: &Drawn, standing: Standing) -> String {
+    let verdict = match standing {
+        Standing::Win => "won",
+        Standing::Lose => "lost",
+        Standing::Draw => "drew",
+    };
+    let who = crate::text_ui::team_words(Some(drawn), drawn.team().unwrap_or(0));
+    let moves = match drawn.moves.len() {
+        1 => "1 move".to_owned(),
+        n => format!("{n} moves"),
+    };
+    let why = drawn.over.as_ref().map_or("", |o| o.why.as_str());
+    format!("game {number}: {who}, {verdict} in {moves} ({why})")
+}
+
+struct Run<'a> {
+    options: &'a Options,
+    driver: Driver,
+    /// The rules' copy of the game; `None` before the game starts, or once
+    /// it has parted from the drawing and the bot plays from the drawing.
+    copy: Option<Copy>,
+    bot: Box<dyn Bot>,
+    tally: Tally,
+    played: u32,
+}
+
+impl Run<'_> {
+    /// Feeds an event; `Some(code)` when the bot is done.
+    fn feed(&mut self, event: Event) -> Option<u8> {
+        let mut notices = Vec::new();
+        let code = self
+            .driver
+            .handle(event, &mut |n: &Notice| notices.push(n.clone()));
+        for notice in &notices {
+            if let Some(code) = self.notice(notice) {
+                return Some(code);
+            }
+        }
+        code
+    }
+
+    fn fail(&mut self, why: &str) -> Option<u8> {
+        eprintln!("reversi bot: {why}");
+        let mut ignore = |_: &Notice| {};
+        self.driver.handle(Event::User(Request::Quit), &mut ignore);
+        Some(exit::PROTOCOL)
+    }
+
+    fn notice(&mut self, notice: &Notice) -> Option<u8> {
+        let game = self.driver.client().game();
+        match notice {
+            Notice::Started => {
+                self.copy = Some(Copy::new(self.options.module));
+                let seed = u64::from(self.played);
+                self.bot = player(self.options, seed);
+            }
+            Notice::Moved { team, notation } => {
+                let copy = self.copy.as_mut()?;
+                if let Err(why) = copy.follow(*team, notation) {
+                    if let Err(why) = self.part(why) {
+                        return self.fail(&why);
+                    }
+                }
+            }
+            Notice::BoardChanged => {
+                if self.options.show {
+                    println!("{}", crate::text_ui::plain_board(game?));
+                }
+            }
+            Notice::Result { standing, .. } => {
+                let drawn = game?;
+                self.played += 1;
+                self.tally.add_standing(*standing);
+                println!("{}", game_line(self.played, drawn, *standing));
+                if self.played >= self.options.games {
+                    let mut ignore = |_: &Notice| {};
+                    self.driver.handle(Event::User(Request::Quit), &mut ignore);
+                    return Some(exit::OK);
+                }
+            }
+            other => {
+                if crate::text_ui::is_failure(other) {
+                    if let Some(text) = crate::text_ui::notice_words(other, game) {
+                        eprintln!("reversi bot: {text}");
+                    }
+                } else if self.options.show {
+                    if let Some(text) = crate::text_ui::notice_words(other, game) {
+                        println!("{text}");
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The copy of the game parted from the server's: a game's own player
+    /// goes on from the drawing; the general one cannot.
+    fn part(&mut self, why: String) -> Result<(), String> {
+        if self.options.module.bot.is_none() {
+            return Err(why);
+        }
+        log::info!("{why}; playing from the drawn board");
+        self.copy = None;
+        Ok(())
+    }
+
+    /// The bot's move, when the server waits for one (and so has drawn
+    /// the whole board): after checking its copy of the game against it.
+    fn choose(&mut self) -> Result<Option<Request>, String> {
+        let Some(drawn) = self.driver.client().game().cloned() else {
+            return Ok(None);
+        };
+        let Some(team) = drawn.team().map(|k| Team(k - 1)) else {
+            return Ok(None);
+        };
+        if let Some(why) = self.copy.as_ref().and_then(|c| c.differs_from(&drawn)) {
+            self.part(why)?;
+        }
+        let from_drawing;
+        let game: &dyn Game = match &self.copy {
+            Some(copy) => &*copy.game,
+            None => {
+                from_drawing = DrawnGame::new(self.options.module, &drawn)?;
+                &from_drawing
+            }
+        };
+        let budget = self.options.strength.budget();
+        let Some(action) = self.bot.choose(game, team, budget) else {
+            return Ok(None);
+        };
+        Ok(Some(match action {
+            Action::Move(points) => Request::Move(points.iter().map(|p| (p.x, p.y)).collect()),
+            Action::OfferDraw => Request::OfferDraw,
+            Action::AcceptDraw => Request::AcceptDraw,
+            Action::DeclineDraw => Request::DeclineDraw,
+        }))
+    }
+}
+
+/// The player for the game with this number (its own seeds).
+fn player(options: &Options, number: u64) -> Box<dyn Bot> {
+    let strength = Strength {
+        seed: options.strength.seed.wrapping_add(number),
+        ..options.strength.clone()
+    };
+    let bot = bots::for_game(options.module, &strength);
+    if options.random_opening == 0 {
+        return bot;
+    }
+    let seed = options.opening_seed.wrapping_add(number);
+    Box::new(RandomOpening::new(
+        bot,
+        options.random_opening as usize,
+        seed,
+    ))
+}
+
+/// Plays `options.games` games on the server at `addr`; returns the exit code.
+pub fn run(addr: &str, options: &Options) -> u8 {
+    let mut tally = Tally::default();
+    let mut played = 0;
+    while played < options.games {
+        let mut run = Run {
+            options,
+            driver: Driver::new(addr),
+            copy: None,
+            bot: player(options, u64::from(played)),
+            tally,
+            played,
+        };
+        let code = play_connection(&mut run, options);
+        (tally, played) = (run.tally, run.played);
+        if code != exit::OK {
+            if tally.games() > 0 {
+                println!("{}", record(&tally));
+            }
+            return code;
+        }
+        // The connection ended after a game with no rematch: queue again.
+    }
+    println!("{}", record(&tally));
+    exit::OK
+}
+
+/// One connection: games until the server closes it or enough are played.
+fn play_connection(run: &mut Run<'_>, options: &Options) -> u8 {
+    let game = options.module.info.name.to_owned();
+    let mut event = Event::User(Request::Join(game));
+    loop {
+        if let Some(code) = run.feed(event) {
+            return code;
+        }
+        event = if run.driver.client().may_move() {
+            match run.choose() {
+                Err(why) => return run.fail(&why).unwrap_or(exit::PROTOCOL),
+                Ok(Some(request)) => Event::User(request),
+                Ok(None) if options.module.info.realtime => {
+                    // Nothing worth doing now: wait for the board to change.
+                    std::thread::sleep(Duration::from_millis(20));
+                    run.driver.next_event()
+                }
+                Ok(None) => Event::User(Request::Quit),
+            }
+        } else {
+            run.driver.next_event()
+        };
+    }
+}

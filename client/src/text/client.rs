@@ -1,0 +1,660 @@
+//! The text-protocol client as a pure state machine, the same shape as the
+//! binary one ([`crate::state`]): [`Client::handle`] takes one [`Event`] (a
+//! line from the server, EOF, a user request, the result of opening the
+//! connection) and returns the [`Action`]s for the driver. It knows no game:
+//! it keeps the board exactly as the `DRAW` lines describe it.
+
+use std::fmt;
+
+use reversi_text::{ClientMessage, ServerMessage, Standing};
+
+use super::board::Board;
+use crate::exit;
+
+/// What the user (or a program) asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// `GAME TYPE <game>`: queue for a game (opens the connection if needed).
+    Join(String),
+    /// `GAME LIST`: the running games.
+    List,
+    /// `GAME WATCH <id>`: watch a running game.
+    Watch(u64),
+    /// `GAME VERSION`.
+    Version,
+    /// `MOVE n x1 y1 ...`: the squares of a move.
+    Move(Vec<(u8, u8)>),
+    /// `MOVE <notation>`: a move in the game's own notation.
+    Notation(String),
+    OfferDraw,
+    AcceptDraw,
+    DeclineDraw,
+    /// `GAME QUIT`, then close.
+    Quit,
+}
+
+/// One input to the machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    User(Request),
+    /// The outcome of [`Action::Open`].
+    Opened(Result<(), String>),
+    /// A line from the server.
+    Received(ServerMessage),
+    /// A line from the server that is not a message; the text says why.
+    BadLine(String),
+    /// The server has sent nothing more for now: a moment to show the board.
+    Quiet,
+    /// The connection reached EOF (closed, reset, or a read or write failed).
+    Eof,
+}
+
+/// What the driver must do, in order: open, send a message, close, show
+/// a [`Notice`], exit.
+pub type Action = crate::driver::Step<ClientMessage, Notice>;
+
+/// One running game, from `GAME SESSION`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    pub id: u64,
+    /// The `GAME TYPE` word (`TicTacToe`).
+    pub game: String,
+    /// Seconds since it started.
+    pub seconds: u64,
+    /// The players' addresses.
+    pub players: Vec<String>,
+}
+
+/// Something to tell the user; how is the interface's business.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// `GAME VERSION`.
+    Version { version: u32, server: String },
+    /// Queued: `more` players are still needed.
+    Waiting { more: u32 },
+    /// The running games (the whole `GAME LIST` answer).
+    Listed(Vec<SessionInfo>),
+    /// A game starts; [`Client::game`] has it.
+    Started,
+    /// The board changed since it was last shown, and its drawing is over:
+    /// a message other than `DRAW` followed, or the server paused.
+    BoardChanged,
+    /// `GAME TURN`: team `k` is to move.
+    Turn(u8),
+    /// `READY`: the server waits for this player's move.
+    YourMove,
+    /// `GAME MOVED`.
+    Moved { team: u8, notation: String },
+    /// `GAME NEWS`.
+    News(String),
+    /// `ERROR` from the server during a game (a refused move).
+    ServerRefused(String),
+    /// `ERROR` from the server to a request (no such game, no such session):
+    /// the connection is closed.
+    Denied(String),
+    /// `GAME OVER`: `winner` won, or a draw (`None`).
+    Over { winner: Option<u8>, why: String },
+    /// `RESULT`: this player's result.
+    Result { standing: Standing, why: String },
+    /// `GAME ABORTED`.
+    Aborted(String),
+    /// A request refused here, without sending anything.
+    Refused(Refusal),
+    /// The user quit: `GAME QUIT` was sent.
+    Quit,
+    /// The server closed the connection; `finished`: after the game's end
+    /// (or with no game running), as expected.
+    Closed { finished: bool },
+    /// The server broke the protocol; the text says how.
+    Violation(String),
+    /// The connection could not be opened; the text says why.
+    ConnectFailed(String),
+}
+
+/// Why a request was refused locally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    NotConnected,
+    /// A request is waiting for its answer, or a game is on.
+    Busy,
+    /// No game has started.
+    NoGame,
+    /// Watching: viewers cannot play.
+    Watching,
+    /// The server has not said READY.
+    NotYourMove,
+    /// The game is over.
+    GameOver,
+    /// A move must name at least one square.
+    EmptyMove,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::NotConnected => "not connected",
+            Refusal::Busy => "busy: the last request has not been answered, or a game is on",
+            Refusal::NoGame => "no game yet",
+            Refusal::Watching => "you are watching: viewers cannot play",
+            Refusal::NotYourMove => "not your move (wait for the server to say READY)",
+            Refusal::GameOver => "the game is over",
+            Refusal::EmptyMove => "a move needs at least one square",
+        })
+    }
+}
+
+/// Who this client is in the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seat {
+    /// `GAME TEAM k name`: plays for team `team` (from 1).
+    Player { team: u8, name: String },
+    /// `GAME WATCHING id`.
+    Viewer { id: u64 },
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Over {
+    /// The winning team, or `None` for a draw.
+    pub winner: Option<u8>,
+    pub why: String,
+    /// This player's `RESULT`, once it came (players only).
+    pub result: Option<(Standing, String)>,
+}
+
+/// A move as `GAME MOVED` told it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Moved {
+    pub team: u8,
+    pub notation: String,
+}
+
+/// One game as this client sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    /// The `GAME TYPE` word.
+    pub game: String,
+    pub board: Board,
+    pub seat: Seat,
+    /// The team to move (`GAME TURN`); `None` before the first and after the end.
+    pub turn: Option<u8>,
+    /// The server said READY and no move was sent since.
+    pub ready: bool,
+    /// The moves so far.
+    pub moves: Vec<Moved>,
+    /// Squares drawn since the last move was announced (what that move changed).
+    pub changed: Vec<(u8, u8)>,
+    pub over: Option<Over>,
+    /// Games started on this connection (a rematch counts up).
+    pub round: u32,
+}
+
+impl Game {
+    /// This client's team, if it plays.
+    pub fn team(&self) -> Option<u8> {
+        match self.seat {
+            Seat::Player { team, .. } => Some(team),
+            Seat::Viewer { .. } => None,
+        }
+    }
+}
+
+/// Where the conversation is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    Disconnected,
+    /// The connection is being opened for this request.
+    Opening(Request),
+    /// Connected, nothing asked.
+    Idle,
+    /// `GAME LIST` sent; the sessions so far.
+    Listing(Vec<SessionInfo>),
+    /// `GAME TYPE` sent; queued once `more` is known.
+    Joining {
+        more: Option<u32>,
+    },
+    /// `GAME WATCH` sent.
+    AskedToWatch,
+    /// `GAME TYPE` received: the board and the seat are on their way.
+    Starting {
+        game: String,
+        board: Option<Board>,
+        round: u32,
+    },
+    Playing(Game),
+    /// The connection is closed; the last game, if any.
+    Closed(Option<Game>),
+}
+
+/// The text-protocol client.
+#[derive(Clone, Debug)]
+pub struct Client {
+    phase: Phase,
+    /// The board changed since the last [`Notice::BoardChanged`].
+    dirty: bool,
+}
+
+impl Default for Client {
+    fn default() -> Client {
+        Client::new()
+    }
+}
+
+impl Client {
+    /// A disconnected client.
+    pub fn new() -> Client {
+        Client {
+            phase: Phase::Disconnected,
+            dirty: false,
+        }
+    }
+
+    /// The game being played or watched (or the last one, once closed).
+    pub fn game(&self) -> Option<&Game> {
+        match &self.phase {
+            Phase::Playing(game) | Phase::Closed(Some(game)) => Some(game),
+            _ => None,
+        }
+    }
+
+    /// Whether a connection is open.
+    pub fn is_connected(&self) -> bool {
+        !matches!(self.phase, Phase::Disconnected | Phase::Closed(_))
+    }
+
+    /// Whether this client may send a move now.
+    pub fn may_move(&self) -> bool {
+        matches!(&self.phase, Phase::Playing(g) if g.ready && g.over.is_none())
+    }
+
+    /// Queued and still waiting for players.
+    pub fn waiting_for(&self) -> Option<u32> {
+        match self.phase {
+            Phase::Joining { more } => more,
+            _ => None,
+        }
+    }
+
+    /// Feeds one event; returns what to do.
+    pub fn handle(&mut self, event: Event) -> Vec<Action> {
+        match event {
+            Event::User(request) => self.request(request),
+            Event::Opened(result) => self.opened(result),
+            Event::Received(message) => {
+                if !self.is_connected() {
+                    return Vec::new();
+                }
+                // A line that is not a DRAW ends a drawing: the board is whole again.
+                let drawing = matches!(
+                    message,
+                    ServerMessage::Square { .. } | ServerMessage::Piece { .. }
+                );
+                let mut actions = if drawing {
+                    Vec::new()
+                } else {
+                    self.handle(Event::Quiet)
+                };
+                match self.receive(message) {
+                    Ok(more) => actions.extend(more),
+                    Err(why) => actions = self.violation(why),
+                }
+                actions
+            }
+            Event::BadLine(why) if self.is_connected() => {
+                self.violation(format!("a line that is not a message: {why}"))
+            }
+            Event::BadLine(_) => Vec::new(),
+            Event::Quiet => {
+                if std::mem::take(&mut self.dirty) && self.game().is_some() {
+                    vec![Action::Show(Notice::BoardChanged)]
+                } else {
+                    Vec::new()
+                }
+            }
+            Event::Eof => self.eof(),
+        }
+    }
+
+    fn take_game(&mut self) -> Option<Game> {
+        match std::mem::replace(&mut self.phase, Phase::Disconnected) {
+            Phase::Playing(game) | Phase::Closed(Some(game)) => Some(game),
+            _ => None,
+        }
+    }
+
+    /// Ends the connection: close, tell, exit.
+    fn finish(&mut self, notice: Notice, code: u8) -> Vec<Action> {
+        let game = self.take_game();
+        self.phase = Phase::Closed(game);
+        vec![Action::Close, Action::Show(notice), Action::Exit(code)]
+    }
+
+    fn violation(&mut self, why: String) -> Vec<Action> {
+        self.finish(Notice::Violation(why), exit::PROTOCOL)
+    }
+
+    fn refuse(why: Refusal) -> Vec<Action> {
+        vec![Action::Show(Notice::Refused(why))]
+    }
+
+    fn request(&mut self, request: Request) -> Vec<Action> {
+        let opens = matches!(
+            request,
+            Request::Join(_) | Request::List | Request::Watch(_) | Request::Version
+        );
+        match &mut self.phase {
+            Phase::Disconnected | Phase::Closed(_) if opens => {
+                self.phase = Phase::Opening(request);
+                vec![Action::Open]
+            }
+            Phase::Disconnected | Phase::Closed(_) => Client::refuse(Refusal::NotConnected),
+            _ if request == Request::Quit => {
+                let game = self.take_game();
+                self.phase = Phase::Closed(game);
+                vec![
+                    Action::Send(ClientMessage::Quit),
+                    Action::Close,
+                    Action::Show(Notice::Quit),
+                    Action::Exit(exit::OK),
+                ]
+            }
+            Phase::Idle if opens => self.ask(request),
+            _ if request == Request::Version => {
+                vec![Action::Send(ClientMessage::Version)]
+            }
+            Phase::Playing(game) => Client::in_game(game, request),
+            _ if opens => Client::refuse(Refusal::Busy),
+            _ => Client::refuse(Refusal::NoGame),
+        }
+    }
+
+    /// Sends a request that starts a conversation (connected and idle).
+    fn ask(&mut self, request: Request) -> Vec<Action> {
+        let message = match request {
+            Request::Join(game) => {
+                self.phase = Phase::Joining { more: None };
+                ClientMessage::Join { game }
+            }
+            Request::List => {
+                self.phase = Phase::Listing(Vec::new());
+                ClientMessage::List
+            }
+            Request::Watch(id) => {
+                self.phase = Phase::AskedToWatch;
+                ClientMessage::Watch { id }
+            }
+            Request::Version => ClientMessage::Version,
+            _ => return Client::refuse(Refusal::NoGame),
+        };
+        vec![Action::Send(message)]
+    }
+
+    fn in_game(game: &mut Game, request: Request) -> Vec<Action> {
+        if game.team().is_none() {
+            return Client::refuse(Refusal::Watching);
+        }
+        if game.over.is_some() {
+            return Client::refuse(Refusal::GameOver);
+        }
+        let message = match request {
+            Request::Move(_) | Request::Notation(_) if !game.ready => {
+                return Client::refuse(Refusal::NotYourMove)
+            }
+            Request::Move(squares) if squares.is_empty() => {
+                return Client::refuse(Refusal::EmptyMove)
+            }
+            Request::Move(squares) => ClientMessage::Move(squares),
+            Request::Notation(text) if text.trim().is_empty() => {
+                return Client::refuse(Refusal::EmptyMove)
+            }
+            Request::Notation(text) => ClientMessage::MoveText(text.trim().to_owned()),
+            Request::OfferDraw => return vec![Action::Send(ClientMessage::OfferDraw)],
+            Request::AcceptDraw => return vec![Action::Send(ClientMessage::AcceptDraw)],
+            Request::DeclineDraw => return vec![Action::Send(ClientMessage::DeclineDraw)],
+            _ => return Client::refuse(Refusal::Busy),
+        };
+        game.ready = false;
+        vec![Action::Send(message)]
+    }
+
+    fn opened(&mut self, result: Result<(), String>) -> Vec<Action> {
+        let Phase::Opening(request) = std::mem::replace(&mut self.phase, Phase::Disconnected)
+        else {
+            return Vec::new();
+        };
+        match result {
+            Ok(()) => {
+                self.phase = Phase::Idle;
+                self.ask(request)
+            }
+            Err(why) => vec![
+                Action::Show(Notice::ConnectFailed(why)),
+                Action::Exit(exit::CONNECT_FAILED),
+            ],
+        }
+    }
+
+    fn eof(&mut self) -> Vec<Action> {
+        if !self.is_connected() {
+            return Vec::new();
+        }
+        let finished = match &self.phase {
+            Phase::Idle => true,
+            Phase::Playing(game) => game.over.is_some(),
+            _ => false,
+        };
+        let code = if finished {
+            exit::OK
+        } else {
+            exit::SERVER_GONE
+        };
+        self.finish(Notice::Closed { finished }, code)
+    }
+
+    /// A message from the server; `Err` says how it breaks the protocol.
+    fn receive(&mut self, message: ServerMessage) -> Result<Vec<Action>, String> {
+        let show = |notice| Ok(vec![Action::Show(notice)]);
+        match message {
+            ServerMessage::Version { version, server } => {
+                return show(Notice::Version { version, server })
+            }
+            ServerMessage::Aborted { why } => {
+                return Ok(self.finish(Notice::Aborted(why), exit::SERVER_GONE))
+            }
+            _ => {}
+        }
+        match (&mut self.phase, message) {
+            (Phase::Joining { more }, ServerMessage::Waiting { more: n }) => {
+                *more = Some(n);
+                show(Notice::Waiting { more: n })
+            }
+            (
+                Phase::Listing(list),
+                ServerMessage::Session {
+                    id,
+                    game,
+                    seconds,
+                    players,
+                },
+            ) => {
+                list.push(SessionInfo {
+                    id,
+                    game,
+                    seconds,
+                    players,
+                });
+                Ok(Vec::new())
+            }
+            (Phase::Listing(list), ServerMessage::Sessions { count }) => {
+                if count != list.len() as u64 {
+                    return Err(format!(
+                        "GAME SESSIONS {count} after {} GAME SESSION lines",
+                        list.len()
+                    ));
+                }
+                let list = std::mem::take(list);
+                self.phase = Phase::Idle;
+                show(Notice::Listed(list))
+            }
+            (
+                Phase::Joining { .. } | Phase::AskedToWatch | Phase::Idle,
+                ServerMessage::Error { why },
+            ) => {
+                // The request was refused (no such game, no such session).
+                Ok(self.finish(Notice::Denied(why), exit::SERVER_GONE))
+            }
+            (Phase::Joining { .. } | Phase::AskedToWatch, ServerMessage::Type { game }) => {
+                self.phase = Phase::Starting {
+                    game,
+                    board: None,
+                    round: 1,
+                };
+                Ok(Vec::new())
+            }
+            (
+                Phase::Starting { board, .. },
+                ServerMessage::Board {
+                    name,
+                    width,
+                    height,
+                },
+            ) => {
+                if board.is_some() {
+                    return Err("a second GAME BOARD".to_owned());
+                }
+                *board = Some(Board::new(&name, width, height)?);
+                Ok(Vec::new())
+            }
+            (Phase::Starting { .. }, ServerMessage::Team { team, name }) => {
+                self.seated(Seat::Player { team, name })
+            }
+            (Phase::Starting { .. }, ServerMessage::Watching { id }) => {
+                self.seated(Seat::Viewer { id })
+            }
+            (Phase::Playing(_), message) => self.in_game_message(message),
+            (_, message) => Err(format!(
+                "the server sent \"{message}\" while {}",
+                self.doing()
+            )),
+        }
+    }
+
+    /// What the client was doing, for messages about the server's faults.
+    fn doing(&self) -> &'static str {
+        match self.phase {
+            Phase::Disconnected | Phase::Opening(_) | Phase::Closed(_) => "not connected",
+            Phase::Idle => "no request was open",
+            Phase::Listing(_) => "listing the games",
+            Phase::Joining { .. } => "waiting for the game to start",
+            Phase::AskedToWatch => "waiting to watch",
+            Phase::Starting { .. } => {
+                "the game was starting (GAME BOARD, then GAME TEAM or GAME WATCHING)"
+            }
+            Phase::Playing(_) => "in a game",
+        }
+    }
+
+    /// `GAME TEAM` or `GAME WATCHING`: the game starts.
+    fn seated(&mut self, seat: Seat) -> Result<Vec<Action>, String> {
+        let Phase::Starting { game, board, round } =
+            std::mem::replace(&mut self.phase, Phase::Disconnected)
+        else {
+            unreachable!("seated is called in Starting only");
+        };
+        let board = board.ok_or("GAME TEAM or GAME WATCHING before GAME BOARD")?;
+        self.phase = Phase::Playing(Game {
+            game,
+            board,
+            seat,
+            turn: None,
+            ready: false,
+            moves: Vec::new(),
+            changed: Vec::new(),
+            over: None,
+            round,
+        });
+        self.dirty = true;
+        Ok(vec![Action::Show(Notice::Started)])
+    }
+
+    fn in_game_message(&mut self, message: ServerMessage) -> Result<Vec<Action>, String> {
+        let Phase::Playing(game) = &mut self.phase else {
+            unreachable!("called while playing");
+        };
+        let round = game.round;
+        let notice = match message {
+            ServerMessage::Square { kind, x, y } => {
+                game.board.draw_square(&kind, x, y)?;
+                // The first drawing is the board as it stands, not a change.
+                if !game.moves.is_empty() {
+                    game.changed.push((x, y));
+                }
+                self.dirty = true;
+                return Ok(Vec::new());
+            }
+            ServerMessage::Piece { name, team } => {
+                game.board.draw_piece(&name, team)?;
+                self.dirty = true;
+                return Ok(Vec::new());
+            }
+            ServerMessage::Turn { team } => {
+                if team == 0 {
+                    return Err("GAME TURN 0: teams count from 1".to_owned());
+                }
+                game.turn = Some(team);
+                if game.team() != Some(team) {
+                    game.ready = false;
+                }
+                Notice::Turn(team)
+            }
+            ServerMessage::Ready => {
+                if game.team().is_none() {
+                    return Err("READY sent to a viewer".to_owned());
+                }
+                game.ready = true;
+                Notice::YourMove
+            }
+            ServerMessage::Moved { team, notation } => {
+                game.changed.clear();
+                game.moves.push(Moved {
+                    team,
+                    notation: notation.clone(),
+                });
+                Notice::Moved { team, notation }
+            }
+            ServerMessage::News { text } => Notice::News(text),
+            ServerMessage::Error { why } => Notice::ServerRefused(why),
+            ServerMessage::Over { winner, why } => {
+                game.turn = None;
+                game.ready = false;
+                game.over = Some(Over {
+                    winner,
+                    why: why.clone(),
+                    result: None,
+                });
+                Notice::Over { winner, why }
+            }
+            ServerMessage::Result { standing, why } => {
+                if game.team().is_none() {
+                    return Err("RESULT sent to a viewer".to_owned());
+                }
+                let Some(over) = &mut game.over else {
+                    return Err("RESULT before GAME OVER".to_owned());
+                };
+                over.result = Some((standing, why.clone()));
+                Notice::Result { standing, why }
+            }
+            ServerMessage::Type { game: name } if game.over.is_some() => {
+                // A rematch: the next game of the series.
+                self.phase = Phase::Starting {
+                    game: name,
+                    board: None,
+                    round: round + 1,
+                };
+                return Ok(Vec::new());
+            }
+            other => return Err(format!("the server sent \"{other}\" during a game")),
+        };
+        Ok(vec![Action::Show(notice)])
+    }
+}

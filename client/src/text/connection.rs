@@ -1,0 +1,96 @@
+//! The text protocol over TCP: lines in ([`LineReader`], with the codec's
+//! [`LineBuffer`]), messages out ([`LineWriter`]).
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+
+use reversi_text::{ClientMessage, LineBuffer, LineError, ServerMessage};
+
+use super::client::Event;
+
+/// Opens a connection to `addr` (`host:port`, or a bare host for the
+/// default port). The error is one line naming the address tried.
+pub fn open(addr: &str) -> Result<(LineReader, LineWriter), String> {
+    let stream = crate::connection::connect(addr)?;
+    let reader = stream
+        .try_clone()
+        .map_err(|e| format!("could not connect to {addr}: {e}"))?;
+    Ok((
+        LineReader {
+            stream: reader,
+            lines: LineBuffer::new(),
+            done: false,
+            told_since_quiet: false,
+        },
+        LineWriter { stream },
+    ))
+}
+
+/// The receiving half: bytes in, [`Event`]s out.
+pub struct LineReader {
+    stream: TcpStream,
+    lines: LineBuffer,
+    /// After EOF or a line too long: nothing more is read.
+    done: bool,
+    /// Lines were returned since the last [`Event::Quiet`].
+    told_since_quiet: bool,
+}
+
+impl LineReader {
+    /// Blocks until the next event: a message, a bad line, a pause
+    /// ([`Event::Quiet`], before a read that may block), or EOF (for good).
+    pub fn next_event(&mut self) -> Event {
+        loop {
+            if self.done {
+                return Event::Eof;
+            }
+            match self.lines.next_line() {
+                Ok(Some(line)) => {
+                    log::debug!("<- {line}");
+                    self.told_since_quiet = true;
+                    return match ServerMessage::parse(&line) {
+                        Ok(message) => Event::Received(message),
+                        Err(e) => Event::BadLine(format!("{line:?}: {e}")),
+                    };
+                }
+                Ok(None) => {}
+                Err(e @ LineError::NotText) => return Event::BadLine(e.to_string()),
+                Err(e @ LineError::TooLong) => {
+                    self.done = true;
+                    return Event::BadLine(e.to_string());
+                }
+            }
+            if std::mem::take(&mut self.told_since_quiet) {
+                return Event::Quiet;
+            }
+            let mut buf = [0u8; 4096];
+            match self.stream.read(&mut buf) {
+                Ok(0) => self.done = true,
+                Ok(n) => self.lines.extend(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    log::debug!("read failed: {e}");
+                    self.done = true;
+                }
+            }
+        }
+    }
+}
+
+/// The sending half.
+pub struct LineWriter {
+    stream: TcpStream,
+}
+
+impl LineWriter {
+    /// Sends one message as a line.
+    pub fn send(&mut self, message: &ClientMessage) -> io::Result<()> {
+        log::debug!("-> {message}");
+        self.stream.write_all(format!("{message}\n").as_bytes())
+    }
+
+    /// Closes both directions; a reader blocked on this connection wakes up with EOF.
+    pub fn close(&self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}

@@ -1,0 +1,298 @@
+//! The text-protocol machine on its own: a whole game, a viewer, a rematch,
+//! the listing, local refusals, and every way a server can break the protocol.
+
+use super::*;
+use crate::exit;
+
+fn received(client: &mut Client, lines: &str) -> Vec<Action> {
+    let mut all = Vec::new();
+    for line in lines.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let message = ServerMessage::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        all.extend(client.handle(Event::Received(message)));
+    }
+    all
+}
+
+fn notices(actions: &[Action]) -> Vec<Notice> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Show(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn send(line: &str) -> Action {
+    Action::Send(ClientMessage::parse(line).unwrap())
+}
+
+/// A client that asked for `request` and is connected.
+fn connected(request: Request) -> (Client, Vec<Action>) {
+    let mut client = Client::new();
+    assert_eq!(client.handle(Event::User(request)), vec![Action::Open]);
+    let actions = client.handle(Event::Opened(Ok(())));
+    (client, actions)
+}
+
+const START: &str = "GAME TYPE TicTacToe
+    GAME BOARD TicTacToeBoard 3 3
+    GAME TEAM 1 X
+    DRAW SQUARE empty 1 1
+    DRAW SQUARE empty 2 2
+    DRAW SQUARE empty 3 3
+    GAME TURN 1
+    READY";
+
+#[test]
+fn a_whole_game_as_a_player() {
+    let (mut c, actions) = connected(Request::Join("tictactoe".into()));
+    assert_eq!(actions, vec![send("GAME TYPE tictactoe")]);
+    let waiting = received(&mut c, "GAME WAITING 1");
+    assert_eq!(notices(&waiting), vec![Notice::Waiting { more: 1 }]);
+    assert_eq!(c.waiting_for(), Some(1));
+    let start = notices(&received(&mut c, START));
+    assert_eq!(
+        start,
+        vec![
+            Notice::Started,
+            Notice::BoardChanged,
+            Notice::Turn(1),
+            Notice::YourMove
+        ]
+    );
+    let game = c.game().unwrap();
+    assert_eq!(game.team(), Some(1));
+    assert!(game.changed.is_empty(), "the first drawing is no change");
+    assert!(c.may_move());
+    assert_eq!(
+        c.handle(Event::User(Request::Move(vec![(2, 2)]))),
+        vec![send("MOVE 1 2 2")]
+    );
+    assert!(!c.may_move());
+    let after = received(
+        &mut c,
+        "GAME MOVED 1 b2
+         DRAW SQUARE empty 2 2
+         DRAW PIECE x 1
+         GAME TURN 2",
+    );
+    assert_eq!(
+        notices(&after),
+        vec![
+            Notice::Moved {
+                team: 1,
+                notation: "b2".into()
+            },
+            Notice::BoardChanged,
+            Notice::Turn(2)
+        ]
+    );
+    let game = c.game().unwrap();
+    assert_eq!(game.changed, vec![(2, 2)]);
+    assert_eq!(
+        game.board.cell(2, 2).unwrap().piece.as_ref().unwrap().name,
+        "x"
+    );
+    let end = received(
+        &mut c,
+        "GAME OVER 2 X left the game
+         RESULT LOSE Your team has lost: X left the game",
+    );
+    assert_eq!(notices(&end).len(), 2);
+    let over = c.game().unwrap().over.clone().unwrap();
+    assert_eq!(over.winner, Some(2));
+    assert_eq!(over.result.unwrap().0, Standing::Lose);
+    // After the end, the server closing is expected.
+    let closed = c.handle(Event::Eof);
+    assert!(closed.contains(&Action::Exit(exit::OK)));
+    assert!(closed.contains(&Action::Show(Notice::Closed { finished: true })));
+}
+
+#[test]
+fn moves_are_refused_here_until_ready() {
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    let refused = |c: &mut Client, r: Request| notices(&c.handle(Event::User(r)));
+    assert_eq!(
+        refused(&mut c, Request::Move(vec![(1, 1)])),
+        vec![Notice::Refused(Refusal::NoGame)]
+    );
+    received(&mut c, START);
+    assert_eq!(
+        refused(&mut c, Request::Move(vec![])),
+        vec![Notice::Refused(Refusal::EmptyMove)]
+    );
+    assert_eq!(
+        c.handle(Event::User(Request::Notation(" a1 ".into()))),
+        vec![send("MOVE a1")]
+    );
+    assert_eq!(
+        refused(&mut c, Request::Notation("b2".into())),
+        vec![Notice::Refused(Refusal::NotYourMove)]
+    );
+    // ERROR, then READY again: the move is still ours.
+    let again = notices(&received(&mut c, "ERROR a1 is taken\nREADY"));
+    assert_eq!(
+        again,
+        vec![
+            Notice::ServerRefused("a1 is taken".into()),
+            Notice::YourMove
+        ]
+    );
+    assert!(c.may_move());
+    assert_eq!(
+        refused(&mut c, Request::Join("reversi".into())),
+        vec![Notice::Refused(Refusal::Busy)]
+    );
+    let quit = c.handle(Event::User(Request::Quit));
+    assert_eq!(quit[0], send("GAME QUIT"));
+    assert!(quit.contains(&Action::Exit(exit::OK)));
+    assert!(!c.is_connected());
+}
+
+#[test]
+fn a_viewer_sees_the_game_and_cannot_play() {
+    let (mut c, actions) = connected(Request::Watch(4));
+    assert_eq!(actions, vec![send("GAME WATCH 4")]);
+    received(
+        &mut c,
+        "GAME TYPE Reversi
+         GAME BOARD ReversiBoard 8 8
+         GAME WATCHING 4
+         DRAW SQUARE green 4 4
+         DRAW PIECE white 2
+         GAME TURN 1",
+    );
+    let game = c.game().unwrap();
+    assert_eq!(game.seat, Seat::Viewer { id: 4 });
+    assert_eq!(game.turn, Some(1));
+    assert_eq!(
+        notices(&c.handle(Event::User(Request::Move(vec![(3, 4)])))),
+        vec![Notice::Refused(Refusal::Watching)]
+    );
+    let bad = c.handle(Event::Received(ServerMessage::Ready));
+    assert!(bad.contains(&Action::Exit(exit::PROTOCOL)), "{bad:?}");
+}
+
+#[test]
+fn a_rematch_starts_a_new_round() {
+    let (mut c, _) = connected(Request::Join("draughts".into()));
+    received(&mut c, START);
+    received(
+        &mut c,
+        "GAME OVER DRAW agreed\nRESULT DRAW The game is drawn: agreed",
+    );
+    let next = received(
+        &mut c,
+        "GAME TYPE TicTacToe
+         GAME BOARD TicTacToeBoard 3 3
+         GAME TEAM 2 O",
+    );
+    assert_eq!(notices(&next), vec![Notice::Started]);
+    let game = c.game().unwrap();
+    assert_eq!(
+        (game.round, game.team(), game.over.is_none()),
+        (2, Some(2), true)
+    );
+}
+
+#[test]
+fn the_listing() {
+    let (mut c, actions) = connected(Request::List);
+    assert_eq!(actions, vec![send("GAME LIST")]);
+    let listed = received(
+        &mut c,
+        "GAME SESSION 3 Reversi 12 127.0.0.1:5 127.0.0.1:6
+         GAME SESSIONS 1",
+    );
+    let Notice::Listed(sessions) = &notices(&listed)[0] else {
+        panic!("{listed:?}");
+    };
+    assert_eq!(sessions[0].id, 3);
+    assert_eq!(sessions[0].players.len(), 2);
+    // Idle again: another request may follow on the same connection.
+    assert_eq!(
+        c.handle(Event::User(Request::Watch(3))),
+        vec![send("GAME WATCH 3")]
+    );
+}
+
+#[test]
+fn refusals_and_failures_end_the_connection() {
+    let (mut c, _) = connected(Request::Join("chess".into()));
+    let denied = received(&mut c, "ERROR no game \"chess\" here; games: reversi");
+    assert!(denied.contains(&Action::Show(Notice::Denied(
+        "no game \"chess\" here; games: reversi".into()
+    ))));
+    assert!(denied.contains(&Action::Exit(exit::SERVER_GONE)));
+    let mut c = Client::new();
+    c.handle(Event::User(Request::List));
+    let failed = c.handle(Event::Opened(Err("could not connect to x: no".into())));
+    assert_eq!(
+        failed,
+        vec![
+            Action::Show(Notice::ConnectFailed("could not connect to x: no".into())),
+            Action::Exit(exit::CONNECT_FAILED)
+        ]
+    );
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, START);
+    let gone = c.handle(Event::Eof);
+    assert!(gone.contains(&Action::Show(Notice::Closed { finished: false })));
+    assert!(gone.contains(&Action::Exit(exit::SERVER_GONE)));
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    let aborted = received(&mut c, "GAME ABORTED the server is shutting down");
+    assert!(aborted.contains(&Action::Exit(exit::SERVER_GONE)));
+}
+
+#[test]
+fn every_break_of_the_protocol_is_named() {
+    let cases = [
+        ("READY", "while waiting for the game"),
+        ("GAME TYPE X\nGAME TEAM 1 X", "before GAME BOARD"),
+        ("GAME TYPE X\nGAME BOARD B 0 3", "has none"),
+        (
+            "GAME TYPE X\nGAME BOARD B 2 2\nGAME BOARD B 2 2",
+            "a second GAME BOARD",
+        ),
+        (
+            "GAME TYPE X\nGAME BOARD B 2 2\nGAME TEAM 1 X\nDRAW PIECE x 1",
+            "before any DRAW SQUARE",
+        ),
+        (
+            "GAME TYPE X\nGAME BOARD B 2 2\nGAME TEAM 1 X\nDRAW SQUARE s 3 1",
+            "off the 2x2 board",
+        ),
+        (
+            "GAME TYPE X\nGAME BOARD B 2 2\nGAME TEAM 1 X\nGAME TURN 0",
+            "teams count from 1",
+        ),
+        (
+            "GAME TYPE X\nGAME BOARD B 2 2\nGAME TEAM 1 X\nRESULT WIN yes",
+            "RESULT before GAME OVER",
+        ),
+        (
+            "GAME TYPE X\nGAME BOARD B 2 2\nGAME TEAM 1 X\nGAME TYPE Y",
+            "during a game",
+        ),
+        ("GAME SESSIONS 0", "while waiting for the game"),
+    ];
+    for (lines, why) in cases {
+        let (mut c, _) = connected(Request::Join("x".into()));
+        let actions = received(&mut c, lines);
+        let violation = notices(&actions).into_iter().find_map(|n| match n {
+            Notice::Violation(text) => Some(text),
+            _ => None,
+        });
+        let text = violation.unwrap_or_else(|| panic!("{lines:?}: no violation in {actions:?}"));
+        assert!(text.contains(why), "{lines:?}: {text}");
+        assert!(actions.contains(&Action::Exit(exit::PROTOCOL)));
+        assert!(!c.is_connected());
+    }
+    let (mut c, _) = connected(Request::List);
+    let bad = c.handle(Event::BadLine("\"HELLO\": unknown command".into()));
+    assert!(bad.contains(&Action::Exit(exit::PROTOCOL)));
+    let (mut c, _) = connected(Request::List);
+    let miscount = received(&mut c, "GAME SESSIONS 2");
+    assert!(miscount.contains(&Action::Exit(exit::PROTOCOL)));
+}

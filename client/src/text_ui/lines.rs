@@ -1,0 +1,157 @@
+//! The line mode: messages as lines, the board as plain text when it
+//! changed, one command a line on stdin. When stdin is not a terminal the
+//! lines are a script of this player's moves: each is held until the
+//! server says READY, so a file of moves plays them in order; the end of
+//! stdin means quit (when the next move is due); a viewer watches on. A
+//! player's run ends with the game's result; a viewer's when the server
+//! closes the connection.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::Receiver;
+
+use reversi_client::exit;
+use reversi_client::text::{Driver, Event, Notice, Request};
+
+use super::legend::Legend;
+use super::typed::{self, Typed};
+use super::{words, Input};
+
+struct Lines {
+    driver: Driver,
+    legend: Legend,
+    interactive: bool,
+}
+
+impl Lines {
+    fn show(&mut self, notice: &Notice) {
+        let game = self.driver.client().game();
+        if let (Notice::BoardChanged, Some(game)) = (notice, game) {
+            self.legend.learn(&game.board);
+            println!("{}", super::board_text(&self.legend, game));
+            return;
+        }
+        if let Some(text) = words::notice(notice, game) {
+            if words::is_failure(notice) {
+                eprintln!("reversi: {text}");
+            } else {
+                println!("{text}");
+            }
+        }
+    }
+
+    /// Feeds an event and shows what it leads to; `Some(code)` at the end.
+    fn feed(&mut self, event: Event) -> Option<u8> {
+        let mut notices = Vec::new();
+        let code = self
+            .driver
+            .handle(event, &mut |n: &Notice| notices.push(n.clone()));
+        let mut ended = false;
+        for notice in &notices {
+            self.show(notice);
+            ended |= matches!(notice, Notice::Result { .. });
+        }
+        // A player's game ends with its result (a rematch is not waited for).
+        code.or(ended.then_some(exit::OK))
+    }
+
+    /// Whether a held script line may go now.
+    fn line_is_due(&self) -> bool {
+        let client = self.driver.client();
+        self.interactive || client.may_move() || client.game().is_some_and(|g| g.team().is_none())
+    }
+
+    fn user_line(&mut self, line: Option<String>) -> Option<u8> {
+        let Some(line) = line else {
+            // The end of a player's script resigns; a viewer watches on.
+            let viewer = self
+                .driver
+                .client()
+                .game()
+                .is_some_and(|g| g.team().is_none());
+            return (!viewer)
+                .then(|| self.feed(Event::User(Request::Quit)))
+                .flatten();
+        };
+        if !self.interactive && !line.trim().is_empty() {
+            println!("> {}", line.trim());
+        }
+        match typed::parse(&line) {
+            Ok(None) => None,
+            Ok(Some(Typed::Send(request))) => self.feed(Event::User(request)),
+            Ok(Some(Typed::Help)) => {
+                println!("{}", typed::HELP);
+                None
+            }
+            Ok(Some(Typed::Board)) => {
+                if self.driver.client().game().is_some() {
+                    self.show(&Notice::BoardChanged);
+                } else {
+                    println!("refused: no game yet");
+                }
+                None
+            }
+            Err(why) => {
+                println!("refused: {why}");
+                None
+            }
+        }
+    }
+}
+
+/// The square kinds and pieces seen, in one line.
+pub fn legend_line(legend: &Legend) -> String {
+    let mut parts: Vec<String> = legend
+        .pieces(true)
+        .into_iter()
+        .map(|(label, name, team)| format!("{label} {name} (team {team})"))
+        .collect();
+    if legend.kinds().len() > 1 {
+        parts.extend(
+            legend
+                .kinds()
+                .iter()
+                .map(|kind| format!("'{}' {kind}", legend.fill(kind))),
+        );
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("  {}", parts.join(", "))
+}
+
+/// Runs the line mode until the game (or the connection) ends.
+pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, interactive: bool) -> u8 {
+    let mut ui = Lines {
+        driver,
+        legend: Legend::default(),
+        interactive,
+    };
+    for notice in &early {
+        ui.show(notice);
+    }
+    let mut held: VecDeque<Option<String>> = VecDeque::new();
+    while let Ok(input) = rx.recv() {
+        let code = match input {
+            Input::Net(event) => ui.feed(event),
+            Input::Line(line) => {
+                held.push_back(Some(line));
+                None
+            }
+            Input::StdinEof => {
+                held.push_back(None);
+                None
+            }
+        };
+        if let Some(code) = code {
+            return code;
+        }
+        while ui.line_is_due() {
+            let Some(line) = held.pop_front() else { break };
+            if let Some(code) = ui.user_line(line) {
+                return code;
+            }
+        }
+    }
+    // The socket reader always ends with EOF, which finishes the connection.
+    exit::SERVER_GONE
+}

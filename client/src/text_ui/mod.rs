@@ -1,0 +1,122 @@
+//! `reversi play --game NAME` and `reversi watch`: the game-independent
+//! client of the text protocol (seed 000). It draws only what the server's
+//! `DRAW` lines describe and sends the moves a person builds.
+//!
+//! On a terminal it is full screen ([`screen`]); with stdin or stdout not a
+//! terminal, or `TERM=dumb`, it reads and prints lines ([`lines`]), so a
+//! script can play. `NO_COLOR` (or `TERM=dumb`) gives output without colours.
+
+mod legend;
+mod lines;
+mod picture;
+mod screen;
+mod typed;
+mod words;
+
+use std::io::IsTerminal;
+use std::sync::mpsc::{self, Sender};
+use std::thread;
+
+use reversi_client::text::{Driver, Event, LineReader, Notice, Request};
+
+/// How to show things.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Output {
+    /// Full screen: stdin and stdout are terminals that can address the cursor.
+    pub full_screen: bool,
+    /// Colours allowed (`NO_COLOR` unset or empty, `TERM` not `dumb`).
+    pub colour: bool,
+}
+
+impl Output {
+    pub fn detect() -> Output {
+        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        Output {
+            full_screen: terminal && !dumb,
+            colour: !dumb && !no_color,
+        }
+    }
+}
+
+/// What the loops wait for.
+pub enum Input {
+    /// A line typed or piped in (line mode).
+    Line(String),
+    /// stdin is closed.
+    StdinEof,
+    /// Something from the server.
+    Net(Event),
+}
+
+pub use words::{is_failure, notice as notice_words, team as team_words};
+
+/// The board of `game` as plain text, what the last move changed in
+/// brackets, and the pieces seen on it.
+pub fn plain_board(game: &reversi_client::text::Game) -> String {
+    let mut legend = legend::Legend::default();
+    legend.learn(&game.board);
+    board_text(&legend, game)
+}
+
+/// The board as plain text with `legend`'s labels, and the legend's line.
+fn board_text(legend: &legend::Legend, game: &reversi_client::text::Game) -> String {
+    let marks = picture::Marks {
+        changed: &game.changed,
+        ..Default::default()
+    };
+    let board = picture::plain(&game.board, legend, &marks);
+    match lines::legend_line(legend) {
+        line if line.is_empty() => board,
+        line => format!("{board}\n{line}"),
+    }
+}
+
+/// Plays one game of `game` on the server at `addr`; returns the exit code.
+pub fn play(addr: &str, game: &str) -> u8 {
+    session(addr, Request::Join(game.to_owned()))
+}
+
+/// Watches game `id` on the server at `addr` to its end.
+pub fn watch(addr: &str, id: u64) -> u8 {
+    session(addr, Request::Watch(id))
+}
+
+fn session(addr: &str, request: Request) -> u8 {
+    let output = Output::detect();
+    let mut driver = Driver::new(addr);
+    // Connect before taking the screen, so a failure is one plain line.
+    let mut early = Vec::new();
+    if let Some(code) = driver.handle(Event::User(request), &mut |n: &Notice| {
+        early.push(n.clone())
+    }) {
+        for notice in &early {
+            if let Some(text) = words::notice(notice, None) {
+                eprintln!("reversi: {text}");
+            }
+        }
+        return code;
+    }
+    let (tx, rx) = mpsc::channel();
+    if let Some(reader) = driver.take_reader() {
+        spawn_socket_reader(reader, tx.clone());
+    }
+    if output.full_screen {
+        screen::run(driver, &rx, early, output.colour)
+    } else {
+        crate::stdin_lines::spawn(tx, Input::Line, Input::StdinEof);
+        let interactive = std::io::stdin().is_terminal();
+        lines::run(driver, &rx, early, interactive)
+    }
+}
+
+fn spawn_socket_reader(mut reader: LineReader, tx: Sender<Input>) {
+    thread::spawn(move || loop {
+        let event = reader.next_event();
+        let end = event == Event::Eof;
+        if tx.send(Input::Net(event)).is_err() || end {
+            return;
+        }
+    });
+}

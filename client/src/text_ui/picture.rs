@@ -1,0 +1,172 @@
+//! The board as rows of glyphs, top row first (y = height at the top, as
+//! seed 000 puts (1, 1) at the lower left), with the coordinates that
+//! `MOVE n x y` uses along the edges. The full-screen view styles the
+//! glyphs; the line mode prints them as plain text, marks in brackets.
+
+use reversi_client::text::{Board, Piece};
+
+use super::legend::Legend;
+
+/// What a square is marked with, strongest last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mark {
+    None,
+    /// Drawn since the last move was announced: what that move changed.
+    Changed,
+    /// Picked for the move being built.
+    Picked,
+    Cursor,
+}
+
+impl Mark {
+    /// The brackets of plain text: `[X]` cursor, `<X>` picked, `(X)` changed.
+    fn brackets(self) -> (char, char) {
+        match self {
+            Mark::None => (' ', ' '),
+            Mark::Changed => ('(', ')'),
+            Mark::Picked => ('<', '>'),
+            Mark::Cursor => ('[', ']'),
+        }
+    }
+}
+
+/// The marks to show.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Marks<'a> {
+    pub cursor: Option<(u8, u8)>,
+    pub picked: &'a [(u8, u8)],
+    pub changed: &'a [(u8, u8)],
+}
+
+impl Marks<'_> {
+    fn at(&self, at: (u8, u8)) -> Mark {
+        if self.cursor == Some(at) {
+            Mark::Cursor
+        } else if self.picked.contains(&at) {
+            Mark::Picked
+        } else if self.changed.contains(&at) {
+            Mark::Changed
+        } else {
+            Mark::None
+        }
+    }
+}
+
+/// One square as shown.
+#[derive(Clone, Debug)]
+pub struct Glyph {
+    /// The piece's label, or the square's fill, centred in `width - 2`.
+    pub text: String,
+    pub kind: String,
+    pub piece: Option<Piece>,
+    pub mark: Mark,
+}
+
+/// The widest label in use, plus a mark on each side: at least 3.
+pub fn cell_width(legend: &Legend, plain: bool) -> usize {
+    let widest = legend
+        .pieces(plain)
+        .iter()
+        .map(|(label, _, _)| label.chars().count())
+        .max()
+        .unwrap_or(1);
+    widest.max(1) + 2
+}
+
+/// The rows of glyphs, the top row (y = height) first.
+pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>, plain: bool) -> Vec<Vec<Glyph>> {
+    let inner = cell_width(legend, plain) - 2;
+    (1..=board.height())
+        .rev()
+        .map(|y| {
+            (1..=board.width())
+                .map(|x| {
+                    let cell = board.cell(x, y);
+                    let piece = cell.and_then(|c| c.piece.clone());
+                    let kind = cell.map_or_else(String::new, |c| c.square.clone());
+                    let text = match (&piece, cell) {
+                        (Some(piece), _) => legend.label(piece, plain),
+                        (None, Some(c)) => legend.fill(&c.square).to_string(),
+                        // Not drawn yet.
+                        (None, None) => " ".to_owned(),
+                    };
+                    Glyph {
+                        text: format!("{text:^inner$}"),
+                        kind,
+                        piece,
+                        mark: marks.at((x, y)),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The column numbers under (and over) the board, each in a cell's width.
+pub fn column_numbers(width: u8, cell: usize, margin: usize) -> String {
+    let mut line = " ".repeat(margin);
+    for x in 1..=width {
+        line.push_str(&format!("{x:^cell$}"));
+    }
+    line.trim_end().to_owned()
+}
+
+/// The width of the row numbers' margin.
+pub fn margin(height: u8) -> usize {
+    height.to_string().len() + 1
+}
+
+/// The whole board as plain text with coordinates, marks in brackets.
+pub fn plain(board: &Board, legend: &Legend, marks: &Marks<'_>) -> String {
+    let cell = cell_width(legend, true);
+    let margin = margin(board.height());
+    let numbers = column_numbers(board.width(), cell, margin);
+    let mut out = format!("{numbers}\n");
+    for (row, y) in glyphs(board, legend, marks, true)
+        .iter()
+        .zip((1..=board.height()).rev())
+    {
+        let mut line = format!("{y:>w$} ", w = margin - 1);
+        for glyph in row {
+            let (open, close) = glyph.mark.brackets();
+            line.push(open);
+            line.push_str(&glyph.text);
+            line.push(close);
+        }
+        out.push_str(&format!("{line} {y}\n"));
+    }
+    out.push_str(&numbers);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tictactoe_board_in_plain_text() {
+        let mut board = Board::new("TicTacToeBoard", 3, 3).unwrap();
+        for y in 1..=3 {
+            for x in 1..=3 {
+                board.draw_square("empty", x, y).unwrap();
+            }
+        }
+        board.draw_square("empty", 2, 2).unwrap();
+        board.draw_piece("x", 1).unwrap();
+        board.draw_square("empty", 1, 3).unwrap();
+        board.draw_piece("o", 2).unwrap();
+        let mut legend = Legend::default();
+        legend.learn(&board);
+        let marks = Marks {
+            cursor: Some((3, 1)),
+            picked: &[],
+            changed: &[(2, 2)],
+        };
+        let want = "   1  2  3
+3  O  .  .  3
+2  . (X) .  2
+1  .  . [.] 1
+   1  2  3";
+        assert_eq!(plain(&board, &legend, &marks), want);
+    }
+}

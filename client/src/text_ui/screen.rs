@@ -1,0 +1,620 @@
+//! The full-screen view (ratatui over crossterm): the board with a cursor,
+//! whose turn it is, this player's side, the moves, messages and the
+//! result. Arrow keys or hjkl move the cursor; space picks a square (a
+//! multi-square move is built square by square); Enter on the last picked
+//! square, or `m`, sends the move; Esc clears; `:` opens a line to type a
+//! move (`d3`, `4 6`) or a command; `q` twice leaves. The screen is redrawn
+//! at least every [`TICK`], so a real-time game never waits on the keyboard.
+
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Duration;
+
+use ratatui::crossterm::event::{
+    self, Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
+};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::Frame;
+
+use reversi_client::exit;
+use reversi_client::text::{Driver, Event, Game, Notice, Piece, Request, Standing};
+
+use super::legend::Legend;
+use super::picture::{self, Glyph, Mark, Marks};
+use super::typed::{self, Typed};
+use super::{words, Input};
+
+/// The longest the screen waits for a key before it looks at the network again.
+const TICK: Duration = Duration::from_millis(50);
+
+/// Messages kept for the message pane.
+const LOG_LINES: usize = 200;
+
+const KEYS: &str = "arrows/hjkl move, space pick, Enter/m send, Esc clear, : type, ? help, q quit";
+
+const HELP: &str =
+    "Build a move square by square: move the cursor with the arrow keys (or h j k l), \
+press space (or Enter) on each square of the move in order, then Enter on the last one (or m) \
+sends it. Esc clears the squares picked. Or press : and type the move: in the game's own notation \
+(d3, 11-15), as numbers (4 6, or 1 1 1 6 for two squares), or a command (offer draw, accept draw, \
+quit). Squares are numbered from (1, 1) at the lower left, as the edges show. q twice leaves \
+(your team resigns if the game is on).";
+
+struct Screen {
+    driver: Driver,
+    legend: Legend,
+    colour: bool,
+    cursor: (u8, u8),
+    picked: Vec<(u8, u8)>,
+    /// The `:` line being typed.
+    editor: Option<String>,
+    log: Vec<String>,
+    /// `q` was pressed once during a game.
+    quit_armed: bool,
+    help: bool,
+    /// The connection finished with this code (the screen stays until `q`).
+    finished: Option<u8>,
+    /// Leave the screen with this code.
+    leave: Option<u8>,
+    /// The round of the game the cursor was placed for.
+    round: u32,
+    /// What went wrong, for stderr once the screen is left.
+    failure: Option<String>,
+}
+
+impl Screen {
+    fn game(&self) -> Option<&Game> {
+        self.driver.client().game()
+    }
+
+    fn note(&mut self, notice: &Notice) {
+        if let Some(text) = words::notice(notice, self.game()) {
+            self.log.push(text);
+            let excess = self.log.len().saturating_sub(LOG_LINES);
+            self.log.drain(..excess);
+        }
+    }
+
+    /// Feeds an event to the client and notes what it says.
+    fn feed(&mut self, event: Event) {
+        let mut notices = Vec::new();
+        let code = self
+            .driver
+            .handle(event, &mut |n: &Notice| notices.push(n.clone()));
+        for notice in &notices {
+            if words::is_failure(notice) {
+                self.failure = words::notice(notice, self.game());
+            }
+            if *notice == Notice::Started {
+                self.picked.clear();
+            }
+            if *notice == Notice::Quit {
+                self.leave = Some(exit::OK);
+            }
+            self.note(notice);
+        }
+        if let Some(game) = self.driver.client().game() {
+            self.legend.learn(&game.board);
+            if game.round != self.round {
+                self.round = game.round;
+                let board = &game.board;
+                self.cursor = (board.width().div_ceil(2), board.height().div_ceil(2));
+            }
+        }
+        if code.is_some() && self.finished.is_none() {
+            self.finished = code;
+            // Turned away before any game: nothing to look at.
+            if self.game().is_none() {
+                self.leave = code;
+            }
+        }
+    }
+
+    fn request(&mut self, request: Request) {
+        let sends_move = matches!(request, Request::Move(_) | Request::Notation(_));
+        let could = self.driver.client().may_move();
+        self.feed(Event::User(request));
+        if sends_move && could && !self.driver.client().may_move() {
+            self.picked.clear();
+        }
+    }
+
+    /// Whether the game is on and this client plays in it.
+    fn playing(&self) -> bool {
+        self.finished.is_none()
+            && self
+                .game()
+                .is_none_or(|g| g.team().is_some() && g.over.is_none())
+    }
+
+    fn key(&mut self, key: KeyEvent) {
+        if key.kind != KeyEventKind::Press {
+            return;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.leave_now();
+            return;
+        }
+        if let Some(line) = &mut self.editor {
+            match key.code {
+                KeyCode::Esc => self.editor = None,
+                KeyCode::Backspace => {
+                    line.pop();
+                }
+                KeyCode::Enter => {
+                    let line = self.editor.take().unwrap_or_default();
+                    self.typed(&line);
+                }
+                KeyCode::Char(c) => line.push(c),
+                _ => {}
+            }
+            return;
+        }
+        let quit = key.code == KeyCode::Char('q');
+        if !quit {
+            self.quit_armed = false;
+        }
+        match key.code {
+            KeyCode::Char('q') => self.quit_key(),
+            KeyCode::Left | KeyCode::Char('h') => self.step(-1, 0),
+            KeyCode::Right | KeyCode::Char('l') => self.step(1, 0),
+            KeyCode::Up | KeyCode::Char('k') => self.step(0, 1),
+            KeyCode::Down | KeyCode::Char('j') => self.step(0, -1),
+            KeyCode::Char(' ') => self.pick(),
+            KeyCode::Enter => {
+                if self.picked.last() == Some(&self.cursor) {
+                    self.send_picked();
+                } else {
+                    self.pick();
+                }
+            }
+            KeyCode::Char('m') => {
+                if self.picked.is_empty() {
+                    self.picked.push(self.cursor);
+                }
+                self.send_picked();
+            }
+            KeyCode::Esc => {
+                self.picked.clear();
+                self.help = false;
+            }
+            KeyCode::Char(':') => self.editor = Some(String::new()),
+            KeyCode::Char('?') => self.help = !self.help,
+            _ => {}
+        }
+    }
+
+    fn quit_key(&mut self) {
+        if !self.playing() || self.quit_armed {
+            self.leave_now();
+        } else {
+            self.quit_armed = true;
+            self.log
+                .push("press q again to leave: your team resigns the game".to_owned());
+        }
+    }
+
+    fn leave_now(&mut self) {
+        if let Some(code) = self.finished {
+            self.leave = Some(code);
+        } else if self.driver.client().is_connected() {
+            self.feed(Event::User(Request::Quit));
+            self.leave = Some(self.finished.unwrap_or(exit::OK));
+        } else {
+            self.leave = Some(exit::OK);
+        }
+    }
+
+    fn step(&mut self, dx: i16, dy: i16) {
+        let Some(game) = self.game() else { return };
+        let (w, h) = (
+            i16::from(game.board.width()),
+            i16::from(game.board.height()),
+        );
+        let x = (i16::from(self.cursor.0) + dx).clamp(1, w);
+        let y = (i16::from(self.cursor.1) + dy).clamp(1, h);
+        self.cursor = (x as u8, y as u8);
+    }
+
+    /// Space: adds the cursor's square to the move, or takes it back if it
+    /// was the last one added.
+    fn pick(&mut self) {
+        if self.game().is_none() {
+            return;
+        }
+        if self.picked.last() == Some(&self.cursor) {
+            self.picked.pop();
+        } else {
+            self.picked.push(self.cursor);
+        }
+    }
+
+    fn send_picked(&mut self) {
+        if self.picked.is_empty() {
+            return;
+        }
+        self.request(Request::Move(self.picked.clone()));
+    }
+
+    fn typed(&mut self, line: &str) {
+        match typed::parse(line) {
+            Ok(None) => {}
+            Ok(Some(Typed::Send(Request::Quit))) => self.leave_now(),
+            Ok(Some(Typed::Send(request))) => self.request(request),
+            Ok(Some(Typed::Help)) => self.help = true,
+            Ok(Some(Typed::Board)) => {}
+            Err(why) => self.log.push(format!("refused: {why}")),
+        }
+    }
+}
+
+/// The background of a square kind: colour words are taken at their word,
+/// other kinds get colours in the order first seen.
+fn square_colour(kind: &str, index: usize) -> Option<Color> {
+    const OTHERS: [u8; 6] = [24, 95, 66, 131, 61, 101];
+    Some(Color::Indexed(match kind {
+        "empty" | "" => return None,
+        "green" => 28,
+        "water" | "blue" => 25,
+        "land" => 64,
+        "dark" | "black" => 238,
+        "light" | "white" => 250,
+        "key" | "gold" | "yellow" => 136,
+        "red" => 124,
+        _ => OTHERS[index % OTHERS.len()],
+    }))
+}
+
+/// A piece: named colours as they say, else a colour per team; the label
+/// in a contrasting colour.
+fn piece_style(piece: &Piece) -> Style {
+    const TEAMS: [u8; 4] = [160, 27, 34, 130];
+    let (bg, fg) = match piece.name.as_str() {
+        "black" => (Color::Indexed(16), Color::Indexed(231)),
+        "white" => (Color::Indexed(231), Color::Indexed(16)),
+        _ => {
+            let i = usize::from(piece.team.saturating_sub(1)) % TEAMS.len();
+            (Color::Indexed(TEAMS[i]), Color::Indexed(231))
+        }
+    };
+    Style::new().bg(bg).fg(fg).add_modifier(Modifier::BOLD)
+}
+
+fn glyph_style(glyph: &Glyph, legend: &Legend, colour: bool) -> Style {
+    let mut style = Style::new();
+    if colour {
+        if let Some(bg) = square_colour(&glyph.kind, legend.kind_index(&glyph.kind)) {
+            style = style.bg(bg);
+        }
+        style = match &glyph.piece {
+            Some(piece) => piece_style(piece),
+            None => style.fg(Color::Indexed(244)),
+        };
+        style = match glyph.mark {
+            Mark::None => style,
+            Mark::Changed => style.add_modifier(Modifier::UNDERLINED),
+            Mark::Picked => style.bg(Color::Indexed(201)).fg(Color::Indexed(231)),
+            Mark::Cursor => style.bg(Color::Indexed(226)).fg(Color::Indexed(16)),
+        };
+    } else if glyph.mark == Mark::Cursor {
+        style = style.add_modifier(Modifier::REVERSED);
+    }
+    if glyph.mark >= Mark::Picked {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    style
+}
+
+fn brackets(mark: Mark) -> (char, char) {
+    match mark {
+        Mark::None => (' ', ' '),
+        Mark::Changed => ('(', ')'),
+        Mark::Picked => ('<', '>'),
+        Mark::Cursor => ('[', ']'),
+    }
+}
+
+impl Screen {
+    fn board_lines(&self, game: &Game) -> Vec<Line<'static>> {
+        let board = &game.board;
+        let plain = !self.colour;
+        let marks = Marks {
+            cursor: (game.team().is_some() && game.over.is_none()).then_some(self.cursor),
+            picked: &self.picked,
+            changed: &game.changed,
+        };
+        let cell = picture::cell_width(&self.legend, plain);
+        let margin = picture::margin(board.height());
+        let numbers = picture::column_numbers(board.width(), cell, margin);
+        let mut lines = vec![Line::raw(numbers.clone())];
+        let rows = picture::glyphs(board, &self.legend, &marks, plain);
+        for (row, y) in rows.iter().zip((1..=board.height()).rev()) {
+            let mut spans = vec![Span::raw(format!("{y:>w$} ", w = margin - 1))];
+            for glyph in row {
+                let (open, close) = brackets(glyph.mark);
+                let style = glyph_style(glyph, &self.legend, self.colour);
+                spans.push(Span::styled(format!("{open}{}{close}", glyph.text), style));
+            }
+            spans.push(Span::raw(format!(" {y:<w$}", w = margin - 1)));
+            lines.push(Line::from(spans));
+        }
+        lines.push(Line::raw(numbers));
+        lines
+    }
+
+    /// Whose move, the result, the move being built, the moves so far.
+    fn side_lines(&self, game: &Game) -> Vec<Line<'static>> {
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let mut status_style = bold;
+        if self.colour {
+            let result = game.over.as_ref().and_then(|o| o.result.as_ref());
+            status_style = match result.map(|(standing, _)| *standing) {
+                Some(Standing::Win) => status_style.fg(Color::Indexed(46)),
+                Some(Standing::Lose) => status_style.fg(Color::Indexed(196)),
+                Some(Standing::Draw) => status_style.fg(Color::Indexed(226)),
+                None if game.ready => status_style.fg(Color::Indexed(46)),
+                None => status_style,
+            };
+        }
+        let mut lines = vec![Line::styled(words::status(game), status_style)];
+        if let Some((_, why)) = game.over.as_ref().and_then(|o| o.result.as_ref()) {
+            lines.push(Line::raw(why.clone()));
+        }
+        lines.push(Line::raw(""));
+        if game.team().is_some() && game.over.is_none() {
+            let picked: Vec<String> = self
+                .picked
+                .iter()
+                .map(|(x, y)| format!("{x} {y}"))
+                .collect();
+            let building = if picked.is_empty() {
+                "none picked (space picks)".to_owned()
+            } else {
+                format!("{} (Enter or m sends)", picked.join(", "))
+            };
+            lines.push(Line::raw(format!(
+                "cursor at {} {}",
+                self.cursor.0, self.cursor.1
+            )));
+            lines.push(Line::raw(format!("squares: {building}")));
+            lines.push(Line::raw(""));
+        }
+        lines.push(Line::styled(format!("moves ({})", game.moves.len()), bold));
+        for moved in game.moves.iter().rev() {
+            lines.push(Line::raw(format!(
+                "{}: {}",
+                words::team(Some(game), moved.team),
+                moved.notation
+            )));
+        }
+        lines
+    }
+
+    /// What each label and fill stands for.
+    fn legend_lines(&self, game: &Game) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        for (label, name, team) in self.legend.pieces(!self.colour) {
+            let piece = Piece {
+                name: name.clone(),
+                team,
+            };
+            let style = if self.colour {
+                piece_style(&piece)
+            } else {
+                Style::new()
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {label} "), style),
+                Span::raw(format!(" {name}: {}", words::team(Some(game), team))),
+            ]));
+        }
+        if self.legend.kinds().len() > 1 {
+            for kind in self.legend.kinds() {
+                let mut style = Style::new();
+                if let Some(bg) = square_colour(kind, self.legend.kind_index(kind)) {
+                    if self.colour {
+                        style = style.bg(bg);
+                    }
+                }
+                lines.push(Line::from(vec![
+                    Span::styled(format!(" {} ", self.legend.fill(kind)), style),
+                    Span::raw(format!(" {kind} square")),
+                ]));
+            }
+        }
+        lines
+    }
+
+    fn draw(&self, frame: &mut Frame) {
+        // Five lines of messages on a tall screen, three on a short one.
+        let log_height = if frame.area().height >= 32 { 7 } else { 5 };
+        let [top, main, messages, bottom] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(5),
+            Constraint::Length(log_height),
+            Constraint::Length(1),
+        ])
+        .areas(frame.area());
+        let title = match self.game() {
+            Some(game) => words::header(game),
+            None => match self.driver.client().waiting_for() {
+                Some(1) => "waiting for 1 more player...".to_owned(),
+                Some(n) => format!("waiting for {n} more players..."),
+                None => "connecting...".to_owned(),
+            },
+        };
+        frame.render_widget(
+            Paragraph::new(title).style(Style::new().add_modifier(Modifier::BOLD)),
+            top,
+        );
+        if let Some(game) = self.game() {
+            self.draw_game(frame, main, game);
+        }
+        let shown = usize::from(messages.height.saturating_sub(2));
+        let log: Vec<Line> = self
+            .log
+            .iter()
+            .skip(self.log.len().saturating_sub(shown))
+            .map(|l| Line::raw(l.clone()))
+            .collect();
+        frame.render_widget(
+            Paragraph::new(log)
+                .wrap(Wrap { trim: true })
+                .block(Block::bordered().title("messages")),
+            messages,
+        );
+        let bottom_text = match (&self.editor, self.finished) {
+            (Some(line), _) => format!(": {line}_   (a move: d3 or 4 6; Enter sends, Esc cancels)"),
+            (None, Some(_)) => "the game is over: q leaves".to_owned(),
+            (None, None) => KEYS.to_owned(),
+        };
+        frame.render_widget(Paragraph::new(bottom_text), bottom);
+        if self.help {
+            let area = centred(frame.area(), 64, 14);
+            frame.render_widget(ratatui::widgets::Clear, area);
+            frame.render_widget(
+                Paragraph::new(HELP)
+                    .wrap(Wrap { trim: true })
+                    .block(Block::bordered().title("help (Esc or ? closes)")),
+                area,
+            );
+        }
+    }
+
+    /// The board and its legend on the left (or above, when the screen is
+    /// narrow), the game's state beside them.
+    fn draw_game(&self, frame: &mut Frame, area: Rect, game: &Game) {
+        let board = self.board_lines(game);
+        let legend = self.legend_lines(game);
+        let board_width = board.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
+        let legend_width = legend.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
+        let left_width = board_width.max(legend_width).min(area.width);
+        let board_height = board.len() as u16 + 2;
+        let legend_height = legend.len() as u16 + 2;
+        let wide = area.width >= left_width + 30;
+        let (left, side) = if wide {
+            let [l, s] = Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)])
+                .areas(area);
+            (l, s)
+        } else {
+            let [l, s] = Layout::vertical([
+                Constraint::Length(board_height + legend_height),
+                Constraint::Min(0),
+            ])
+            .areas(area);
+            (l, s)
+        };
+        // The board first; the legend where room is left (none on a small screen).
+        let [board_area, rest] =
+            Layout::vertical([Constraint::Length(board_height), Constraint::Min(0)]).areas(left);
+        let legend_area = Rect {
+            height: rest.height.min(legend_height),
+            ..rest
+        };
+        let name = format!(
+            "{} {}x{}",
+            game.board.name(),
+            game.board.width(),
+            game.board.height()
+        );
+        frame.render_widget(
+            Paragraph::new(board).block(Block::bordered().title(name)),
+            board_area,
+        );
+        if legend_area.height >= 3 {
+            frame.render_widget(
+                Paragraph::new(legend).block(Block::bordered().title("pieces")),
+                legend_area,
+            );
+        }
+        frame.render_widget(
+            Paragraph::new(self.side_lines(game))
+                .wrap(Wrap { trim: false })
+                .block(Block::bordered()),
+            side,
+        );
+    }
+}
+
+fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    )
+}
+
+/// Runs the full-screen view until the person leaves; returns the exit code.
+pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: bool) -> u8 {
+    let mut screen = Screen {
+        driver,
+        legend: Legend::default(),
+        colour,
+        cursor: (1, 1),
+        picked: Vec::new(),
+        editor: None,
+        log: Vec::new(),
+        quit_armed: false,
+        help: false,
+        finished: None,
+        leave: None,
+        round: 0,
+        failure: None,
+    };
+    for notice in &early {
+        screen.note(notice);
+    }
+    let mut terminal = ratatui::init();
+    let code = loop {
+        loop {
+            match rx.try_recv() {
+                Ok(Input::Net(event)) => screen.feed(event),
+                Ok(_) => {}
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    if screen.finished.is_none() {
+                        screen.feed(Event::Eof);
+                    }
+                    break;
+                }
+            }
+        }
+        if let Some(code) = screen.leave {
+            break code;
+        }
+        if let Err(e) = terminal.draw(|frame| screen.draw(frame)) {
+            screen.log.push(format!("cannot draw: {e}"));
+            break exit::SERVER_GONE;
+        }
+        match event::poll(TICK) {
+            Ok(true) => match event::read() {
+                Ok(TermEvent::Key(key)) => screen.key(key),
+                // A resize is drawn on the next turn of the loop.
+                Ok(_) => {}
+                Err(_) => screen.leave_now(),
+            },
+            Ok(false) => {}
+            Err(_) => screen.leave_now(),
+        }
+    };
+    ratatui::restore();
+    // What the screen said last stays in the terminal's scrollback.
+    if let Some(game) = screen.game() {
+        println!("{}", words::header(game));
+        println!("{}", words::status(game));
+    }
+    for line in screen.log.iter().rev().take(3).rev() {
+        if Some(line) != screen.failure.as_ref() {
+            println!("{line}");
+        }
+    }
+    if let Some(failure) = &screen.failure {
+        eprintln!("reversi: {failure}");
+    }
+    code
+}

@@ -1,0 +1,106 @@
+//! What the text-protocol client tells a person, in words, for both the
+//! full-screen view and the line mode. Only this client's own team has a
+//! name (`GAME TEAM 1 X`); the others are "team k".
+
+use reversi_client::text::{Game, Notice, Seat, Standing};
+
+/// A team as people read it: `X (team 1, you)` or `team 2`.
+pub fn team(game: Option<&Game>, team: u8) -> String {
+    match game.map(|g| &g.seat) {
+        Some(Seat::Player { team: mine, name }) if *mine == team => {
+            format!("{name} (team {team}, you)")
+        }
+        _ => format!("team {team}"),
+    }
+}
+
+/// One line about the game: what it is and who this client is in it.
+pub fn header(game: &Game) -> String {
+    let board = &game.board;
+    let who = match &game.seat {
+        Seat::Player { team, name } => format!("you play {name} (team {team})"),
+        Seat::Viewer { id } => format!("watching game {id}"),
+    };
+    let round = if game.round > 1 {
+        format!(", game {}", game.round)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} on {} {}x{}{round}: {who}",
+        game.game,
+        board.name(),
+        board.width(),
+        board.height()
+    )
+}
+
+/// Whose move it is, or how the game ended.
+pub fn status(game: &Game) -> String {
+    if let Some(over) = &game.over {
+        let ended = match over.winner {
+            Some(k) => format!("game over: {} won ({})", team(Some(game), k), over.why),
+            None => format!("game over: a draw ({})", over.why),
+        };
+        return match &over.result {
+            Some((standing, _)) => format!("{}: {ended}", verdict(*standing)),
+            None => ended,
+        };
+    }
+    if game.ready {
+        return "Your move.".to_owned();
+    }
+    match game.turn {
+        Some(k) if game.team() == Some(k) => "your team's move".to_owned(),
+        Some(k) => format!("{} to move", team(Some(game), k)),
+        None => "waiting for the server".to_owned(),
+    }
+}
+
+fn verdict(standing: Standing) -> &'static str {
+    match standing {
+        Standing::Win => "YOU WIN",
+        Standing::Lose => "YOU LOSE",
+        Standing::Draw => "DRAW",
+    }
+}
+
+/// Whether a notice reports a failure (the line mode prints it on stderr).
+pub fn is_failure(notice: &Notice) -> bool {
+    matches!(
+        notice,
+        Notice::Aborted(_)
+            | Notice::Denied(_)
+            | Notice::Closed { finished: false }
+            | Notice::Violation(_)
+            | Notice::ConnectFailed(_)
+    )
+}
+
+/// The words for a notice; `None` for those shown otherwise (the board).
+pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
+    Some(match notice {
+        Notice::Version { version, server } => format!("server: {server}, protocol {version}"),
+        Notice::Waiting { more: 1 } => "waiting for 1 more player...".to_owned(),
+        Notice::Waiting { more } => format!("waiting for {more} more players..."),
+        Notice::Listed(sessions) => format!("{} games running", sessions.len()),
+        Notice::Started => header(game?),
+        Notice::BoardChanged | Notice::Turn(_) => return None,
+        Notice::YourMove => "the server waits for your move".to_owned(),
+        Notice::Moved { team: k, notation } => format!("{} played {notation}", team(game, *k)),
+        Notice::News(text) => format!("news: {text}"),
+        Notice::ServerRefused(why) => format!("the server refused: {why}"),
+        Notice::Denied(why) => format!("the server refused: {why}"),
+        Notice::Over { .. } => status(game?),
+        Notice::Result { standing, why } => format!("{}: {why}", verdict(*standing)),
+        Notice::Aborted(why) => format!("the server stopped the game: {why}"),
+        Notice::Refused(why) => format!("refused: {why}"),
+        Notice::Quit => "you left the game".to_owned(),
+        Notice::Closed { finished: true } => "the server closed the connection".to_owned(),
+        Notice::Closed { finished: false } => {
+            "the server closed the connection before the game ended".to_owned()
+        }
+        Notice::Violation(what) => format!("protocol error from the server: {what}"),
+        Notice::ConnectFailed(why) => why.clone(),
+    })
+}

@@ -1,0 +1,76 @@
+//! Computer players: a bot is just another client, choosing actions from
+//! the rules it shares with the server.
+
+use std::time::Duration;
+
+use crate::game::{Action, Game, Team};
+
+/// A computer player for one game.
+pub trait Bot: Send {
+    /// An action for `team` in `game`, using at most about `budget` of wall-clock time;
+    /// `None` when `team` has nothing to do.
+    fn choose(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<Action>;
+}
+
+/// A bot that picks uniformly among the legal actions: the opponent every
+/// other bot must beat, and a smoke test for any game module.
+pub struct RandomBot {
+    state: u64,
+}
+
+impl RandomBot {
+    pub fn new(seed: u64) -> RandomBot {
+        RandomBot { state: seed | 1 }
+    }
+
+    /// xorshift64*: small, fast and good enough to pick moves.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+impl Bot for RandomBot {
+    fn choose(&mut self, game: &dyn Game, team: Team, _budget: Duration) -> Option<Action> {
+        let mut actions = game.legal_actions(team);
+        if actions.is_empty() {
+            return None;
+        }
+        let i = self.below(actions.len());
+        Some(actions.swap_remove(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry;
+
+    /// Random games to the end: every module's legal actions are accepted,
+    /// and every game ends.
+    #[test]
+    fn random_games_of_every_turn_based_module_end() {
+        for module in registry::all().iter().filter(|m| !m.info.realtime) {
+            for seed in 1..=20 {
+                let mut game = (module.new_game)(&Default::default());
+                let mut bot = RandomBot::new(seed);
+                let mut plies = 0;
+                while let Some(team) = game.turn() {
+                    let action = bot.choose(&*game, team, Duration::ZERO).unwrap();
+                    game.play(team, &action, 0).unwrap();
+                    plies += 1;
+                    assert!(plies < 10_000, "{} does not end", module.info.name);
+                }
+                assert!(game.outcome().is_some());
+                assert_eq!(game.history().len(), plies);
+            }
+        }
+    }
+}

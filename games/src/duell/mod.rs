@@ -1,0 +1,54 @@
+//! Duell (Geoffrey Hayes, 1975; published in the UK as Conquest): seed 000's
+//! example game, `GAME TYPE Conquest`.
+//!
+//! Two sides of eight dice and a key on a 9 x 8 board. A die rolls exactly
+//! the pips on its top, straight or with one right-angle turn, never through
+//! a piece, turning over at every square; the key moves one square. Landing
+//! on an enemy piece captures it. Capturing the enemy key, or bringing one's
+//! key onto the enemy key's starting square, wins. Every decision the seed
+//! leaves open is in `spec/games/duell.md`.
+
+mod board;
+mod bot;
+mod die;
+mod direction;
+mod game;
+mod moves;
+mod notation;
+#[cfg(test)]
+mod tests;
+
+pub use board::{Board, Kind, Token, HEIGHT, WIDTH};
+pub use bot::DuellBot;
+pub use die::Die;
+pub use direction::Direction;
+pub use game::{Duell, QUIET_PLIES};
+pub use moves::{legal_moves, Move};
+pub use notation::square_name;
+
+use crate::game::{BoardSpec, GameInfo, IllegalPolicy};
+use crate::registry::Module;
+
+pub static INFO: GameInfo = GameInfo {
+    name: "duell",
+    wire_type: "Conquest",
+    title: "Duell (Conquest)",
+    board: BoardSpec {
+        // The seed's transcript says ConquestBoard, its GAME section ConqustBoard.
+        name: "ConquestBoard",
+        width: WIDTH,
+        height: HEIGHT,
+    },
+    teams: &["south", "north"],
+    illegal: IllegalPolicy::Retry,
+    realtime: false,
+    random_teams: false,
+    rematch: false,
+    record_ext: "txt",
+};
+
+pub const MODULE: Module = Module {
+    info: &INFO,
+    new_game: |_| Box::new(Duell::new()),
+    bot: Some(|seed| Box::new(DuellBot::new(seed))),
+};

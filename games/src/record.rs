@@ -1,0 +1,153 @@
+//! What every game record needs beyond the moves: who played, when, how it
+//! ended; calendar dates without a date crate; and the plain record format of
+//! games that have no standard one of their own.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::game::{GameInfo, Moved, Outcome, Standing, Team};
+
+/// How a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum How {
+    /// By the rules, on the board (or by agreement).
+    OnTheBoard,
+    /// A player left, was disconnected, broke the protocol or played an illegal move
+    /// where that loses.
+    Forfeit,
+    /// A player ran out of time.
+    OnTime,
+    /// Stopped by the server (shutdown, a crash): no result.
+    Aborted,
+}
+
+/// Facts about a finished game that the rules do not know, for its record.
+#[derive(Clone, Debug)]
+pub struct RecordMeta {
+    /// The players of each team (addresses or names), in team order.
+    pub players: Vec<String>,
+    pub finished: SystemTime,
+    /// The result, forfeits included; `None` for an aborted game.
+    pub outcome: Option<Outcome>,
+    pub how: How,
+}
+
+/// `YYYY.MM.DD` and `HH:MM:SS` (UTC) of `t`.
+pub fn date_time(t: SystemTime) -> (String, String) {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    (
+        format!("{y:04}.{m:02}.{d:02}"),
+        format!("{:02}:{:02}:{:02}", rem / 3600, rem / 60 % 60, rem % 60),
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Shift to a calendar that starts on 0000-03-01 so the leap day ends each year,
+    // then split into 400-year eras of 146097 days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153; // 0 = March
+    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The result in words, for records and logs: `X wins (three in a line: a1 b2 c3)`.
+pub fn result_text(info: &GameInfo, meta: &RecordMeta) -> String {
+    match (&meta.outcome, meta.how) {
+        (None, _) | (_, How::Aborted) => "aborted".to_owned(),
+        (Some(Outcome::Draw { why }), _) => format!("draw ({why})"),
+        (Some(Outcome::Win { team, why }), _) => {
+            format!("{} wins ({why})", info.team_name(*team))
+        }
+    }
+}
+
+/// The plain record format (`spec/TEXT-PROTOCOL.md`, "Records"): PGN-like
+/// tag lines, a blank line, then one move a line as `<team> <notation>`.
+pub fn plain(info: &GameInfo, moves: &[Moved], meta: &RecordMeta) -> String {
+    let (date, time) = date_time(meta.finished);
+    let mut text = format!(
+        "[Game \"{}\"]\n[Date \"{date}\"]\n[Time \"{time}\"]\n",
+        info.title
+    );
+    for (i, player) in meta.players.iter().enumerate() {
+        let team = Team(i as u8);
+        text.push_str(&format!("[{} \"{player}\"]\n", info.team_name(team)));
+    }
+    let how = match meta.how {
+        How::OnTheBoard => "normal",
+        How::Forfeit => "forfeit",
+        How::OnTime => "time",
+        How::Aborted => "aborted",
+    };
+    text.push_str(&format!(
+        "[Result \"{}\"]\n[Termination \"{how}\"]\n\n",
+        result_text(info, meta)
+    ));
+    for m in moves {
+        text.push_str(&format!("{} {}\n", info.team_name(m.team), m.notation));
+    }
+    text
+}
+
+/// `team`'s standing in a finished game, `None` if aborted.
+pub fn standing(meta: &RecordMeta, team: Team) -> Option<Standing> {
+    meta.outcome.as_ref().map(|o| o.standing(team))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn dates() {
+        assert_eq!(
+            date_time(UNIX_EPOCH),
+            ("1970.01.01".into(), "00:00:00".into())
+        );
+        let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3661); // 2000-02-29 01:01:01
+        assert_eq!(date_time(t), ("2000.02.29".into(), "01:01:01".into()));
+        let t = UNIX_EPOCH + Duration::from_secs(1_735_689_599); // 2024-12-31 23:59:59
+        assert_eq!(date_time(t), ("2024.12.31".into(), "23:59:59".into()));
+    }
+
+    #[test]
+    fn plain_records_name_teams_moves_and_result() {
+        let info = &crate::tictactoe::INFO;
+        let meta = RecordMeta {
+            players: vec!["127.0.0.1:1".into(), "127.0.0.1:2".into()],
+            finished: UNIX_EPOCH,
+            outcome: Some(Outcome::Win {
+                team: Team::SECOND,
+                why: "X left".into(),
+            }),
+            how: How::Forfeit,
+        };
+        let moves = [Moved {
+            team: Team::FIRST,
+            notation: "b2".into(),
+        }];
+        let text = plain(info, &moves, &meta);
+        assert_eq!(
+            text,
+            "[Game \"Tic-Tac-Toe\"]\n[Date \"1970.01.01\"]\n[Time \"00:00:00\"]\n\
+             [X \"127.0.0.1:1\"]\n[O \"127.0.0.1:2\"]\n[Result \"O wins (X left)\"]\n\
+             [Termination \"forfeit\"]\n\nX b2\n"
+        );
+        assert_eq!(standing(&meta, Team::FIRST), Some(Standing::Lose));
+    }
+}

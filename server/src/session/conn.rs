@@ -1,0 +1,181 @@
+//! One connection of a session: its socket, its wire adapter and its output,
+//! read and written without blocking.
+
+use std::io::{self, Read};
+use std::net::Shutdown;
+
+use log::debug;
+
+use crate::outbox::Outbox;
+use crate::wire::{Input, Wire};
+
+/// After our last message, a client that sends more than this is closed at once:
+/// discarding a fast sender's stream would otherwise keep the session past its
+/// linger for as long as the client likes.
+pub const MAX_DISCARD: usize = 64 * 1024;
+/// How much is read in one go.
+const READ_CHUNK: usize = 4096;
+
+/// Whose connection it is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Who {
+    Seat(usize),
+    Viewer,
+}
+
+pub struct Conn {
+    pub stream: mio::net::TcpStream,
+    pub peer: String,
+    pub who: Who,
+    pub wire: Box<dyn Wire>,
+    pub out: Outbox,
+    /// Closed on our side.
+    pub closed: bool,
+    /// Our sending side is shut: only discarding input until EOF.
+    pub write_shut: bool,
+    /// Nothing more will be sent to it: close once the output is out.
+    pub finishing: bool,
+    /// A readable event came and reading has not yet hit WouldBlock since.
+    pub readable: bool,
+    /// The last flush stopped at WouldBlock: wait for writable.
+    pub blocked: bool,
+    /// Bytes read and thrown away after our last message.
+    pub discarded: usize,
+}
+
+/// What a read found.
+pub enum ReadOutcome {
+    /// Everything available was read (WouldBlock).
+    Drained,
+    /// Some bytes, turned into inputs; there may be more.
+    Got,
+    /// The peer closed (or the connection failed).
+    Eof,
+}
+
+impl Conn {
+    pub fn new(stream: mio::net::TcpStream, peer: String, who: Who, wire: Box<dyn Wire>) -> Conn {
+        Conn {
+            stream,
+            peer,
+            who,
+            wire,
+            out: Outbox::new(),
+            closed: false,
+            write_shut: false,
+            finishing: false,
+            // Bytes may be waiting already: the first pump reads without an event.
+            readable: true,
+            blocked: false,
+            discarded: 0,
+        }
+    }
+
+    /// Writes what is queued. `Err`: the peer is gone.
+    pub fn flush(&mut self) -> io::Result<()> {
+        let done = self.out.flush(&mut self.stream)?;
+        self.blocked = !done;
+        Ok(())
+    }
+
+    /// Reads one chunk and hands it to the wire adapter.
+    pub fn read_inputs(&mut self, inputs: &mut Vec<Input>) -> ReadOutcome {
+        let mut buf = [0u8; READ_CHUNK];
+        loop {
+            match self.stream.read(&mut buf) {
+                Ok(0) => return ReadOutcome::Eof,
+                Ok(n) => {
+                    self.wire.receive(&buf[..n], inputs);
+                    return ReadOutcome::Got;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.readable = false;
+                    return ReadOutcome::Drained;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    debug!("read from {}: {e}", self.peer);
+                    return ReadOutcome::Eof;
+                }
+            }
+        }
+    }
+
+    /// Once everything is out: shut our side, then read and forget until EOF.
+    /// Returns true when the connection can be closed.
+    pub fn wind_down(&mut self) -> bool {
+        if !self.out.is_empty() {
+            return false;
+        }
+        if !self.write_shut {
+            let _ = self.stream.shutdown(Shutdown::Write);
+            self.write_shut = true;
+        }
+        self.discard_input()
+    }
+
+    /// Reads and forgets input until WouldBlock (false) or EOF, an error, or more than
+    /// [`MAX_DISCARD`] bytes in all (true).
+    pub fn discard_input(&mut self) -> bool {
+        let mut buf = [0u8; 512];
+        loop {
+            match self.stream.read(&mut buf) {
+                Ok(0) => return true,
+                Ok(n) => {
+                    self.discarded += n;
+                    if self.discarded > MAX_DISCARD {
+                        debug!(
+                            "{}: still sending after its last message; closing",
+                            self.peer
+                        );
+                        return true;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return true,
+            }
+        }
+    }
+
+    pub fn close(&mut self) {
+        if !self.closed {
+            self.closed = true;
+            self.out = Outbox::new();
+            let _ = self.stream.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn discarding_gives_up_on_a_client_that_keeps_sending() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (served, _) = listener.accept().unwrap();
+        served.set_nonblocking(true).unwrap();
+        let mut conn = Conn::new(
+            mio::net::TcpStream::from_std(served),
+            "test".into(),
+            Who::Viewer,
+            crate::wire::WireKind::Text.adapter(),
+        );
+        client.write_all(&[0; MAX_DISCARD + 4096]).unwrap();
+        // The client neither stops nor closes: only the cap can end the discarding.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !conn.discard_input() {
+            assert!(
+                Instant::now() < deadline,
+                "discarded {} bytes",
+                conn.discarded
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(conn.discarded > MAX_DISCARD);
+    }
+}

@@ -1,0 +1,257 @@
+//! Handing a connection from the supervisor to a running session.
+//!
+//! Each session listens on an abstract Unix seqpacket socket named after the
+//! supervisor's pid and the game's id (no file, and no descriptor kept by the
+//! supervisor: it creates the listener before the fork and closes its copy).
+//! To hand over a viewer the supervisor connects, sends one message with the
+//! descriptor as SCM_RIGHTS, and closes; the session accepts only its parent.
+//!
+//! A message: `kind: u8` (0 binary, 1 text, 2 seed 000, 3 seed 002), `peer_len: u8`,
+//! the peer's address in text, then the bytes the client sent after its request.
+
+use std::io::{self, IoSlice, IoSliceMut};
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+use nix::sys::socket::{
+    accept4, bind, connect, getsockopt, listen, recvmsg, sendmsg, setsockopt, socket, sockopt,
+    AddressFamily, Backlog, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType,
+    UnixAddr,
+};
+
+use nix::sys::time::{TimeVal, TimeValLike};
+
+use crate::wire::WireKind;
+
+/// The largest message: the header, an address, and early bytes up to the
+/// supervisor's input cap.
+const MAX_MESSAGE: usize = 2 + 255 + 8192;
+/// How long a session waits for the message once its parent has connected (it is sent
+/// right after the connect, so this is only a bound against a stuck sender).
+const RECEIVE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A connection received from the supervisor.
+pub struct Handed {
+    /// Non-blocking.
+    pub stream: TcpStream,
+    pub peer: String,
+    pub wire: WireKind,
+    pub early: Vec<u8>,
+}
+
+fn address(supervisor: u32, id: u64) -> io::Result<UnixAddr> {
+    Ok(UnixAddr::new_abstract(
+        format!("reversid/{supervisor}/{id}").as_bytes(),
+    )?)
+}
+
+/// A non-blocking Unix seqpacket socket.
+fn seqpacket() -> io::Result<OwnedFd> {
+    Ok(socket(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+        None,
+    )?)
+}
+
+/// The listener of game `id` (call in the supervisor, before the fork).
+pub fn listener(id: u64) -> io::Result<OwnedFd> {
+    let fd = seqpacket()?;
+    bind(fd.as_raw_fd(), &address(std::process::id(), id)?)?;
+    listen(&fd, Backlog::new(16)?)?;
+    Ok(fd)
+}
+
+/// Sends `stream` to the session of game `id` (the supervisor's copy stays open until the
+/// caller drops it). Fails when the session is gone or not taking connections.
+pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) -> io::Result<()> {
+    let socket = seqpacket()?;
+    connect(socket.as_raw_fd(), &address(std::process::id(), id)?)?;
+    let peer = &peer.as_bytes()[..peer.len().min(255)];
+    let header = [kind_byte(wire), peer.len() as u8];
+    let early = &early[..early.len().min(MAX_MESSAGE - 2 - peer.len())];
+    let iov = [
+        IoSlice::new(&header),
+        IoSlice::new(peer),
+        IoSlice::new(early),
+    ];
+    let fds = [stream];
+    let cmsg = [ControlMessage::ScmRights(&fds)];
+    sendmsg::<()>(
+        socket.as_raw_fd(),
+        &iov,
+        &cmsg,
+        MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_NOSIGNAL,
+        None,
+    )?;
+    Ok(())
+}
+
+/// The byte that names `wire` in a hand-off message.
+fn kind_byte(wire: WireKind) -> u8 {
+    match wire {
+        WireKind::Binary => 0,
+        WireKind::Text => 1,
+        WireKind::Seed000 => 2,
+        WireKind::Seed002 => 3,
+    }
+}
+
+/// The protocol a hand-off message's kind byte names.
+fn wire_of(kind: u8) -> Option<WireKind> {
+    WireKind::ALL
+        .into_iter()
+        .find(|&wire| kind_byte(wire) == kind)
+}
+
+/// The next connection handed over, `Ok(None)` when none is waiting. Connections from
+/// anyone but the parent process are closed unread.
+pub fn accept(listener: &OwnedFd) -> io::Result<Option<Handed>> {
+    loop {
+        let raw = match accept4(listener.as_raw_fd(), SockFlag::SOCK_CLOEXEC) {
+            Ok(raw) => raw,
+            Err(nix::errno::Errno::EAGAIN) => return Ok(None),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        // SAFETY: accept4 just returned this descriptor; we own it now.
+        let conn = unsafe { OwnedFd::from_raw_fd(raw) };
+        let parent = nix::unistd::getppid().as_raw();
+        match getsockopt(&conn, sockopt::PeerCredentials) {
+            Ok(cred) if cred.pid() == parent => {}
+            Ok(cred) => {
+                log::warn!(
+                    "hand-off socket: refused a connection from pid {}",
+                    cred.pid()
+                );
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let timeout = TimeVal::milliseconds(RECEIVE_TIMEOUT.as_millis() as i64);
+        setsockopt(&conn, sockopt::ReceiveTimeout, &timeout)?;
+        return receive(&conn).map(Some);
+    }
+}
+
+fn receive(conn: &OwnedFd) -> io::Result<Handed> {
+    let mut buf = vec![0u8; MAX_MESSAGE];
+    let mut cmsg_space = nix::cmsg_space!([RawFd; 1]);
+    let mut iov = [IoSliceMut::new(&mut buf)];
+    let msg = recvmsg::<()>(
+        conn.as_raw_fd(),
+        &mut iov,
+        Some(&mut cmsg_space),
+        MsgFlags::MSG_CMSG_CLOEXEC,
+    )?;
+    let mut fd = None;
+    for cmsg in msg.cmsgs()? {
+        if let ControlMessageOwned::ScmRights(fds) = cmsg {
+            for raw in fds {
+                // SAFETY: the kernel just gave us this descriptor; we own it now.
+                let owned = unsafe { OwnedFd::from_raw_fd(raw) };
+                fd.get_or_insert(owned);
+            }
+        }
+    }
+    let bytes = msg.bytes;
+    let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, format!("hand-off: {why}"));
+    let fd = fd.ok_or_else(|| bad("no descriptor"))?;
+    let [kind, peer_len, ..] = buf[..bytes] else {
+        return Err(bad("message too short"));
+    };
+    let wire = wire_of(kind).ok_or_else(|| bad(&format!("no protocol of kind {kind}")))?;
+    let peer_end = 2 + usize::from(peer_len);
+    let peer = buf
+        .get(2..peer_end.min(bytes))
+        .ok_or_else(|| bad("bad peer"))?;
+    let stream = TcpStream::from(fd);
+    stream.set_nonblocking(true)?;
+    Ok(Handed {
+        stream,
+        peer: String::from_utf8_lossy(peer).into_owned(),
+        wire,
+        early: buf[peer_end.min(bytes)..bytes].to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    #[test]
+    fn only_the_parent_may_hand_over() {
+        // Here the "session" is this test process, whose parent is not us: refused.
+        let id = u64::from(std::process::id()) << 20 | 1;
+        let listener = listener(id).unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let _client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (served, peer) = l.accept().unwrap();
+        assert!(accept(&listener).unwrap().is_none());
+        send(
+            id,
+            served.as_raw_fd(),
+            &peer.to_string(),
+            WireKind::Text,
+            b"x",
+        )
+        .unwrap();
+        assert!(
+            accept(&listener).unwrap().is_none(),
+            "a stranger's connection is refused"
+        );
+    }
+
+    #[test]
+    fn a_connection_crosses_with_its_peer_protocol_and_early_bytes() {
+        // Receive directly from a connected pair: the message format and the descriptor.
+        let (a, b) = nix::sys::socket::socketpair(
+            AddressFamily::Unix,
+            SockType::SeqPacket,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (served, peer) = l.accept().unwrap();
+        let header = [1u8, peer.to_string().len() as u8];
+        let peer_text = peer.to_string();
+        let iov = [
+            IoSlice::new(&header),
+            IoSlice::new(peer_text.as_bytes()),
+            IoSlice::new(b"GAME QUIT\n"),
+        ];
+        let fds = [served.as_raw_fd()];
+        sendmsg::<()>(
+            a.as_raw_fd(),
+            &iov,
+            &[ControlMessage::ScmRights(&fds)],
+            MsgFlags::empty(),
+            None,
+        )
+        .unwrap();
+        drop(served);
+        let mut handed = receive(&b).unwrap();
+        assert_eq!(handed.peer, peer_text);
+        assert_eq!(handed.wire, WireKind::Text);
+        assert_eq!(handed.early, b"GAME QUIT\n");
+        handed.stream.set_nonblocking(false).unwrap();
+        handed.stream.write_all(b"hello").unwrap();
+        let mut got = [0u8; 5];
+        client.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"hello");
+    }
+
+    #[test]
+    fn every_protocol_has_its_own_kind_byte() {
+        for wire in WireKind::ALL {
+            assert_eq!(wire_of(kind_byte(wire)), Some(wire));
+        }
+        assert_eq!(kind_byte(WireKind::Seed002), 3);
+        assert_eq!(wire_of(4), None);
+    }
+}

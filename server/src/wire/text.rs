@@ -1,0 +1,222 @@
+//! The text protocol (spec/TEXT-PROTOCOL.md) as a wire adapter.
+
+use log::debug;
+use reversi_games::{Action, Point, Standing as GameStanding};
+use reversi_text::{ClientMessage, ServerMessage, Standing};
+
+use super::lines::LineReader;
+use super::{Event, Input, Role, Wire};
+use crate::outbox::Outbox;
+
+pub struct Text {
+    lines: LineReader,
+    /// Our additions to seed 000 are sent (`false`: the seed's messages only).
+    additions: bool,
+}
+
+impl Text {
+    pub fn new() -> Text {
+        Text {
+            lines: LineReader::new(),
+            additions: true,
+        }
+    }
+
+    /// For a client written from seed 000 alone: only the seed's own messages.
+    pub fn seed_only() -> Text {
+        Text {
+            additions: false,
+            ..Text::new()
+        }
+    }
+}
+
+/// Whether seed 000 itself has this message.
+fn in_seed(message: &ServerMessage) -> bool {
+    matches!(
+        message,
+        ServerMessage::Type { .. }
+            | ServerMessage::Board { .. }
+            | ServerMessage::Square { .. }
+            | ServerMessage::Piece { .. }
+            | ServerMessage::Ready
+            | ServerMessage::Error { .. }
+            | ServerMessage::Result { .. }
+    )
+}
+
+/// What a parsed client message asks of a session.
+fn input(message: ClientMessage) -> Input {
+    match message {
+        ClientMessage::Move(squares) => Input::Act(Action::Move(
+            squares.into_iter().map(|(x, y)| Point::new(x, y)).collect(),
+        )),
+        ClientMessage::MoveText(text) => Input::Notation(text),
+        ClientMessage::OfferDraw => Input::Act(Action::OfferDraw),
+        ClientMessage::AcceptDraw => Input::Act(Action::AcceptDraw),
+        ClientMessage::DeclineDraw => Input::Act(Action::DeclineDraw),
+        ClientMessage::Quit => Input::Quit,
+        ClientMessage::Join { .. } | ClientMessage::Watch { .. } | ClientMessage::List => {
+            Input::Confused("not during a game (GAME QUIT first)".to_owned())
+        }
+        ClientMessage::Version => Input::Confused(format!(
+            "version {} (GAME VERSION is answered before a game only)",
+            reversi_text::VERSION
+        )),
+    }
+}
+
+pub fn write(out: &mut Outbox, message: &ServerMessage) {
+    let line = format!("{message}\n");
+    debug!("-> {message}");
+    out.push(line.as_bytes());
+}
+
+/// The DRAW lines of `cells`: a square, then its piece if any (seed 000).
+fn draw_lines(cells: &[reversi_games::Cell]) -> Vec<ServerMessage> {
+    let mut lines = Vec::with_capacity(cells.len() * 2);
+    for cell in cells {
+        lines.push(ServerMessage::Square {
+            kind: cell.square.to_owned(),
+            x: cell.at.x,
+            y: cell.at.y,
+        });
+        if let Some(piece) = &cell.piece {
+            lines.push(ServerMessage::Piece {
+                name: piece.name.clone(),
+                team: piece.team.number(),
+            });
+        }
+    }
+    lines
+}
+
+impl Wire for Text {
+    fn receive(&mut self, bytes: &[u8], inputs: &mut Vec<Input>) {
+        self.lines
+            .receive(bytes, inputs, |line| match ClientMessage::parse(line) {
+                Ok(message) => Some(input(message)),
+                Err(reversi_text::ParseError::Empty) => None,
+                Err(e) => Some(Input::Confused(e.to_string())),
+            });
+    }
+
+    fn send(&mut self, event: &Event<'_>, out: &mut Outbox) {
+        let additions = self.additions;
+        let write = |out: &mut Outbox, message: &ServerMessage| {
+            if additions || in_seed(message) {
+                write(out, message);
+            }
+        };
+        let draw = |out: &mut Outbox, cells: &[reversi_games::Cell]| {
+            for message in draw_lines(cells) {
+                write(out, &message);
+            }
+        };
+        match *event {
+            Event::Start {
+                info,
+                role,
+                cells,
+                id,
+            } => {
+                write(
+                    out,
+                    &ServerMessage::Type {
+                        game: info.wire_type.to_owned(),
+                    },
+                );
+                let board = info.board;
+                write(
+                    out,
+                    &ServerMessage::Board {
+                        name: board.name.to_owned(),
+                        width: board.width,
+                        height: board.height,
+                    },
+                );
+                match role {
+                    Role::Player(team) => write(
+                        out,
+                        &ServerMessage::Team {
+                            team: team.number(),
+                            name: info.team_name(team),
+                        },
+                    ),
+                    Role::Viewer => write(out, &ServerMessage::Watching { id }),
+                }
+                draw(out, cells);
+            }
+            Event::Update(update) => {
+                if let Some(moved) = &update.moved {
+                    write(
+                        out,
+                        &ServerMessage::Moved {
+                            team: moved.team.number(),
+                            notation: moved.notation.clone(),
+                        },
+                    );
+                }
+                draw(out, &update.cells);
+                if let Some(news) = &update.news {
+                    write(out, &ServerMessage::News { text: news.clone() });
+                }
+            }
+            Event::Turn(team) => write(
+                out,
+                &ServerMessage::Turn {
+                    team: team.number(),
+                },
+            ),
+            Event::Ready => write(out, &ServerMessage::Ready),
+            Event::Illegal { why, again } | Event::Confused { why, again } => {
+                // Seed 000: ERROR, then READY again when the move is still yours.
+                write(
+                    out,
+                    &ServerMessage::Error {
+                        why: why.to_owned(),
+                    },
+                );
+                if again {
+                    write(out, &ServerMessage::Ready);
+                }
+            }
+            Event::Violation(why) => write(
+                out,
+                &ServerMessage::Error {
+                    why: why.to_owned(),
+                },
+            ),
+            Event::Over { outcome, standing } => {
+                let why = outcome.why().to_owned();
+                write(
+                    out,
+                    &ServerMessage::Over {
+                        winner: outcome.winner().map(|t| t.number()),
+                        why: why.clone(),
+                    },
+                );
+                if let Some(standing) = standing {
+                    let (standing, text) = match standing {
+                        GameStanding::Win => (Standing::Win, "Your team has won"),
+                        GameStanding::Lose => (Standing::Lose, "Your team has lost"),
+                        GameStanding::Draw => (Standing::Draw, "The game is drawn"),
+                    };
+                    write(
+                        out,
+                        &ServerMessage::Result {
+                            standing,
+                            why: format!("{text}: {why}"),
+                        },
+                    );
+                }
+            }
+            Event::Aborted(why) => write(
+                out,
+                &ServerMessage::Aborted {
+                    why: why.to_owned(),
+                },
+            ),
+        }
+    }
+}

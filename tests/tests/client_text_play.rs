@@ -1,0 +1,231 @@
+//! `reversi play --game NAME` full screen, driven through tmux as a person
+//! would drive it: a whole game of every turn-based game, the full-screen
+//! player typing its moves, a script in line mode playing the other side;
+//! then the cursor keys, resizing, help and NO_COLOR on Tic-Tac-Toe.
+//! Skipped with a note when tmux is missing (scripts/install-tools.sh tmux).
+
+mod client_support;
+
+use client_support::Reversi;
+use reversi_games::{registry, Bot, Outcome, RandomBot, Team};
+use reversi_tests::tmux::{self, Tmux};
+use reversi_tests::{reversi_binary, Server};
+
+const WIDTH: u16 = 100;
+const HEIGHT: u16 = 32;
+
+fn skip() -> bool {
+    if tmux::available() {
+        return false;
+    }
+    eprintln!("skipped: tmux is not installed (scripts/install-tools.sh tmux)");
+    true
+}
+
+/// A complete game of `name` by random movers: each move's team (from 1)
+/// and notation, and the outcome.
+fn random_game(name: &str, seed: u64) -> (Vec<(u8, String)>, Outcome) {
+    let module = registry::find(name).unwrap();
+    let mut game = (module.new_game)(&Default::default());
+    let mut bot = RandomBot::new(seed);
+    while let Some(team) = game.turn() {
+        let action = bot.choose(&*game, team, Default::default()).unwrap();
+        game.play(team, &action, 0).unwrap();
+    }
+    let moves = game
+        .history()
+        .into_iter()
+        .map(|m| (m.team.number(), m.notation))
+        .collect();
+    (moves, game.outcome().unwrap().clone())
+}
+
+/// The full-screen client of the first team, on `server`, in tmux.
+fn screen_player(server: &Server, name: &str, env: &[(&str, &str)]) -> Tmux {
+    let addr = server.addr().to_string();
+    let mut all_env = vec![("TERM", "xterm-256color")];
+    all_env.extend_from_slice(env);
+    let tmux = Tmux::start(
+        &reversi_binary(),
+        &["play", "--game", name, &addr],
+        &all_env,
+        WIDTH,
+        HEIGHT,
+    );
+    server.wait_log(&format!("queued (1 waiting) for {name}"));
+    tmux
+}
+
+/// Plays a whole random game of `name`: team 1 at the full screen, typing
+/// each move after `:`, team 2 a line-mode script. Checks that the screen
+/// ends with the right verdict and the game's own account of its end.
+fn play_through_the_screen(name: &str, seed: u64) {
+    if skip() {
+        return;
+    }
+    let (moves, outcome) = random_game(name, seed);
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, name, &[]);
+    let script: String = moves
+        .iter()
+        .filter(|(team, _)| *team == 2)
+        .map(|(_, notation)| format!("{notation}\n"))
+        .collect();
+    let addr = server.addr().to_string();
+    let opponent = Reversi::scripted(&["play", "--game", name, &addr], &script);
+    for (ply, (team, notation)) in moves.iter().enumerate() {
+        if *team == 1 {
+            screen.wait_for(&[&format!("moves ({ply})"), "Your move."]);
+            screen.keys(&[":"]);
+            screen.type_text(notation);
+            screen.keys(&["Enter"]);
+        }
+    }
+    let verdict = match outcome.standing(Team::FIRST) {
+        reversi_games::Standing::Win => "YOU WIN",
+        reversi_games::Standing::Lose => "YOU LOSE",
+        reversi_games::Standing::Draw => "DRAW",
+    };
+    let last = format!("moves ({})", moves.len());
+    let end = screen.wait_for(&[&last, verdict, outcome.why(), "q leaves"]);
+    println!("{name}: the last screen\n{end}");
+    screen.keys(&["q"]);
+    assert_eq!(screen.wait_exit(), 0, "{}", screen.screen());
+    let other = opponent.finish();
+    assert_eq!(other.code, Some(0), "{other:?}");
+    assert!(other.stdout.contains(outcome.why()), "{other:?}");
+}
+
+#[test]
+fn a_whole_game_of_tictactoe() {
+    play_through_the_screen("tictactoe", 3);
+}
+
+#[test]
+fn a_whole_game_of_reversi_over_text() {
+    play_through_the_screen("reversi", 5);
+}
+
+#[test]
+fn a_whole_game_of_draughts() {
+    play_through_the_screen("draughts", 7);
+}
+
+#[test]
+fn a_whole_game_of_duell() {
+    play_through_the_screen("duell", 11);
+}
+
+/// X builds its moves with the cursor keys; O is a script. X: b2 (Enter
+/// twice on the centre), a1 (arrows, space, m), c1 (hjkl, Enter twice),
+/// a3 (typed as numbers): three in a line c1 b2 a3.
+#[test]
+fn moves_built_with_the_cursor_win_a_game_of_tictactoe() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "tictactoe", &[]);
+    let addr = server.addr().to_string();
+    let opponent = Reversi::scripted(&["play", "--game", "tictactoe", &addr], "a2\nc3\nb1\n");
+    screen.wait_for(&["Your move.", "cursor at 2 2"]);
+    screen.keys(&["Enter"]);
+    screen.wait_for(&["squares: 2 2 (Enter or m sends)"]);
+    screen.keys(&["Enter"]);
+    screen.wait_for(&["moves (2)", "Your move."]);
+    // Esc forgets a picked square.
+    screen.keys(&["Left", "Down", "Space"]);
+    screen.wait_for(&["squares: 1 1"]);
+    screen.keys(&["Escape"]);
+    screen.wait_for(&["none picked"]);
+    screen.keys(&["Space", "m"]);
+    screen.wait_for(&["moves (4)", "Your move."]);
+    screen.keys(&["l", "l", "Enter", "Enter"]);
+    screen.wait_for(&["moves (6)", "Your move."]);
+    screen.keys(&[":"]);
+    screen.type_text("1 3");
+    screen.keys(&["Enter"]);
+    let end = screen.wait_for(&["YOU WIN", "three in a line"]);
+    for row in ["3 (X) .  O  3", "2  O  X  .  2", "1  X  O  X  1"] {
+        assert!(end.contains(row), "{row:?} missing:\n{end}");
+    }
+    screen.keys(&["q"]);
+    assert_eq!(screen.wait_exit(), 0);
+    let other = opponent.finish();
+    assert!(other.stdout.contains("YOU LOSE"), "{other:?}");
+}
+
+#[test]
+fn the_screen_follows_a_resize_help_and_no_color() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "tictactoe", &[("NO_COLOR", "1")]);
+    let addr = server.addr().to_string();
+    let opponent = Reversi::start(&["play", "--game", "tictactoe", &addr]);
+    let wide = screen.wait_for(&["Your move.", "TicTacToeBoard 3x3"]);
+    // Without colours the cursor is in brackets, and no colour is sent.
+    assert!(wide.contains("2  . [.] .  2"), "{wide}");
+    let raw = screen.screen_with_escapes();
+    assert!(
+        !raw.contains("\x1b[38;") && !raw.contains("\x1b[48;"),
+        "{raw:?}"
+    );
+    // Narrow: the board goes above the game's state.
+    screen.resize(44, 40);
+    let narrow = screen.wait_for(&["┌TicTacToeBoard 3x3─", "cursor at 2 2"]);
+    let board_row = narrow.lines().position(|l| l.contains("2  . [.] .  2"));
+    let state_row = narrow.lines().position(|l| l.contains("Your move."));
+    assert!(board_row < state_row, "{narrow}");
+    screen.keys(&["?"]);
+    screen.wait_for(&["help (Esc or ? closes)", "square by square"]);
+    screen.keys(&["Escape", "q"]);
+    screen.wait_for(&["press q again to leave"]);
+    screen.keys(&["q"]);
+    assert_eq!(screen.wait_exit(), 0);
+    drop(opponent);
+}
+
+#[test]
+fn colours_show_teams_and_squares() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "reversi", &[]);
+    let addr = server.addr().to_string();
+    let _opponent = Reversi::start(&["play", "--game", "reversi", &addr]);
+    screen.wait_for(&["Your move.", "black (team 1, you)"]);
+    let raw = screen.screen_with_escapes();
+    // Green squares, black and white discs, the cursor in yellow.
+    for colour in ["48;5;28m", "48;5;16m", "48;5;231m", "48;5;226m"] {
+        assert!(raw.contains(colour), "{colour} missing: {raw:?}");
+    }
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
+}
+
+#[test]
+fn a_game_the_server_does_not_have_leaves_the_screen_at_once() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&[]);
+    let err = std::env::temp_dir().join(format!("reversi-chess-{}.err", std::process::id()));
+    let command = format!(
+        "'{}' play --game chess {} 2>'{}'",
+        reversi_binary().display(),
+        server.addr(),
+        err.display()
+    );
+    let sh = std::path::Path::new("/bin/sh");
+    let screen = Tmux::start(sh, &["-c", &command], &[("TERM", "xterm-256color")], 80, 24);
+    assert_eq!(screen.wait_exit(), 1);
+    let said = std::fs::read_to_string(&err).unwrap();
+    let _ = std::fs::remove_file(&err);
+    assert!(
+        said.starts_with("reversi: the server refused: no game \"chess\" here"),
+        "{said}"
+    );
+}

@@ -1,0 +1,117 @@
+//! What holds reversid up on the open internet: per-address limits, the
+//! first-move clock, the abandonment penalty, and log summaries. Every client
+//! of a test comes from 127.0.0.1, one address.
+
+use reversi_pdu::Pdu;
+use reversi_tests::text::TextClient;
+use reversi_tests::{Client, Msg, Server};
+
+#[test]
+fn one_address_cannot_hold_more_than_its_share_of_waiting_connections() {
+    let server = Server::start(&["--max-pending-per-address", "3"]);
+    let idle: Vec<Client> = (0..3).map(|_| Client::connect(server.addr())).collect();
+    let mut fourth = Client::connect(server.addr());
+    fourth.expect(Msg::Error);
+    fourth.expect_closed();
+    server.wait_log("already has 3 connections waiting");
+    drop(idle);
+    // Once the server has seen them go, the address may wait again.
+    let deadline = std::time::Instant::now() + reversi_tests::PATIENCE;
+    loop {
+        let mut text = TextClient::connect(server.addr());
+        text.send("GAME VERSION");
+        if text.recv().is_some_and(|l| l.starts_with("GAME VERSION")) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still refused");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn one_address_cannot_take_every_game() {
+    let server = Server::start(&["--max-sessions-per-address", "2"]);
+    let (_black, _white) = server.pair();
+    server.wait_log("session ");
+    // Both seats of that game are this address's: a text client is told why in text.
+    let mut third = TextClient::connect(server.addr());
+    third.send("GAME TYPE tictactoe");
+    third.next_is("ERROR your address already plays 2 games");
+    third.expect_closed(&[]);
+}
+
+#[test]
+fn a_player_who_never_moves_aborts_the_game_unscored() {
+    let server = Server::start(&["--first-move-timeout", "1", "--fixed-colours"]);
+    let mut x = TextClient::join(server.addr(), "tictactoe");
+    x.next_is("GAME WAITING 1");
+    let mut o = TextClient::join(server.addr(), "tictactoe");
+    x.expect("READY");
+    // X never moves: no winner, for either.
+    for c in [&mut x, &mut o] {
+        c.expect("GAME ABORTED X did not make its first move in time");
+        c.expect_closed(&[]);
+    }
+    let line = server.wait_log("game over:");
+    assert!(line.contains("end never-started by X"), "{line}");
+    assert!(line.contains("result aborted"), "{line}");
+    // Binary clients get error, as in a fast shutdown.
+    let (mut black, mut white) = server.pair();
+    black.expect(Msg::Turn);
+    for c in [&mut black, &mut white] {
+        c.expect(Msg::Error);
+        c.expect_closed();
+    }
+}
+
+#[test]
+fn an_address_that_abandons_games_again_and_again_must_wait() {
+    let server = Server::start(&[
+        "--first-move-timeout",
+        "1",
+        "--fixed-colours",
+        "--abandon-strikes",
+        "2",
+        "--abandon-penalty",
+        "60",
+    ]);
+    for round in 1..=2 {
+        let (mut black, mut white) = server.pair();
+        black.expect(Msg::Turn);
+        // Black sits on its first move: the game never starts.
+        for c in [&mut black, &mut white] {
+            c.expect(Msg::Error);
+            c.expect_closed();
+        }
+        server.wait_logs("(abandoned)", round);
+    }
+    server.wait_log("abandons games again and again; may not queue for 60 s");
+    let mut late = server.join();
+    late.expect(Msg::Error);
+    late.expect_closed();
+    let mut text = TextClient::join(server.addr(), "tictactoe");
+    text.next_is("ERROR your address abandoned 2 games lately; wait");
+}
+
+#[test]
+fn connection_floods_are_summarised_in_the_log() {
+    let server = Server::start(&["--log-burst", "3"]);
+    for _ in 0..50 {
+        let mut c = Client::connect(server.addr());
+        c.send(&Pdu::Connect);
+        c.send(&Pdu::Quit);
+        c.expect_closed();
+    }
+    // The summary comes at the end of the 10 s period that began with the server.
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    let summary = server.wait_log("more connection events in the last 10 s");
+    // An info line, not a warning: a flood is routine.
+    assert!(summary.contains(" INFO "), "{summary}");
+    let one_by_one = server
+        .logs()
+        .iter()
+        .filter(|l| l.contains("left before being paired") || l.contains("queued ("))
+        .count();
+    assert_eq!(one_by_one, 3, "only the burst is logged one by one");
+    assert!(summary.contains("127.0.0.1: 97 more"), "{summary}");
+}

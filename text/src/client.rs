@@ -1,0 +1,260 @@
+//! Messages from a client to the server.
+
+use std::fmt;
+
+use crate::{is, ParseError, Words};
+
+/// The most squares one `MOVE` may name.
+pub const MAX_MOVE_SQUARES: usize = 64;
+
+/// A line a client sends.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ClientMessage {
+    /// `GAME TYPE <game>`: queue for a game of this type.
+    Join { game: String },
+    /// `GAME LIST` (addition): the running games, answered with `GAME SESSION` lines.
+    List,
+    /// `GAME WATCH <id>` (addition): watch running game `id`.
+    Watch { id: u64 },
+    /// `GAME VERSION` (addition): which protocol version the server speaks.
+    Version,
+    /// `GAME QUIT`: leave (a player's team resigns if it was the last of it).
+    Quit,
+    /// `MOVE n x1 y1 ... xn yn`: the squares of a move, from the piece's square.
+    Move(Vec<(u8, u8)>),
+    /// `MOVE <notation>` (addition): a move in the game's own notation (`d3`, `11-15`).
+    MoveText(String),
+    /// `GAME OFFER DRAW` (addition).
+    OfferDraw,
+    /// `GAME ACCEPT DRAW` (addition).
+    AcceptDraw,
+    /// `GAME DECLINE DRAW` (addition).
+    DeclineDraw,
+}
+
+impl ClientMessage {
+    /// Reads one line (without its end).
+    pub fn parse(line: &str) -> Result<ClientMessage, ParseError> {
+        let mut words = Words::new(line);
+        let Some(command) = words.next_word() else {
+            return Err(ParseError::Empty);
+        };
+        if is(command, "MOVE") {
+            return parse_move(words);
+        }
+        if !is(command, "GAME") {
+            return Err(ParseError::UnknownCommand(command.to_owned()));
+        }
+        let sub = words.next_word().ok_or_else(|| {
+            ParseError::BadArguments("GAME", "what? (TYPE, LIST, WATCH, QUIT, ...)".into())
+        })?;
+        let message = match sub.to_ascii_uppercase().as_str() {
+            "TYPE" => {
+                let game = words.next_word().ok_or_else(|| {
+                    ParseError::BadArguments("GAME TYPE", "the game's name is missing".into())
+                })?;
+                ClientMessage::Join {
+                    game: game.to_owned(),
+                }
+            }
+            "LIST" => ClientMessage::List,
+            "WATCH" => ClientMessage::Watch {
+                id: words.number("GAME WATCH", "the game id")?,
+            },
+            "VERSION" => ClientMessage::Version,
+            "QUIT" => ClientMessage::Quit,
+            "OFFER" | "ACCEPT" | "DECLINE" => {
+                let what = words.next_word();
+                if !what.is_some_and(|w| is(w, "DRAW")) {
+                    return Err(ParseError::BadArguments(
+                        "GAME OFFER/ACCEPT/DECLINE",
+                        "only DRAW can be offered, accepted or declined".into(),
+                    ));
+                }
+                match sub.to_ascii_uppercase().as_str() {
+                    "OFFER" => ClientMessage::OfferDraw,
+                    "ACCEPT" => ClientMessage::AcceptDraw,
+                    _ => ClientMessage::DeclineDraw,
+                }
+            }
+            _ => {
+                return Err(ParseError::BadArguments(
+                    "GAME",
+                    format!("unknown GAME message {sub:?}"),
+                ))
+            }
+        };
+        words.end("GAME")?;
+        Ok(message)
+    }
+}
+
+fn parse_move(mut words: Words<'_>) -> Result<ClientMessage, ParseError> {
+    let text = words.text();
+    let Some(first) = words.next_word() else {
+        return Err(ParseError::BadArguments(
+            "MOVE",
+            "no squares (MOVE n x1 y1 ... or MOVE <notation>)".into(),
+        ));
+    };
+    if !first.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(ClientMessage::MoveText(text.to_owned()));
+    }
+    let n: usize = first
+        .parse()
+        .ok()
+        .filter(|n| (1..=MAX_MOVE_SQUARES).contains(n))
+        .ok_or_else(|| {
+            ParseError::BadArguments(
+                "MOVE",
+                format!("the number of squares must be 1 to {MAX_MOVE_SQUARES}, not {first}"),
+            )
+        })?;
+    let mut squares = Vec::with_capacity(n);
+    for i in 1..=n {
+        let x = words.number("MOVE", &format!("x{i}"))?;
+        let y = words.number("MOVE", &format!("y{i}"))?;
+        squares.push((x, y));
+    }
+    if !words.is_done() {
+        return Err(ParseError::BadArguments(
+            "MOVE",
+            format!("{n} squares take {} numbers; more were given", 2 * n),
+        ));
+    }
+    Ok(ClientMessage::Move(squares))
+}
+
+impl fmt::Display for ClientMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientMessage::Join { game } => write!(f, "GAME TYPE {game}"),
+            ClientMessage::List => f.write_str("GAME LIST"),
+            ClientMessage::Watch { id } => write!(f, "GAME WATCH {id}"),
+            ClientMessage::Version => f.write_str("GAME VERSION"),
+            ClientMessage::Quit => f.write_str("GAME QUIT"),
+            ClientMessage::Move(squares) => {
+                write!(f, "MOVE {}", squares.len())?;
+                for (x, y) in squares {
+                    write!(f, " {x} {y}")?;
+                }
+                Ok(())
+            }
+            ClientMessage::MoveText(text) => write!(f, "MOVE {text}"),
+            ClientMessage::OfferDraw => f.write_str("GAME OFFER DRAW"),
+            ClientMessage::AcceptDraw => f.write_str("GAME ACCEPT DRAW"),
+            ClientMessage::DeclineDraw => f.write_str("GAME DECLINE DRAW"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<ClientMessage, ParseError> {
+        ClientMessage::parse(line)
+    }
+
+    #[test]
+    fn the_seeds_examples() {
+        assert_eq!(
+            parse("MOVE 2 1 1 1 6"),
+            Ok(ClientMessage::Move(vec![(1, 1), (1, 6)]))
+        );
+        assert_eq!(
+            parse("MOVE 3 1 1 1 5 2 5"),
+            Ok(ClientMessage::Move(vec![(1, 1), (1, 5), (2, 5)]))
+        );
+        assert_eq!(parse("GAME QUIT"), Ok(ClientMessage::Quit));
+        assert_eq!(
+            parse("GAME TYPE Conquest"),
+            Ok(ClientMessage::Join {
+                game: "Conquest".into()
+            })
+        );
+    }
+
+    #[test]
+    fn any_case_and_any_blanks() {
+        assert_eq!(
+            parse("  move\t1  3 3 "),
+            Ok(ClientMessage::Move(vec![(3, 3)]))
+        );
+        assert_eq!(parse("game quit"), Ok(ClientMessage::Quit));
+        assert_eq!(parse("Game Offer Draw"), Ok(ClientMessage::OfferDraw));
+        assert_eq!(parse("game watch 17"), Ok(ClientMessage::Watch { id: 17 }));
+    }
+
+    #[test]
+    fn moves_in_the_games_own_notation() {
+        assert_eq!(parse("MOVE d3"), Ok(ClientMessage::MoveText("d3".into())));
+        assert_eq!(
+            parse("move 15x24x31"),
+            Ok(ClientMessage::MoveText("15x24x31".into()))
+        );
+        assert_eq!(
+            parse("MOVE 11-15"),
+            Ok(ClientMessage::MoveText("11-15".into()))
+        );
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        assert_eq!(parse("   "), Err(ParseError::Empty));
+        assert_eq!(
+            parse("HELLO there"),
+            Err(ParseError::UnknownCommand("HELLO".into()))
+        );
+        let msg = |line| parse(line).unwrap_err().to_string();
+        assert_eq!(
+            msg("MOVE"),
+            "MOVE: no squares (MOVE n x1 y1 ... or MOVE <notation>)"
+        );
+        assert_eq!(msg("MOVE 2 1 1 1"), "MOVE: y2 is missing");
+        assert_eq!(
+            msg("MOVE 1 1 1 1"),
+            "MOVE: 1 squares take 2 numbers; more were given"
+        );
+        assert_eq!(
+            msg("MOVE 0"),
+            "MOVE: the number of squares must be 1 to 64, not 0"
+        );
+        assert_eq!(
+            msg("MOVE 1 300 1"),
+            "MOVE: x1 \"300\" is not a number in range"
+        );
+        assert_eq!(
+            msg("MOVE 1 -1 1"),
+            "MOVE: x1 \"-1\" is not a number in range"
+        );
+        assert_eq!(msg("GAME"), "GAME: what? (TYPE, LIST, WATCH, QUIT, ...)");
+        assert_eq!(msg("GAME TYPE"), "GAME TYPE: the game's name is missing");
+        assert_eq!(msg("GAME QUIT now"), "GAME: unexpected \"now\"");
+        assert_eq!(
+            msg("GAME WATCH x"),
+            "GAME WATCH: the game id \"x\" is not a number in range"
+        );
+        assert!(msg("GAME OFFER PEACE").contains("only DRAW"));
+    }
+
+    #[test]
+    fn printing_then_parsing_gives_the_message_back() {
+        for m in [
+            ClientMessage::Join {
+                game: "Reversi".into(),
+            },
+            ClientMessage::List,
+            ClientMessage::Watch { id: 3 },
+            ClientMessage::Version,
+            ClientMessage::Quit,
+            ClientMessage::Move(vec![(1, 2), (3, 4)]),
+            ClientMessage::MoveText("11-15".into()),
+            ClientMessage::OfferDraw,
+            ClientMessage::AcceptDraw,
+            ClientMessage::DeclineDraw,
+        ] {
+            assert_eq!(parse(&m.to_string()), Ok(m));
+        }
+    }
+}

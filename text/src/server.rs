@@ -1,0 +1,389 @@
+//! Messages from the server to a client.
+
+use std::fmt;
+
+use crate::{is, ParseError, Words};
+
+/// A player's result in `RESULT`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Standing {
+    Win,
+    Lose,
+    Draw,
+}
+
+/// A line the server sends.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ServerMessage {
+    /// `GAME VERSION <n> <server>` (addition).
+    Version { version: u32, server: String },
+    /// `GAME WAITING <n>` (addition): queued; `n` more players are needed.
+    Waiting { more: u32 },
+    /// `GAME TYPE <type>`: a game of this type starts.
+    Type { game: String },
+    /// `GAME BOARD <name> <width> <height>`.
+    Board { name: String, width: u8, height: u8 },
+    /// `GAME TEAM <k> <name>` (addition): you play for team `k` (from 1).
+    Team { team: u8, name: String },
+    /// `GAME WATCHING <id>` (addition): you watch game `id`.
+    Watching { id: u64 },
+    /// `GAME TURN <k>` (addition): team `k` is to move.
+    Turn { team: u8 },
+    /// `GAME MOVED <k> <notation>` (addition): team `k` played this move.
+    Moved { team: u8, notation: String },
+    /// `GAME NEWS <text>` (addition): something worth telling (a pass, a draw offer, a tide).
+    News { text: String },
+    /// `GAME OVER <k|DRAW> <text>` (addition): the game ended; team `k` won, or a draw.
+    Over { winner: Option<u8>, why: String },
+    /// `GAME ABORTED <text>` (addition): the game was stopped without a result.
+    Aborted { why: String },
+    /// `GAME SESSION <id> <type> <seconds> <player>...` (addition): one running game.
+    Session {
+        id: u64,
+        game: String,
+        seconds: u64,
+        players: Vec<String>,
+    },
+    /// `GAME SESSIONS <n>` (addition): the end of a listing of `n` games.
+    Sessions { count: u64 },
+    /// `DRAW SQUARE <kind> <x> <y>`.
+    Square { kind: String, x: u8, y: u8 },
+    /// `DRAW PIECE <name> <team>`: on the square drawn last.
+    Piece { name: String, team: u8 },
+    /// `READY`: the server waits for your move.
+    Ready,
+    /// `ERROR <text>`.
+    Error { why: String },
+    /// `RESULT WIN|LOSE|DRAW <text>`.
+    Result { standing: Standing, why: String },
+}
+
+impl ServerMessage {
+    /// Reads one line (without its end).
+    pub fn parse(line: &str) -> Result<ServerMessage, ParseError> {
+        let mut w = Words::new(line);
+        let Some(command) = w.next_word() else {
+            return Err(ParseError::Empty);
+        };
+        let message = match command.to_ascii_uppercase().as_str() {
+            "READY" => ServerMessage::Ready,
+            "ERROR" => {
+                return Ok(ServerMessage::Error {
+                    why: w.take_text().to_owned(),
+                })
+            }
+            "RESULT" => {
+                let word = w.next_word().unwrap_or("");
+                let standing = match word.to_ascii_uppercase().as_str() {
+                    "WIN" => Standing::Win,
+                    "LOSE" => Standing::Lose,
+                    "DRAW" => Standing::Draw,
+                    _ => {
+                        return Err(ParseError::BadArguments(
+                            "RESULT",
+                            format!("{word:?} is not WIN, LOSE or DRAW"),
+                        ))
+                    }
+                };
+                return Ok(ServerMessage::Result {
+                    standing,
+                    why: w.take_text().to_owned(),
+                });
+            }
+            "DRAW" => return parse_draw(w),
+            "GAME" => return parse_game(w),
+            _ => return Err(ParseError::UnknownCommand(command.to_owned())),
+        };
+        w.end("READY")?;
+        Ok(message)
+    }
+}
+
+fn word<'a>(w: &mut Words<'a>, command: &'static str, what: &str) -> Result<&'a str, ParseError> {
+    w.next_word()
+        .ok_or_else(|| ParseError::BadArguments(command, format!("{what} is missing")))
+}
+
+fn parse_draw(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
+    let sub = word(&mut w, "DRAW", "SQUARE or PIECE")?;
+    let message = if is(sub, "SQUARE") {
+        ServerMessage::Square {
+            kind: word(&mut w, "DRAW SQUARE", "the kind")?.to_owned(),
+            x: w.number("DRAW SQUARE", "x")?,
+            y: w.number("DRAW SQUARE", "y")?,
+        }
+    } else if is(sub, "PIECE") {
+        ServerMessage::Piece {
+            name: word(&mut w, "DRAW PIECE", "the name")?.to_owned(),
+            team: w.number("DRAW PIECE", "the team")?,
+        }
+    } else {
+        return Err(ParseError::BadArguments(
+            "DRAW",
+            format!("{sub:?} is not SQUARE or PIECE"),
+        ));
+    };
+    w.end("DRAW")?;
+    Ok(message)
+}
+
+fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
+    let sub = word(&mut w, "GAME", "what")?.to_ascii_uppercase();
+    let message = match sub.as_str() {
+        "VERSION" => ServerMessage::Version {
+            version: w.number("GAME VERSION", "the version")?,
+            server: w.take_text().to_owned(),
+        },
+        "WAITING" => ServerMessage::Waiting {
+            more: w.number("GAME WAITING", "the number of players")?,
+        },
+        "TYPE" => ServerMessage::Type {
+            game: word(&mut w, "GAME TYPE", "the game")?.to_owned(),
+        },
+        "BOARD" => ServerMessage::Board {
+            name: word(&mut w, "GAME BOARD", "the board's name")?.to_owned(),
+            width: w.number("GAME BOARD", "the width")?,
+            height: w.number("GAME BOARD", "the height")?,
+        },
+        "TEAM" => ServerMessage::Team {
+            team: w.number("GAME TEAM", "the team")?,
+            name: w.take_text().to_owned(),
+        },
+        "WATCHING" => ServerMessage::Watching {
+            id: w.number("GAME WATCHING", "the game id")?,
+        },
+        "TURN" => ServerMessage::Turn {
+            team: w.number("GAME TURN", "the team")?,
+        },
+        "MOVED" => ServerMessage::Moved {
+            team: w.number("GAME MOVED", "the team")?,
+            notation: w.take_text().to_owned(),
+        },
+        "NEWS" => ServerMessage::News {
+            text: w.take_text().to_owned(),
+        },
+        "OVER" => {
+            let who = word(&mut w, "GAME OVER", "the winner")?;
+            let winner = if is(who, "DRAW") {
+                None
+            } else {
+                Some(who.parse().map_err(|_| {
+                    ParseError::BadArguments("GAME OVER", format!("{who:?} is not a team or DRAW"))
+                })?)
+            };
+            ServerMessage::Over {
+                winner,
+                why: w.take_text().to_owned(),
+            }
+        }
+        "ABORTED" => ServerMessage::Aborted {
+            why: w.take_text().to_owned(),
+        },
+        "SESSION" => ServerMessage::Session {
+            id: w.number("GAME SESSION", "the game id")?,
+            game: word(&mut w, "GAME SESSION", "the game")?.to_owned(),
+            seconds: w.number("GAME SESSION", "the seconds")?,
+            players: w
+                .take_text()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+        },
+        "SESSIONS" => ServerMessage::Sessions {
+            count: w.number("GAME SESSIONS", "the count")?,
+        },
+        _ => {
+            return Err(ParseError::BadArguments(
+                "GAME",
+                format!("unknown GAME message {sub:?}"),
+            ))
+        }
+    };
+    w.end("GAME")?;
+    Ok(message)
+}
+
+impl fmt::Display for Standing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Standing::Win => "WIN",
+            Standing::Lose => "LOSE",
+            Standing::Draw => "DRAW",
+        })
+    }
+}
+
+/// Writes `text` after a space, or nothing when it is empty.
+fn tail(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    if text.is_empty() {
+        Ok(())
+    } else {
+        write!(f, " {text}")
+    }
+}
+
+impl fmt::Display for ServerMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerMessage::Version { version, server } => {
+                write!(f, "GAME VERSION {version}")?;
+                tail(f, server)
+            }
+            ServerMessage::Waiting { more } => write!(f, "GAME WAITING {more}"),
+            ServerMessage::Type { game } => write!(f, "GAME TYPE {game}"),
+            ServerMessage::Board {
+                name,
+                width,
+                height,
+            } => write!(f, "GAME BOARD {name} {width} {height}"),
+            ServerMessage::Team { team, name } => {
+                write!(f, "GAME TEAM {team}")?;
+                tail(f, name)
+            }
+            ServerMessage::Watching { id } => write!(f, "GAME WATCHING {id}"),
+            ServerMessage::Turn { team } => write!(f, "GAME TURN {team}"),
+            ServerMessage::Moved { team, notation } => write!(f, "GAME MOVED {team} {notation}"),
+            ServerMessage::News { text } => write!(f, "GAME NEWS {text}"),
+            ServerMessage::Over { winner, why } => {
+                match winner {
+                    Some(team) => write!(f, "GAME OVER {team}")?,
+                    None => f.write_str("GAME OVER DRAW")?,
+                }
+                tail(f, why)
+            }
+            ServerMessage::Aborted { why } => write!(f, "GAME ABORTED {why}"),
+            ServerMessage::Session {
+                id,
+                game,
+                seconds,
+                players,
+            } => {
+                write!(f, "GAME SESSION {id} {game} {seconds}")?;
+                tail(f, &players.join(" "))
+            }
+            ServerMessage::Sessions { count } => write!(f, "GAME SESSIONS {count}"),
+            ServerMessage::Square { kind, x, y } => write!(f, "DRAW SQUARE {kind} {x} {y}"),
+            ServerMessage::Piece { name, team } => write!(f, "DRAW PIECE {name} {team}"),
+            ServerMessage::Ready => f.write_str("READY"),
+            ServerMessage::Error { why } => write!(f, "ERROR {why}"),
+            ServerMessage::Result { standing, why } => {
+                write!(f, "RESULT {standing}")?;
+                tail(f, why)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeds_session_parses() {
+        let session = "GAME TYPE Conquest\nGAME BOARD ConquestBoard 9 8\nDRAW SQUARE white 1 1\n\
+                       DRAW PIECE die536 1\nREADY\nERROR The range dies not match the value shown\n\
+                       RESULT LOSE Your team has resigned";
+        let parsed: Vec<ServerMessage> = session
+            .lines()
+            .map(|l| ServerMessage::parse(l).unwrap())
+            .collect();
+        assert_eq!(
+            parsed[1],
+            ServerMessage::Board {
+                name: "ConquestBoard".into(),
+                width: 9,
+                height: 8
+            }
+        );
+        assert_eq!(
+            parsed[3],
+            ServerMessage::Piece {
+                name: "die536".into(),
+                team: 1
+            }
+        );
+        assert_eq!(
+            parsed[6],
+            ServerMessage::Result {
+                standing: Standing::Lose,
+                why: "Your team has resigned".into()
+            }
+        );
+        for (line, message) in session.lines().zip(&parsed) {
+            assert_eq!(line, message.to_string());
+        }
+    }
+
+    #[test]
+    fn printing_then_parsing_gives_the_message_back() {
+        for m in [
+            ServerMessage::Version {
+                version: 1,
+                server: "reversid 0.1.0".into(),
+            },
+            ServerMessage::Waiting { more: 1 },
+            ServerMessage::Team {
+                team: 2,
+                name: "white".into(),
+            },
+            ServerMessage::Watching { id: 9 },
+            ServerMessage::Turn { team: 1 },
+            ServerMessage::Moved {
+                team: 1,
+                notation: "15x24x31".into(),
+            },
+            ServerMessage::News {
+                text: "white has no move and passes".into(),
+            },
+            ServerMessage::Over {
+                winner: Some(2),
+                why: "33-31".into(),
+            },
+            ServerMessage::Over {
+                winner: None,
+                why: "the board is full".into(),
+            },
+            ServerMessage::Aborted {
+                why: "server shutting down".into(),
+            },
+            ServerMessage::Session {
+                id: 4,
+                game: "Reversi".into(),
+                seconds: 12,
+                players: vec!["127.0.0.1:5".into(), "[::1]:6".into()],
+            },
+            ServerMessage::Sessions { count: 1 },
+            ServerMessage::Square {
+                kind: "water".into(),
+                x: 50,
+                y: 1,
+            },
+            ServerMessage::Error {
+                why: "it is not your turn".into(),
+            },
+            ServerMessage::Result {
+                standing: Standing::Draw,
+                why: String::new(),
+            },
+        ] {
+            assert_eq!(ServerMessage::parse(&m.to_string()), Ok(m));
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_refused() {
+        for line in [
+            "",
+            "HELLO",
+            "READY now",
+            "RESULT MAYBE",
+            "DRAW CIRCLE 1 1",
+            "DRAW SQUARE x 1",
+            "GAME TURN",
+            "GAME OVER someone",
+            "GAME FLY",
+        ] {
+            assert!(ServerMessage::parse(line).is_err(), "{line}");
+        }
+    }
+}
