@@ -30,15 +30,16 @@
 //!   [`Game`] with its colours and history, the text notations
 //!   (transcripts, board strings, [`ObfPosition`] test-set lines) and
 //!   [`perft`].
-//! - `ai/`: the computer player. [`solve`] (exact endgame solver: PVS with
-//!   fastest-first ordering, a transposition table, stability and enhanced
-//!   transposition cutoffs; the last six empties in `endgame.rs` with
-//!   parity ordering), the midgame search (`search.rs`, iterative
-//!   deepening PVS), both sharing `ordering.rs` (move lists, the PVS step),
-//!   `clock.rs` and `table.rs`; the evaluations (`patterns.rs`, learned,
-//!   weights in `data/eval.bin` made by `examples/selfplay.rs` and
-//!   `examples/train.rs`, see `data/README.md`; `eval.rs`, hand-written),
-//!   `stability.rs`, [`player`] and [`training`].
+//! - `ai/`: the computer player. [`solve`] (the exact endgame solver:
+//!   `solve/root.rs` runs a solve, with selective ProbCut passes before
+//!   the exact one on long solves; `solve/node.rs` orders moves and cuts
+//!   below the root; the last six empties in `endgame.rs`), the midgame
+//!   search (`search.rs`, iterative-deepening PVS with ProbCut), both
+//!   sharing `ordering.rs` (move lists, the PVS step), `clock.rs` and
+//!   `table.rs`; the evaluations (`patterns.rs`, learned, weights in
+//!   `data/eval.bin` made by `examples/selfplay.rs` and `examples/train.rs`,
+//!   see `data/README.md`; `eval.rs`, hand-written), `stability.rs`,
+//!   [`player`] and [`training`].
 //!
 //! Measured figures (release build, one thread) are in the crate's
 //! `PERFORMANCE.md`.

@@ -30,6 +30,33 @@ pub struct SolveArgs {
     pub file: Option<PathBuf>,
 }
 
+/// From how many empties a solve warns how long it may take.
+const WARN_EMPTIES: u32 = 24;
+/// How much longer a solve takes for each empty more, roughly (FFO #40-#59
+/// on the development machine: 0.5 s of CPU at 20 empties, 15 to 70 s at
+/// 26).
+const GROWTH: f64 = 2.4;
+
+/// A rough expected solve time for `empties` empties, in seconds.
+fn expected_seconds(empties: u32) -> f64 {
+    0.5 * GROWTH.powi(empties as i32 - 20)
+}
+
+/// "40 s", "12 min", "3 h", "5 days", "2e9 years".
+fn human_duration(seconds: f64) -> String {
+    const MINUTE: f64 = 60.0;
+    const HOUR: f64 = 60.0 * MINUTE;
+    const DAY: f64 = 24.0 * HOUR;
+    const YEAR: f64 = 365.0 * DAY;
+    match seconds {
+        s if s < MINUTE => format!("{s:.0} s"),
+        s if s < HOUR => format!("{:.0} min", s / MINUTE),
+        s if s < DAY => format!("{:.0} h", s / HOUR),
+        s if s < YEAR => format!("{:.0} days", s / DAY),
+        s => format!("{:.0e} years", s / YEAR),
+    }
+}
+
 /// How often a long solve reports its progress.
 const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 
@@ -57,6 +84,14 @@ fn run_position(text: &str) -> u8 {
         return exit::OK;
     };
     let empties = game.empty_count();
+    if empties >= WARN_EMPTIES {
+        eprintln!(
+            "reversi solve: {empties} empties may take {} (each empty multiplies the time by \
+             about {GROWTH}; progress every {} s)",
+            human_duration(expected_seconds(empties)),
+            PROGRESS_EVERY.as_secs()
+        );
+    }
     let start = Instant::now();
     let mut solver = Solver::new(22);
     // Quick solves say nothing; long ones show how far they got.
@@ -213,6 +248,17 @@ fn solve_line(solver: &mut Solver, number: usize, line: usize, position: &ObfPos
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expected_times_read_well() {
+        assert_eq!(human_duration(expected_seconds(20)), "0 s");
+        assert_eq!(human_duration(45.0), "45 s");
+        assert_eq!(human_duration(720.0), "12 min");
+        assert_eq!(human_duration(3.0 * 3600.0), "3 h");
+        assert_eq!(human_duration(5.0 * 86400.0), "5 days");
+        assert!(human_duration(expected_seconds(60)).ends_with(" years"));
+        assert!(expected_seconds(30) > expected_seconds(29));
+    }
 
     #[test]
     fn progress_says_how_far_and_the_best_so_far() {
