@@ -137,6 +137,16 @@ pub struct Cli {
     /// Append the log to this file instead of stderr (reopened on SIGHUP).
     #[arg(long, value_name = "PATH")]
     pub log_file: Option<PathBuf>,
+
+    /// Fork each session from the supervisor itself instead of from the fork server (a small
+    /// process started with the supervisor; see server/src/fork_server/), to compare the two.
+    #[arg(long)]
+    pub fork_directly: bool,
+
+    /// The directory reversid was started in, where its relative paths are read (--daemon
+    /// moves to /); the fork server reads the command line there again.
+    #[arg(skip)]
+    pub start_dir: PathBuf,
 }
 
 /// What the supervisor needs, whatever game it serves.
@@ -149,6 +159,9 @@ pub struct SupervisorConfig {
     pub max_sessions: usize,
     pub max_pending: usize,
     pub shutdown_timeout: Duration,
+    /// Start sessions through a fork server that reads the command line in this directory;
+    /// `None`: fork them from the supervisor.
+    pub fork_server: Option<PathBuf>,
 }
 
 /// A `--listen-seed` listener: the game its clients play, and where.
@@ -193,6 +206,7 @@ fn game_names() -> clap::builder::PossibleValuesParser {
 impl Cli {
     /// Makes every path option absolute (against the current directory).
     pub fn absolutize_paths(&mut self) -> std::io::Result<()> {
+        self.start_dir = std::env::current_dir()?;
         for path in [&mut self.record_dir, &mut self.pid_file, &mut self.log_file]
             .into_iter()
             .flatten()
@@ -220,6 +234,7 @@ impl Cli {
             max_sessions: usize::try_from(self.max_sessions).unwrap_or(usize::MAX),
             max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
+            fork_server: (!self.fork_directly).then(|| self.start_dir.clone()),
         }
     }
 

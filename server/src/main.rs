@@ -2,6 +2,8 @@
 
 mod config;
 mod daemon;
+mod fd_passing;
+mod fork_server;
 mod log;
 mod outbox;
 mod session;
@@ -18,6 +20,9 @@ use config::Cli;
 use supervisor::Supervisor;
 
 fn main() -> ExitCode {
+    if let Some(invocation) = fork_server::serve::invocation() {
+        return fork_server::serve::run(invocation);
+    }
     let mut cli = Cli::parse();
     // --daemon changes directory to /: make the paths absolute first.
     if let Err(e) = cli.absolutize_paths() {

@@ -24,13 +24,10 @@ static LOST_EXITS: AtomicBool = AtomicBool::new(false);
 /// SIGTERM and SIGINT together: the first asks for a smart shutdown, the second for a fast one.
 static STOP: AtomicUsize = AtomicUsize::new(0);
 
-/// The signals the supervisor handles.
-pub const SUPERVISOR: &[Signal] = &[
-    Signal::SIGCHLD,
-    Signal::SIGTERM,
-    Signal::SIGINT,
-    Signal::SIGHUP,
-];
+/// The signals the supervisor handles. SIGCHLD is not one: the processes that end with
+/// it (the fork server and its sessions) are watched with pidfds, and its default action
+/// neither stops nor reaps anything.
+pub const SUPERVISOR: &[Signal] = &[Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
 
 /// The signal session children send their parent when they exit (see the module doc).
 pub fn exit_signal() -> libc::c_int {
@@ -66,8 +63,6 @@ extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut 
     let mut message = [0u8; 5];
     let mut len = 1;
     match signo {
-        // SIGCHLD only wakes the loop: children that exit with it are swept.
-        libc::SIGCHLD => LOST_EXITS.store(true, Ordering::SeqCst),
         libc::SIGHUP => HANGUP.store(true, Ordering::SeqCst),
         libc::SIGTERM | libc::SIGINT => {
             STOP.fetch_add(1, Ordering::SeqCst);
@@ -127,6 +122,10 @@ impl SelfPipe {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
+        // SIGCHLD ignored by whoever started us would reap children unasked (their exit
+        // statuses lost); its default does not.
+        // SAFETY: installing SIG_DFL.
+        unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
         Ok(pipe)
     }
 

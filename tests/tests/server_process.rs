@@ -395,3 +395,58 @@ fn a_killed_session_loses_no_move_its_journal_becomes_an_aborted_record() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The pid in the "fork server PID started" log line.
+fn fork_server_pid(server: &Server) -> i32 {
+    let line = server.wait_log("fork server ");
+    let rest = line.split("fork server ").nth(1).unwrap();
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// The parent of process `pid`, from /proc.
+fn parent_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = stat.rsplit(')').next().unwrap();
+    after_name
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn sessions_come_from_the_fork_server_but_are_the_supervisors_children() {
+    let server = Server::start(&[]);
+    let forks = fork_server_pid(&server);
+    assert_eq!(parent_of(forks), server.pid());
+    let (mut black, mut white) = server.pair();
+    let pid = session_pid(&server.wait_log("session "));
+    assert_eq!(parent_of(pid), server.pid(), "the session's parent");
+    play_out(&mut black, &mut white, &mut Rng::new(5));
+    server.wait_log(&format!("session {pid} exited with status 0"));
+}
+
+#[test]
+fn a_killed_fork_server_leaves_the_supervisor_forking_sessions_itself() {
+    let server = Server::start(&[]);
+    let forks = fork_server_pid(&server);
+    let (mut black, mut white) = server.pair();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(forks), Signal::SIGKILL).unwrap();
+    let line = server.wait_log("the fork server was killed by SIGKILL");
+    assert!(line.contains("forked from the supervisor"), "{line}");
+    // The game it started plays on, and new games still start.
+    play_out(&mut black, &mut white, &mut Rng::new(6));
+    let (mut black, mut white) = server.pair();
+    play_out(&mut black, &mut white, &mut Rng::new(7));
+    server.wait_logs("exited with status 0", 2);
+}
+
+#[test]
+fn fork_directly_starts_no_fork_server() {
+    let server = Server::start(&["--fork-directly"]);
+    let (mut black, mut white) = server.pair();
+    play_out(&mut black, &mut white, &mut Rng::new(8));
+    server.wait_log("exited with status 0");
+    assert!(!server.logs().iter().any(|l| l.contains("fork server")));
+}

@@ -90,7 +90,7 @@ pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) ->
 }
 
 /// The byte that names `wire` in a hand-off message.
-fn kind_byte(wire: WireKind) -> u8 {
+pub fn kind_byte(wire: WireKind) -> u8 {
     match wire {
         WireKind::Binary => 0,
         WireKind::Text => 1,
@@ -100,7 +100,7 @@ fn kind_byte(wire: WireKind) -> u8 {
 }
 
 /// The protocol a hand-off message's kind byte names.
-fn wire_of(kind: u8) -> Option<WireKind> {
+pub fn wire_of(kind: u8) -> Option<WireKind> {
     WireKind::ALL
         .into_iter()
         .find(|&wire| kind_byte(wire) == kind)

@@ -20,7 +20,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use log::{debug, info, warn};
+use log::{debug, error, info, warn};
 use mio::{Events, Interest, Poll, Token};
 use reversi_games::registry::Module;
 use reversi_games::{Settings, Viewer};
@@ -76,6 +76,18 @@ pub struct SessionConfig {
     pub settings: Settings,
     /// Where journals are kept while games run (the record directory, or a temporary one).
     pub journal_dir: PathBuf,
+}
+
+/// A session child's whole life: plays `group` and returns the exit code, logging what
+/// went wrong. `viewers` is the listener on which the supervisor hands viewers over.
+pub fn play(config: &SessionConfig, group: Group, abort: SelfPipe, viewers: OwnedFd) -> i32 {
+    match run(config, group, abort, Some(viewers)) {
+        Ok(code) => code,
+        Err(e) => {
+            error!("session failed: {e}");
+            1
+        }
+    }
 }
 
 /// Plays the session of `group` to its end and returns the child's exit code

@@ -4,9 +4,12 @@
 //! It never parses a move: [`front`] screens what a connection sends before
 //! its game, and the session runtime ([`crate::session`]) does the rest in the
 //! child. A single-threaded mio loop; signals arrive through a self-pipe
-//! ([`crate::signals`]); each child's exit through its pidfd ([`reaper`]).
+//! ([`crate::signals`]); a session's end through its exit signal or its pidfd
+//! ([`reaper`], [`forking`]). Sessions are forked by the fork server
+//! ([`crate::fork_server`]), not by the supervisor.
 
 mod addresses;
+mod forking;
 pub mod front;
 mod listener;
 mod pending;
@@ -99,6 +102,8 @@ pub struct Supervisor {
     phase: Phase,
     handled_stops: usize,
     hangup: Box<dyn FnMut()>,
+    /// Where sessions come from; `None`: forked from the supervisor itself.
+    fork_server: Option<forking::Forks>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -147,6 +152,7 @@ impl Supervisor {
             phase: Phase::Running,
             handled_stops: 0,
             hangup: Box::new(|| info!("SIGHUP ignored (no log file to reopen)")),
+            fork_server: None,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -177,6 +183,7 @@ impl Supervisor {
 
     /// Runs until a shutdown completes.
     pub fn run(mut self) -> io::Result<()> {
+        self.start_fork_server();
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = self
@@ -194,6 +201,10 @@ impl Supervisor {
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
+                    Token(t) if t >= forking::EXIT_BASE => {
+                        let pid = (t - forking::EXIT_BASE) as i32;
+                        self.on_exit_event(nix::unistd::Pid::from_raw(pid))
+                    }
                     Token(t) => self.service(t - CONN_BASE),
                 }
             }
@@ -210,6 +221,9 @@ impl Supervisor {
     /// it gets a strike (and perhaps a penalty).
     fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
         use nix::sys::wait::WaitStatus;
+        if let Some(pidfd) = &child.pidfd {
+            self.unwatch(pidfd);
+        }
         for peer in &child.peers {
             self.hosts.game_ended(Host::of(*peer));
         }
@@ -297,6 +311,9 @@ impl Supervisor {
         let got = self.signals.take();
         if got.hangup {
             (self.hangup)();
+            if let Some(Err(e)) = self.fork_server.as_ref().map(|f| f.server.reopen_log()) {
+                error!("cannot hand the reopened log to the fork server: {e}");
+            }
         }
         let mut reaped: Vec<_> = got
             .exited
@@ -829,21 +846,9 @@ impl Supervisor {
             module: game,
             seats,
         };
-        let forked = spawn::fork_child(&keep, "reversid-game", group, move |group, abort| {
-            let Some(config) = config else {
-                error!("no session settings for {}", game.info.name);
-                return 1;
-            };
-            match session::run(&config, group, abort, Some(viewers)) {
-                Ok(code) => code,
-                Err(e) => {
-                    error!("session failed: {e}");
-                    1
-                }
-            }
-        });
+        let forked = self.fork_session(&keep, config, group, viewers);
         match forked {
-            Ok((pid, group)) => {
+            Ok((pid, group, pidfd)) => {
                 drop(group);
                 for peer in &peers {
                     self.hosts.game_started(Host::of(*peer));
@@ -854,6 +859,7 @@ impl Supervisor {
                     module: game,
                     peers,
                     started: Instant::now(),
+                    pidfd,
                 });
                 info!(
                     "session {pid} started: game {id} {} {} ({} running)",

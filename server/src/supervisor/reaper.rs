@@ -7,10 +7,12 @@
 //! descriptor per child (a pidfd) would make every fork copy and every child
 //! close one descriptor per running game. The supervisor holds none.
 //! `waitpid(-1)` is left for the rare case of exits the signal pipe could not
-//! hold ([`Children::sweep`]).
+//! hold ([`Children::sweep`]). Sessions started by the fork server cannot have
+//! that signal; each has a pidfd instead (see `super::forking`).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::os::fd::OwnedFd;
 use std::time::Instant;
 
 use log::{debug, info, warn};
@@ -28,6 +30,9 @@ pub struct Child {
     pub module: &'static Module,
     pub peers: Vec<SocketAddr>,
     pub started: Instant,
+    /// For a session from the fork server: the pidfd that tells its end (see
+    /// `super::forking`); the others announce it with their exit signal.
+    pub pidfd: Option<OwnedFd>,
 }
 
 /// Running sessions by pid.

@@ -13,6 +13,17 @@ use crate::signals::{self, SelfPipe};
 /// The exit code of a session child whose session panicked (as for a panicking `main`).
 const PANICKED: i32 = 101;
 
+/// Whose child the new process is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parent {
+    /// The caller's, with the real-time exit signal (see crate::signals).
+    Caller,
+    /// The caller's parent's (`CLONE_PARENT`): the fork server starting a session for the
+    /// supervisor. The kernel then gives the child the caller's own exit signal, which
+    /// is why the supervisor starts the fork server with the real-time one.
+    CallersParent,
+}
+
 /// Forks a child that runs `body(data, abort)` and exits with what it returns. In the
 /// parent, returns the child's pid (or the error) with `data`, which the parent then
 /// drops, closing its copies of the sockets in it. The child keeps only the descriptors
@@ -20,6 +31,7 @@ const PANICKED: i32 = 101;
 pub fn fork_child<T>(
     keep: &[RawFd],
     name: &str,
+    parent: Parent,
     data: T,
     body: impl FnOnce(T, SelfPipe) -> i32,
 ) -> Result<(Pid, T), (io::Error, T)> {
@@ -30,7 +42,10 @@ pub fn fork_child<T>(
     // fork(2), but the child's exit signal is the real-time one that names it (see
     // crate::signals). SAFETY: the supervisor is single-threaded, so the child is a
     // consistent copy; a raw clone with no new stack returns twice, like fork.
-    let flags = signals::exit_signal() as libc::c_ulong;
+    let flags = match parent {
+        Parent::Caller => signals::exit_signal() as libc::c_ulong,
+        Parent::CallersParent => libc::CLONE_PARENT as libc::c_ulong,
+    };
     let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
     match pid as libc::pid_t {
         -1 => {
@@ -124,7 +139,9 @@ mod tests {
         // The child's exit signal would end this process, which has no handler for it.
         // SAFETY: ignoring a signal.
         unsafe { libc::signal(signals::exit_signal(), libc::SIG_IGN) };
-        let forked = fork_child(&[], "test-panic", (), |(), _abort| panic!("a session bug"));
+        let forked = fork_child(&[], "test-panic", Parent::Caller, (), |(), _abort| {
+            panic!("a session bug")
+        });
         let (pid, ()) = forked.map_err(|(e, ())| e).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         let status = loop {

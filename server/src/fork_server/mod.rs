@@ -1,0 +1,271 @@
+//! The fork server: a small process that starts every session, so that the
+//! supervisor itself never forks.
+//!
+//! Why: a forked child shares its parent's memory, and the kernel links every
+//! child into the reverse map of the parent's anonymous pages. Whatever walks
+//! that map (page reclaim, or DAMON's access sampling on a VM host) then
+//! visits every session for each page of the busy supervisor it looks at, and
+//! each fork write-protects the supervisor's pages again. With thousands of
+//! sessions that tax grows with their number. The fork server is the reversid
+//! binary executed afresh at start-up: it holds the configuration and nothing
+//! else, so what its children share with it is small and rarely touched.
+//!
+//! The supervisor sends it one message per session over a Unix seqpacket
+//! socket ([`handle`]); the fork server ([`serve`]) clones the session with
+//! `CLONE_PARENT`, so the session is still the supervisor's child (the same
+//! exit signal, reaping and hand-off checks as a directly forked one), and
+//! answers with the pid.
+//!
+//! Messages (integers little-endian):
+//!
+//! | message | bytes | descriptors (SCM_RIGHTS) |
+//! |---|---|---|
+//! | start a session | `1`, game id `u64`, name length `u8`, name, seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes | one socket per seat in order, then the viewers' listener |
+//! | reopen the log | `2` | the new stderr |
+//! | the fork server is ready (its first message) | `3` | none |
+//! | answer to a start | the session's pid as `i32`, or minus an errno | none |
+
+pub mod handle;
+pub mod serve;
+
+use std::fmt;
+use std::net::SocketAddr;
+
+use crate::session::handoff;
+use crate::wire::WireKind;
+
+/// The environment variable that makes reversid a fork server: the descriptor number of
+/// its socket to the supervisor.
+const SOCKET_VAR: &str = "REVERSID_FORK_SERVER_FD";
+/// The directory the fork server reads the command line in (see `Cli::start_dir`).
+const DIR_VAR: &str = "REVERSID_FORK_SERVER_DIR";
+
+const START: u8 = 1;
+const REOPEN_LOG: u8 = 2;
+/// The fork server's first message: it read its configuration and takes requests.
+const READY: u8 = 3;
+
+/// The largest message. Seats bring at most the supervisor's input cap each; the cap
+/// here leaves room for many seats and refuses nothing a supervisor sends.
+pub const MAX_MESSAGE: usize = 256 * 1024;
+/// Seats in one session, at most (8 teams of 8 would already be a strange game).
+pub const MAX_SEATS: usize = 64;
+
+/// One seat of a session to start; its socket travels beside the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatHeader {
+    pub wire: WireKind,
+    pub peer: SocketAddr,
+    pub early: Vec<u8>,
+}
+
+/// What the supervisor asks of the fork server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Start the session of game `id` of `game` for these seats.
+    Start {
+        id: u64,
+        game: String,
+        seats: Vec<SeatHeader>,
+    },
+    /// Take the descriptor that comes with this message as stderr (log rotation).
+    ReopenLog,
+}
+
+/// Why a message could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadRequest {
+    Empty,
+    UnknownTag(u8),
+    Truncated,
+    TooManySeats(usize),
+    UnknownWire(u8),
+    BadAddress,
+    TrailingBytes(usize),
+}
+
+impl fmt::Display for BadRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadRequest::Empty => write!(f, "empty message"),
+            BadRequest::UnknownTag(tag) => write!(f, "unknown message type {tag}"),
+            BadRequest::Truncated => write!(f, "message ends inside a field"),
+            BadRequest::TooManySeats(n) => write!(f, "{n} seats (at most {MAX_SEATS})"),
+            BadRequest::UnknownWire(kind) => write!(f, "unknown wire kind {kind}"),
+            BadRequest::BadAddress => write!(f, "a seat's address is not an address"),
+            BadRequest::TrailingBytes(n) => write!(f, "{n} bytes after the last field"),
+        }
+    }
+}
+
+impl Request {
+    /// The message's bytes (its descriptors go beside them).
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Request::ReopenLog => vec![REOPEN_LOG],
+            Request::Start { id, game, seats } => {
+                let mut out = vec![START];
+                out.extend_from_slice(&id.to_le_bytes());
+                put_short(&mut out, game.as_bytes());
+                out.push(seats.len() as u8);
+                for seat in seats {
+                    out.push(handoff::kind_byte(seat.wire));
+                    put_short(&mut out, seat.peer.to_string().as_bytes());
+                    out.extend_from_slice(&(seat.early.len() as u32).to_le_bytes());
+                    out.extend_from_slice(&seat.early);
+                }
+                out
+            }
+        }
+    }
+
+    /// Reads a message written by [`Request::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<Request, BadRequest> {
+        let mut r = Reader(bytes);
+        let request = match r.byte()? {
+            REOPEN_LOG => Request::ReopenLog,
+            START => {
+                let id = u64::from_le_bytes(r.array()?);
+                let game = String::from_utf8_lossy(r.short()?).into_owned();
+                let count = usize::from(r.byte()?);
+                if count > MAX_SEATS {
+                    return Err(BadRequest::TooManySeats(count));
+                }
+                let seats = (0..count)
+                    .map(|_| r.seat())
+                    .collect::<Result<Vec<_>, _>>()?;
+                Request::Start { id, game, seats }
+            }
+            tag => return Err(BadRequest::UnknownTag(tag)),
+        };
+        match r.0.len() {
+            0 => Ok(request),
+            n => Err(BadRequest::TrailingBytes(n)),
+        }
+    }
+
+    /// Descriptors that must come with this message.
+    pub fn descriptors(&self) -> usize {
+        match self {
+            Request::ReopenLog => 1,
+            Request::Start { seats, .. } => seats.len() + 1,
+        }
+    }
+}
+
+/// A field of at most 255 bytes, after its length (addresses and game names are shorter).
+fn put_short(out: &mut Vec<u8>, field: &[u8]) {
+    let field = &field[..field.len().min(255)];
+    out.push(field.len() as u8);
+    out.extend_from_slice(field);
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], BadRequest> {
+        if self.0.len() < n {
+            return Err(if self.0.is_empty() && n == 1 {
+                BadRequest::Empty
+            } else {
+                BadRequest::Truncated
+            });
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn byte(&mut self) -> Result<u8, BadRequest> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], BadRequest> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    fn short(&mut self) -> Result<&'a [u8], BadRequest> {
+        let n = usize::from(self.byte()?);
+        self.take(n)
+    }
+
+    fn seat(&mut self) -> Result<SeatHeader, BadRequest> {
+        let kind = self.byte()?;
+        let wire = handoff::wire_of(kind).ok_or(BadRequest::UnknownWire(kind))?;
+        let peer = std::str::from_utf8(self.short()?)
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .ok_or(BadRequest::BadAddress)?;
+        let n = u32::from_le_bytes(self.array()?) as usize;
+        let early = self.take(n)?.to_vec();
+        Ok(SeatHeader { wire, peer, early })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start() -> Request {
+        Request::Start {
+            id: 7,
+            game: "ttt".into(),
+            seats: vec![
+                SeatHeader {
+                    wire: WireKind::Text,
+                    peer: "10.0.0.1:5".parse().unwrap(),
+                    early: b"MOVE".to_vec(),
+                },
+                SeatHeader {
+                    wire: WireKind::Binary,
+                    peer: "[::1]:9".parse().unwrap(),
+                    early: vec![],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_start_message_in_bytes() {
+        let mut expected = vec![1, 7, 0, 0, 0, 0, 0, 0, 0, 3, b't', b't', b't', 2];
+        expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE");
+        expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0");
+        assert_eq!(start().encode(), expected);
+        assert_eq!(Request::decode(&expected), Ok(start()));
+        assert_eq!(start().descriptors(), 3);
+    }
+
+    #[test]
+    fn reopen_is_one_byte() {
+        assert_eq!(Request::ReopenLog.encode(), [2]);
+        assert_eq!(Request::decode(&[2]), Ok(Request::ReopenLog));
+    }
+
+    #[test]
+    fn every_cut_of_a_message_is_an_error_not_a_panic() {
+        let bytes = start().encode();
+        for cut in 0..bytes.len() {
+            assert!(Request::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        assert_eq!(Request::decode(&[]), Err(BadRequest::Empty));
+        let mut long = bytes.clone();
+        long.push(0);
+        assert_eq!(Request::decode(&long), Err(BadRequest::TrailingBytes(1)));
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        assert_eq!(Request::decode(&[9]), Err(BadRequest::UnknownTag(9)));
+        let mut bytes = start().encode();
+        bytes[14] = 200; // the first seat's wire kind
+        assert_eq!(Request::decode(&bytes), Err(BadRequest::UnknownWire(200)));
+        let mut bytes = start().encode();
+        bytes[16] = b'x'; // inside the first seat's address
+        assert_eq!(Request::decode(&bytes), Err(BadRequest::BadAddress));
+        let mut bytes = start().encode();
+        bytes[13] = 65; // seat count
+        assert_eq!(Request::decode(&bytes), Err(BadRequest::TooManySeats(65)));
+    }
+}

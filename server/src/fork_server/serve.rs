@@ -1,0 +1,177 @@
+//! The fork server's process: read requests from the supervisor, clone sessions.
+
+use std::io;
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use log::{error, info};
+use nix::sys::socket::MsgFlags;
+
+use super::{Request, SeatHeader, DIR_VAR, MAX_MESSAGE, MAX_SEATS, READY, SOCKET_VAR};
+use crate::config::Cli;
+use crate::fd_passing;
+use crate::session::{self, Group, Seat};
+use crate::supervisor::spawn::{self, Parent};
+use crate::supervisor::Games;
+
+/// A fork server's start: its socket to the supervisor and where to read the command line.
+pub struct Invocation {
+    socket: OwnedFd,
+    dir: PathBuf,
+}
+
+/// How this process was started as a fork server, or `None` for a plain reversid.
+pub fn invocation() -> Option<Invocation> {
+    let fd: RawFd = std::env::var(SOCKET_VAR).ok()?.parse().ok()?;
+    let dir = std::env::var_os(DIR_VAR)?.into();
+    // SAFETY: F_GETFD only asks whether the descriptor is open.
+    if fd < 3 || unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return None;
+    }
+    // SAFETY: the supervisor opened this descriptor for the fork server and nothing else
+    // in this process uses it.
+    let socket = unsafe { OwnedFd::from_raw_fd(fd) };
+    Some(Invocation { socket, dir })
+}
+
+/// Serves the supervisor until it closes the socket.
+pub fn run(invocation: Invocation) -> ExitCode {
+    crate::log::init();
+    spawn::set_process_name("reversid-forks");
+    ignore_stop_signals();
+    let games = match configuration(&invocation.dir) {
+        Ok(games) => games,
+        Err(e) => {
+            error!("fork server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let socket = invocation.socket;
+    if let Err(e) = fd_passing::send(&socket, &[&[READY]], &[], MsgFlags::empty()) {
+        error!("fork server: cannot reach the supervisor: {e}");
+        return ExitCode::FAILURE;
+    }
+    let mut buf = vec![0u8; MAX_MESSAGE];
+    loop {
+        let received = match fd_passing::receive::<{ MAX_SEATS + 1 }>(&socket, &mut buf) {
+            Ok(Some(received)) => received,
+            Ok(None) => return ExitCode::SUCCESS,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                error!("fork server: reading from the supervisor: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Some(answer) = serve(&games, &buf[..received.len], received) {
+            if let Err(e) =
+                fd_passing::send(&socket, &[&answer.to_le_bytes()], &[], MsgFlags::empty())
+            {
+                error!("fork server: answering the supervisor: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+}
+
+/// The supervisor decides when everything stops; the fork server ends when its socket
+/// closes. (A terminal's ^C reaches the whole process group.)
+fn ignore_stop_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: installing SIG_IGN.
+        unsafe { libc::signal(signal, libc::SIG_IGN) };
+    }
+}
+
+/// The games and their session settings, from the supervisor's command line read where
+/// the supervisor read it.
+fn configuration(dir: &Path) -> io::Result<Games> {
+    let here = std::env::current_dir()?;
+    std::env::set_current_dir(dir)?;
+    let cli = Cli::try_parse().map_err(|e| io::Error::other(e.to_string()));
+    let cli = cli.and_then(|mut cli| cli.absolutize_paths().map(|()| cli));
+    std::env::set_current_dir(here)?;
+    Ok(cli?.games())
+}
+
+/// Does what one message asks; the answer to send back, if it wants one.
+fn serve(games: &Games, bytes: &[u8], received: fd_passing::Received) -> Option<i32> {
+    let refuse = |why: String| {
+        error!("fork server: {why}");
+        Some(-libc::EINVAL)
+    };
+    if received.truncated {
+        return refuse("a request did not fit in one message".into());
+    }
+    let request = match Request::decode(bytes) {
+        Ok(request) => request,
+        Err(e) => return refuse(format!("bad request: {e}")),
+    };
+    if received.fds.len() != request.descriptors() {
+        return refuse(format!(
+            "a request came with {} descriptors instead of {}",
+            received.fds.len(),
+            request.descriptors()
+        ));
+    }
+    match request {
+        Request::ReopenLog => {
+            reopen_log(&received.fds[0]);
+            None
+        }
+        Request::Start { id, game, seats } => Some(start(games, id, &game, seats, received.fds)),
+    }
+}
+
+fn reopen_log(stderr: &OwnedFd) {
+    // SAFETY: dup2 onto fd 2 with a descriptor this process owns.
+    if unsafe { libc::dup2(stderr.as_raw_fd(), libc::STDERR_FILENO) } < 0 {
+        error!(
+            "fork server: cannot take the new log: {}",
+            io::Error::last_os_error()
+        );
+    } else {
+        info!("fork server: log reopened");
+    }
+}
+
+/// Clones the session of game `id`: its pid, or minus an errno.
+fn start(games: &Games, id: u64, game: &str, seats: Vec<SeatHeader>, mut fds: Vec<OwnedFd>) -> i32 {
+    let module = games.front.games().iter().find(|m| m.info.name == game);
+    let (Some(&module), Some(config)) = (module, games.sessions.get(game)) else {
+        error!("fork server: asked for a game it does not serve: {game}");
+        return -libc::EINVAL;
+    };
+    let Some(viewers) = fds.pop() else {
+        return -libc::EINVAL;
+    };
+    let seats: Vec<Seat> = seats
+        .into_iter()
+        .zip(fds)
+        .map(|(header, fd)| Seat {
+            stream: TcpStream::from(fd),
+            peer: header.peer,
+            early: header.early,
+            wire: header.wire,
+        })
+        .collect();
+    let mut keep: Vec<RawFd> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
+    keep.push(viewers.as_raw_fd());
+    let group = Group { id, module, seats };
+    let forked = spawn::fork_child(
+        &keep,
+        "reversid-game",
+        Parent::CallersParent,
+        (group, viewers),
+        |(group, viewers), abort| session::play(config, group, abort, viewers),
+    );
+    match forked {
+        Ok((pid, _)) => pid.as_raw(),
+        Err((e, _)) => {
+            error!("fork server: cannot start a session of {game}: {e}");
+            -e.raw_os_error().unwrap_or(libc::EAGAIN)
+        }
+    }
+}
