@@ -4,10 +4,19 @@
 #   grhino          /usr/games/gtp-rhino, the outside engine `reversi match` plays against
 #   tmux            the terminal the full-screen client's tests type into and read
 #   tshark          tshark and dumpcap, for the Wireshark dissector's test (tests/tests/dissector.rs)
-# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark]   (no argument: all)
+#   haproxy         the load balancer of deploy/haproxy.cfg, for scripts/haproxy-demo.sh
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy]   (no argument: all)
 set -euo pipefail
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
+
+# Installs Debian packages, as root or through sudo.
+apt_install() {
+  local sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@"
+}
 
 WHAT=fuzz
 if want "$@"; then
@@ -48,5 +57,12 @@ if want "$@"; then
     $sudo_cmd apt-get update -qq
     # Non-interactive: wireshark-common otherwise asks whether non-root users may capture.
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tshark
+  fi
+fi
+
+WHAT=haproxy
+if want "$@"; then
+  if ! command -v haproxy >/dev/null 2>&1; then
+    apt_install haproxy
   fi
 fi

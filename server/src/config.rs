@@ -11,6 +11,7 @@ use reversi_games::Settings;
 
 use crate::session::referee::Rules;
 use crate::session::SessionConfig;
+use crate::supervisor::cidr::Cidr;
 use crate::supervisor::front::Front;
 use crate::supervisor::{Games, Limits};
 
@@ -68,6 +69,13 @@ pub struct Cli {
     #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.quiet_limit,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub foxes_quiet_ms: u64,
+
+    /// Trust the PROXY protocol header (v1 or v2) from this address block, e.g. a load
+    /// balancer's 10.0.0.5/32: a connection from there must start with one, and the client
+    /// address it carries is used instead of the balancer's (spec/DEPLOY.md). Anyone else
+    /// who sends one is refused. May be given several times.
+    #[arg(long = "proxy-from", value_name = "CIDR", action = ArgAction::Append)]
+    pub proxy_from: Vec<Cidr>,
 
     /// Seconds a new connection has to send its first request (connect, or a line).
     #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
@@ -154,6 +162,8 @@ pub struct Cli {
 pub struct SupervisorConfig {
     pub listen: Vec<SocketAddr>,
     pub listen_seed: Vec<SeedListener>,
+    /// Load balancers whose PROXY headers are believed.
+    pub proxy_from: Vec<Cidr>,
     pub limits: Limits,
     pub handshake_timeout: Duration,
     pub max_sessions: usize,
@@ -220,6 +230,7 @@ impl Cli {
         SupervisorConfig {
             listen: self.listen.clone(),
             listen_seed: self.listen_seed.clone(),
+            proxy_from: self.proxy_from.clone(),
             limits: Limits {
                 pending_per_host: usize::try_from(self.max_pending_per_address)
                     .unwrap_or(usize::MAX),
@@ -379,6 +390,25 @@ mod tests {
                 "{option}"
             );
         }
+    }
+
+    #[test]
+    fn proxies_are_trusted_by_address_block() {
+        let cli = Cli::parse_from([
+            "reversid",
+            "--proxy-from",
+            "10.0.0.0/8",
+            "--proxy-from",
+            "2001:db8::1",
+        ]);
+        let shown: Vec<String> = cli
+            .supervisor()
+            .proxy_from
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(shown, ["10.0.0.0/8", "2001:db8::1/128"]);
+        assert!(Cli::try_parse_from(["reversid", "--proxy-from", "10.0.0.1/8"]).is_err());
     }
 
     #[test]

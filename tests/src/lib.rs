@@ -441,7 +441,9 @@ impl Client {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
-    fn try_recv_within(&mut self, timeout: Duration) -> Result<Option<Msg>, String> {
+    /// The next PDU or [`Msg::Closed`]; `None` when nothing came within `timeout`; an
+    /// error for a malformed PDU.
+    pub fn try_recv_within(&mut self, timeout: Duration) -> Result<Option<Msg>, String> {
         let deadline = Instant::now() + timeout;
         loop {
             match decode(&self.buf, Direction::ServerToClient) {

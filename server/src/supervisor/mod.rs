@@ -9,9 +9,11 @@
 //! ([`crate::fork_server`]), not by the supervisor.
 
 mod addresses;
+pub mod cidr;
 mod forking;
 pub mod front;
 mod listener;
+mod origin;
 mod pending;
 mod reaper;
 pub mod spawn;
@@ -35,6 +37,7 @@ use crate::wire::WireKind;
 pub use addresses::Limits;
 use addresses::{Host, Hosts};
 use front::{Front, Stage, Verdict};
+use origin::{Origin, Seed};
 use pending::{Pending, State, LINGER};
 use reaper::{Child, Children};
 
@@ -391,7 +394,8 @@ impl Supervisor {
         }
         for index in self.pending.expired_handshakes(now) {
             if let Some(conn) = self.pending.get(index) {
-                info!("{}: no handshake within the timeout; closing", conn.peer);
+                let missing = conn.origin.missing();
+                info!("{}: {missing} within the timeout; closing", conn.peer);
             }
             self.close(index);
         }
@@ -459,12 +463,7 @@ impl Supervisor {
         }
     }
 
-    fn admit(
-        &mut self,
-        mut stream: mio::net::TcpStream,
-        peer: SocketAddr,
-        seed: Option<(&'static Module, WireKind)>,
-    ) {
+    fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr, seed: Seed) {
         let _ = stream.set_nodelay(true);
         let now = Instant::now();
         let over_limit = self.pending.waiting() >= self.config.max_pending;
@@ -474,10 +473,14 @@ impl Supervisor {
             let _ = io::Write::write(&mut stream, &front::BINARY_REFUSAL);
             return;
         }
-        let host_full = self.hosts.may_wait(self.pending.waiting_of(Host::of(peer)));
+        let origin = Origin::of(peer, seed, &self.config.proxy_from);
+        let host_full = match origin.counts() {
+            true => self.hosts.may_wait(self.pending.waiting_of(Host::of(peer))),
+            false => Ok(()),
+        };
         let index = self
             .pending
-            .insert(stream, peer, now + self.config.handshake_timeout);
+            .insert(stream, peer, origin, now + self.config.handshake_timeout);
         let conn = self.pending.get_mut(index).expect("just inserted");
         if let Err(e) = self.poll.registry().register(
             &mut conn.stream,
@@ -502,6 +505,16 @@ impl Supervisor {
             self.refuse(index, &refusal.to_string(), now);
             return;
         }
+        // A proxy's connection arrives once its header is read (origin.rs).
+        if origin.counts() {
+            self.arrived(index, seed);
+        }
+        self.service(index);
+    }
+
+    /// A client's connection is there (its proxy's header, if any, read): on a seed
+    /// listener, the seed's protocol starts.
+    fn arrived(&mut self, index: usize, seed: Seed) {
         if let Some((game, wire)) = seed {
             if let Some(conn) = self.pending.get_mut(index) {
                 conn.wire = Some(wire);
@@ -511,7 +524,6 @@ impl Supervisor {
                 self.join(index, game);
             }
         }
-        self.service(index);
     }
 
     /// Queues a connection in Handshake for `game`, if its host may play.
@@ -608,9 +620,6 @@ impl Supervisor {
                     }
                 }
                 Ok(n) => {
-                    if conn.wire.is_none() {
-                        conn.wire = Some(Front::wire_of(buf[0]));
-                    }
                     conn.input.extend_from_slice(&buf[..n]);
                     self.screen(index);
                 }
@@ -622,6 +631,9 @@ impl Supervisor {
     }
 
     fn screen(&mut self, index: usize) {
+        if !self.screen_origin(index) {
+            return;
+        }
         loop {
             let Some(conn) = self.pending.get_mut(index) else {
                 return;

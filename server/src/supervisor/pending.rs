@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use reversi_games::registry::Module;
 
 use super::addresses::Host;
+use super::origin::Origin;
 use crate::outbox::Outbox;
 use crate::wire::WireKind;
 
@@ -31,7 +32,10 @@ pub enum State {
 
 pub struct Conn {
     pub stream: mio::net::TcpStream,
+    /// The client's address: the TCP peer's, or the one its proxy's header gave.
     pub peer: SocketAddr,
+    /// Where `peer` comes from (set through [`Pending::settle`] once a proxy's header is read).
+    pub origin: Origin,
     pub state: State,
     /// The protocol, once the first bytes told it.
     pub wire: Option<WireKind>,
@@ -78,7 +82,7 @@ pub struct Pending {
     next_serial: u64,
     /// Connections in Handshake or Queued: what the pending limit counts.
     waiting: usize,
-    /// The same, per host.
+    /// The same, per host, for those whose origin counts against their address.
     waiting_per_host: HashMap<Host, usize>,
     closing: usize,
     /// One first-come first-served queue per game, by the game's name.
@@ -99,13 +103,26 @@ impl Pending {
         self.waiting_per_host.get(&host).copied().unwrap_or(0)
     }
 
-    fn start_waiting(&mut self, peer: SocketAddr) {
+    fn start_waiting(&mut self, peer: SocketAddr, origin: Origin) {
         self.waiting += 1;
-        *self.waiting_per_host.entry(Host::of(peer)).or_default() += 1;
+        self.count_host(peer, origin);
     }
 
-    fn stop_waiting(&mut self, peer: SocketAddr) {
+    fn count_host(&mut self, peer: SocketAddr, origin: Origin) {
+        if origin.counts() {
+            *self.waiting_per_host.entry(Host::of(peer)).or_default() += 1;
+        }
+    }
+
+    fn stop_waiting(&mut self, peer: SocketAddr, origin: Origin) {
         self.waiting -= 1;
+        self.uncount_host(peer, origin);
+    }
+
+    fn uncount_host(&mut self, peer: SocketAddr, origin: Origin) {
+        if !origin.counts() {
+            return;
+        }
         let host = Host::of(peer);
         if let Some(n) = self.waiting_per_host.get_mut(&host) {
             *n -= 1;
@@ -156,12 +173,14 @@ impl Pending {
         &mut self,
         stream: mio::net::TcpStream,
         peer: SocketAddr,
+        origin: Origin,
         deadline: Instant,
     ) -> usize {
         self.next_serial += 1;
         let conn = Conn {
             stream,
             peer,
+            origin,
             state: State::Handshake,
             wire: None,
             game: None,
@@ -182,7 +201,7 @@ impl Pending {
                 self.slots.len() - 1
             }
         };
-        self.start_waiting(peer);
+        self.start_waiting(peer, origin);
         self.handshake_timers
             .push_back((deadline, (index, self.next_serial)));
         index
@@ -201,6 +220,19 @@ impl Pending {
         (0..self.slots.len())
             .filter(|&i| self.slots[i].is_some())
             .collect()
+    }
+
+    /// A connection in Handshake is `peer`'s from now on, of `origin` (its proxy's
+    /// header was read): the per-host count moves with it.
+    pub fn settle(&mut self, index: usize, peer: SocketAddr, origin: Origin) {
+        let Some(conn) = self.get_mut(index) else {
+            return;
+        };
+        debug_assert_eq!(conn.state, State::Handshake);
+        let was = (conn.peer, conn.origin);
+        (conn.peer, conn.origin) = (peer, origin);
+        self.uncount_host(was.0, was.1);
+        self.count_host(peer, origin);
     }
 
     /// Handshake to Queued, at the back of `game`'s queue.
@@ -249,11 +281,11 @@ impl Pending {
         conn.input = Vec::new();
         conn.out.push(farewell);
         let game = conn.game.take();
-        let peer = conn.peer;
+        let (peer, origin) = (conn.peer, conn.origin);
         if let (State::Queued, Some(game)) = (was, game) {
             self.left_queue(game.info.name);
         }
-        self.stop_waiting(peer);
+        self.stop_waiting(peer, origin);
         self.closing += 1;
         self.closing_timers.push_back((deadline, stamp));
     }
@@ -263,9 +295,9 @@ impl Pending {
         let conn = self.slots.get_mut(index)?.take()?;
         self.free.push(index);
         match conn.state {
-            State::Handshake => self.stop_waiting(conn.peer),
+            State::Handshake => self.stop_waiting(conn.peer, conn.origin),
             State::Queued => {
-                self.stop_waiting(conn.peer);
+                self.stop_waiting(conn.peer, conn.origin);
                 if let Some(game) = conn.game {
                     self.left_queue(game.info.name);
                 }
@@ -367,6 +399,7 @@ mod tests {
     use super::*;
 
     const NAME: &str = "reversi";
+    const DIRECT: Origin = Origin::Direct { screened: true };
 
     fn game() -> &'static Module {
         reversi_games::registry::find(NAME).unwrap()
@@ -402,7 +435,7 @@ mod tests {
         let peers: Vec<SocketAddr> = served.iter().map(|(_, peer)| *peer).collect();
         let ids: Vec<usize> = served
             .into_iter()
-            .map(|(s, peer)| p.insert(s, peer, now))
+            .map(|(s, peer)| p.insert(s, peer, DIRECT, now))
             .collect();
         assert_eq!(p.waiting(), 5);
         for &i in &ids {
@@ -426,7 +459,7 @@ mod tests {
         // A reused slot does not revive the stale queue entries that pointed at it.
         let (more, _more_clients) = conns(1);
         let (s, peer) = more.into_iter().next().unwrap();
-        let fresh = p.insert(s, peer, now);
+        let fresh = p.insert(s, peer, DIRECT, now);
         assert!(ids[..4].contains(&fresh));
         assert!(p.pop_group(NAME, 2).is_none());
         p.enqueue(fresh, game());
@@ -437,20 +470,47 @@ mod tests {
     }
 
     #[test]
+    fn a_proxys_connection_counts_against_its_client_once_the_header_names_it() {
+        let (served, _clients) = conns(2);
+        let now = Instant::now();
+        let mut p = Pending::default();
+        let proxy = served[0].1;
+        let client: SocketAddr = "203.0.113.7:5000".parse().unwrap();
+        let ids: Vec<usize> = served
+            .into_iter()
+            .map(|(s, peer)| p.insert(s, peer, Origin::Awaiting { seed: None }, now))
+            .collect();
+        assert_eq!((p.waiting(), p.waiting_of(Host::of(proxy))), (2, 0));
+        p.settle(ids[0], client, Origin::Relayed { via: proxy });
+        p.settle(ids[1], proxy, Origin::Check);
+        assert_eq!(p.waiting_of(Host::of(client)), 1);
+        assert_eq!(
+            p.waiting_of(Host::of(proxy)),
+            0,
+            "a health check counts for no one"
+        );
+        assert_eq!(p.get(ids[0]).map(|c| c.peer), Some(client));
+        p.start_closing(ids[0], b"bye", now + LINGER);
+        assert_eq!((p.waiting(), p.waiting_of(Host::of(client))), (1, 0));
+        p.remove(ids[1]);
+        assert_eq!(p.waiting(), 0);
+    }
+
+    #[test]
     fn clients_leaving_behind_a_waiting_front_do_not_pile_up_in_the_queue() {
         let now = Instant::now();
         let mut p = Pending::default();
         let (served, _clients) = conns(1);
         let mut keep = Vec::new();
         for (s, peer) in served {
-            let front = p.insert(s, peer, now);
+            let front = p.insert(s, peer, DIRECT, now);
             p.enqueue(front, game());
         }
         for _ in 0..10 {
             let (served, clients) = conns(50);
             keep.push(clients);
             for (s, peer) in served {
-                let i = p.insert(s, peer, now);
+                let i = p.insert(s, peer, DIRECT, now);
                 p.enqueue(i, game());
                 p.remove(i);
             }
@@ -468,7 +528,7 @@ mod tests {
         let ids: Vec<usize> = served
             .into_iter()
             .enumerate()
-            .map(|(k, (s, peer))| p.insert(s, peer, t0 + Duration::from_secs(k as u64 + 1)))
+            .map(|(k, (s, peer))| p.insert(s, peer, DIRECT, t0 + Duration::from_secs(k as u64 + 1)))
             .collect();
         p.enqueue(ids[0], game());
         assert_eq!(p.next_deadline(), Some(t0 + Duration::from_secs(2)));

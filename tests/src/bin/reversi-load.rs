@@ -36,6 +36,13 @@ use reversi_tests::{play_out, quantile, Client, Msg, Rng, Server};
 ///   reversi-load --spawn --concurrency 64 --games 5000
 ///   reversi-load --addr 127.0.0.1:8765 --server-pid 1234 --concurrency 2000 --games 2000 --think 200
 ///
+/// --requeue-after S makes a player that has waited S seconds without an opponent quit
+/// and connect again, as a person would: behind a load balancer that fills one host
+/// before the next (deploy/haproxy.cfg), a player can be left alone on a host that
+/// gets nobody else (spec/DEPLOY.md), and reconnecting brings it where the others are.
+/// (A player paired just as its quit leaves gives its opponent a forfeit win, which that
+/// opponent reports as an error: rare, and only with this option.)
+///
 /// --hold N opens N idle sessions first (pairs that never move, held by helper processes of
 /// at most 4,000 sessions each, since a process may open only so many sockets) and keeps them
 /// while the load phase runs: set-ups per second with N live sessions.
@@ -95,9 +102,23 @@ struct Args {
     /// (Internal) open this many idle sessions at --addr, print "held", wait for stdin to close.
     #[arg(long, hide = true)]
     hold_worker: Option<usize>,
+    /// Seconds a player waits for an opponent before it quits and connects again
+    /// (default: it waits, and counts as an error after 10 s).
+    #[arg(long, value_name = "SECS")]
+    requeue_after: Option<f64>,
     /// Seed of the bots' move choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+}
+
+/// What the bots count together.
+#[derive(Default)]
+struct Counters {
+    /// Players in a game now, and the most at once.
+    in_game: AtomicUsize,
+    peak: AtomicUsize,
+    /// Players that waited past --requeue-after and connected again.
+    requeued: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -181,17 +202,16 @@ fn main() {
 
     let stats = Arc::new(Mutex::new(Stats::default()));
     let started = Arc::new(AtomicUsize::new(0));
-    let in_game = Arc::new(AtomicUsize::new(0));
-    let peak = Arc::new(AtomicUsize::new(0));
+    let counters = Arc::new(Counters::default());
     let t0 = Instant::now();
     let mut handles = Vec::new();
     for bot in 0..args.concurrency * 2 {
-        let (stats, started, in_game, peak) = (
+        let (stats, started, counters) = (
             Arc::clone(&stats),
             Arc::clone(&started),
-            Arc::clone(&in_game),
-            Arc::clone(&peak),
+            Arc::clone(&counters),
         );
+        let requeue = args.requeue_after.map(Duration::from_secs_f64);
         let games = args.games * 2;
         let think = Duration::from_millis(args.think);
         let setup_only = args.setup_only;
@@ -202,7 +222,8 @@ fn main() {
                 .spawn(move || {
                     let mut rng = Rng::new(seed);
                     while started.fetch_add(1, Ordering::SeqCst) < games {
-                        let outcome = play_one(addr, &mut rng, think, setup_only, &in_game, &peak);
+                        let outcome =
+                            play_one(addr, &mut rng, think, setup_only, requeue, &counters);
                         let mut s = stats.lock().unwrap();
                         match outcome {
                             Ok((setup, rtts)) => {
@@ -219,9 +240,9 @@ fn main() {
     }
     let done = Arc::new(AtomicBool::new(false));
     let sampler = server_pid.map(|pid| {
-        let (in_game, done) = (Arc::clone(&in_game), Arc::clone(&done));
+        let (counters, done) = (Arc::clone(&counters), Arc::clone(&done));
         let want = args.concurrency;
-        std::thread::spawn(move || sample_memory(pid, &in_game, want, &done))
+        std::thread::spawn(move || sample_memory(pid, &counters.in_game, want, &done))
     });
     for h in handles {
         let _ = h.join();
@@ -249,7 +270,16 @@ fn main() {
         quantile(&mut s.round_trips, 0.99),
         s.round_trips.len()
     );
-    println!("peak sessions   : {}", peak.load(Ordering::SeqCst) / 2);
+    println!(
+        "peak sessions   : {}",
+        counters.peak.load(Ordering::SeqCst) / 2
+    );
+    if let Some(after) = args.requeue_after {
+        println!(
+            "requeued        : {} (players alone for {after} s that connected again)",
+            counters.requeued.load(Ordering::SeqCst)
+        );
+    }
     if let Some((rss, uss, children)) = memory {
         println!("supervisor RSS  : {} KiB", rss);
         println!(
@@ -473,26 +503,37 @@ fn play_one(
     rng: &mut Rng,
     think: Duration,
     setup_only: bool,
-    in_game: &AtomicUsize,
-    peak: &AtomicUsize,
+    requeue: Option<Duration>,
+    counters: &Counters,
 ) -> Result<(Duration, Vec<Duration>), String> {
-    let t0 = Instant::now();
-    let stream = connect_from(addr, 1 + source_of_thread()).map_err(|e| format!("connect: {e}"))?;
-    drop(stream.set_nodelay(true));
-    let mut me = Client::from_stream(stream);
-    me.send(&Pdu::Connect);
-    let colour = match me.recv_result()? {
-        Msg::ConnectOk(c) => c,
-        other => return Err(format!("expected connect_ok, got {other:?}")),
+    let (t0, mut me, colour) = loop {
+        let t0 = Instant::now();
+        let stream =
+            connect_from(addr, 1 + source_of_thread()).map_err(|e| format!("connect: {e}"))?;
+        drop(stream.set_nodelay(true));
+        let mut me = Client::from_stream(stream);
+        me.send(&Pdu::Connect);
+        let first = match requeue {
+            Some(after) => me.try_recv_within(after)?,
+            None => Some(me.recv_result()?),
+        };
+        match first {
+            Some(Msg::ConnectOk(c)) => break (t0, me, c),
+            Some(other) => return Err(format!("expected connect_ok, got {other:?}")),
+            None => {
+                me.send(&Pdu::Quit);
+                counters.requeued.fetch_add(1, Ordering::SeqCst);
+            }
+        }
     };
     let setup = t0.elapsed();
     if setup_only {
         return Ok((setup, Vec::new()));
     }
-    let now = in_game.fetch_add(1, Ordering::SeqCst) + 1;
-    peak.fetch_max(now, Ordering::SeqCst);
+    let now = counters.in_game.fetch_add(1, Ordering::SeqCst) + 1;
+    counters.peak.fetch_max(now, Ordering::SeqCst);
     let result = play_side(&mut me, colour, rng, think);
-    in_game.fetch_sub(1, Ordering::SeqCst);
+    counters.in_game.fetch_sub(1, Ordering::SeqCst);
     result.map(|rtts| (setup, rtts))
 }
 

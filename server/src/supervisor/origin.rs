@@ -1,0 +1,294 @@
+//! Where a connection comes from: straight from its client, or relayed by a
+//! trusted load balancer that says who the client is in a PROXY protocol
+//! header (spec/DEPLOY.md). Judged on a connection's first bytes, before its
+//! game protocol.
+//!
+//! A connection from a `--proxy-from` address must start with a PROXY header
+//! (v1 or v2, parsed by [`reversi_proxy`]); the client address it carries then
+//! replaces the proxy's for everything after (limits, penalties, logs, the
+//! session's peer). Anyone else who sends one is refused: it would be a
+//! spoofed address. The proxy's own connections (v2 LOCAL: health checks) and
+//! connections from it that close without a byte count against no address.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use log::debug;
+use reversi_games::registry::Module;
+use reversi_proxy::{parse, signature, Header, Signature, Status};
+
+use super::addresses::Host;
+use super::cidr::Cidr;
+use super::front::Front;
+use super::pending::State;
+use super::Supervisor;
+use crate::wire::WireKind;
+
+/// The seed protocol of the listener a connection came in on, if any.
+pub type Seed = Option<(&'static Module, WireKind)>;
+
+/// Where a waiting connection's address comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The TCP peer is the client. `screened` once its first bytes showed that it
+    /// does not claim to be a proxy.
+    Direct { screened: bool },
+    /// A trusted proxy's connection before its header: its address is the proxy's,
+    /// which no per-address limit counts. `seed` waits for the header too.
+    Awaiting { seed: Seed },
+    /// The trusted proxy's own connection (a v2 LOCAL header): a health check, served
+    /// as coming from the proxy but counted against no address.
+    Check,
+    /// A client relayed by the trusted proxy at `via`; its address is the header's
+    /// (or the proxy's, when the header could not give one: v1 UNKNOWN and the like).
+    Relayed { via: SocketAddr },
+}
+
+impl Origin {
+    /// The origin of a new connection from `peer` on a listener of `seed`.
+    pub fn of(peer: SocketAddr, seed: Seed, trusted: &[Cidr]) -> Origin {
+        if trusted.iter().any(|c| c.contains(peer.ip())) {
+            Origin::Awaiting { seed }
+        } else {
+            Origin::Direct { screened: false }
+        }
+    }
+
+    /// Whether the per-address limits count the connection against its address.
+    pub fn counts(self) -> bool {
+        matches!(self, Origin::Direct { .. } | Origin::Relayed { .. })
+    }
+
+    /// What a connection still in handshake at its deadline was waiting for.
+    pub fn missing(self) -> &'static str {
+        match self {
+            Origin::Awaiting { .. } => "no PROXY header",
+            _ => "no handshake",
+        }
+    }
+}
+
+/// The verdict on a connection's first bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Screened {
+    /// On to its game protocol.
+    Pass,
+    /// Too few bytes to tell.
+    Wait,
+    /// A trusted proxy's header of `used` bytes: the connection is `peer`'s now, of `origin`.
+    Header {
+        peer: SocketAddr,
+        origin: Origin,
+        used: usize,
+    },
+    /// Turn it away, for this reason.
+    Refuse(String),
+}
+
+/// Judges the first bytes `input` of a connection from `peer` of `origin`.
+fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened {
+    match origin {
+        Origin::Direct { screened: false } => match signature(input) {
+            Signature::Absent => Screened::Pass,
+            Signature::Partial => Screened::Wait,
+            Signature::Present(_) => Screened::Refuse(
+                "a PROXY header from an address that is not a trusted proxy (--proxy-from)"
+                    .to_owned(),
+            ),
+        },
+        Origin::Awaiting { .. } => {
+            let (header, used) = match parse(input) {
+                Ok(Status::Incomplete) => return Screened::Wait,
+                Ok(Status::Complete(header, used)) => (header, used),
+                Err(reversi_proxy::Error::NotProxy) => {
+                    return Screened::Refuse(
+                        "a trusted proxy (--proxy-from) sent no PROXY header".to_owned(),
+                    )
+                }
+                Err(e) => return Screened::Refuse(format!("bad header from a trusted proxy: {e}")),
+            };
+            let (client, origin) = match header {
+                Header::Proxied { source, .. } => (source, Origin::Relayed { via: peer }),
+                Header::Unknown { .. } => (peer, Origin::Relayed { via: peer }),
+                Header::Local => (peer, Origin::Check),
+            };
+            Screened::Header {
+                peer: client,
+                origin,
+                used,
+            }
+        }
+        Origin::Direct { screened: true } | Origin::Check | Origin::Relayed { .. } => {
+            Screened::Pass
+        }
+    }
+}
+
+impl Supervisor {
+    /// Screens where connection `index` comes from, reading a trusted proxy's header;
+    /// true once its game protocol may be screened. Also tells the protocol from the
+    /// first byte that is not a proxy's header.
+    pub(super) fn screen_origin(&mut self, index: usize) -> bool {
+        let Some(conn) = self.pending.get_mut(index) else {
+            return false;
+        };
+        if conn.state == State::Closing {
+            return false;
+        }
+        let (peer, origin) = (conn.peer, conn.origin);
+        if !matches!(origin, Origin::Awaiting { .. }) && conn.wire.is_none() {
+            conn.wire = conn.input.first().map(|&b| Front::wire_of(b));
+        }
+        match screen(origin, peer, &conn.input) {
+            Screened::Pass => {
+                conn.origin = match origin {
+                    Origin::Direct { .. } => Origin::Direct { screened: true },
+                    other => other,
+                };
+                true
+            }
+            Screened::Wait => false,
+            Screened::Refuse(why) => {
+                self.note(peer, format_args!("{peer}: refused: {why}"));
+                self.refuse(index, &why, Instant::now());
+                false
+            }
+            Screened::Header {
+                peer: client,
+                origin: now_from,
+                used,
+            } => {
+                conn.input.drain(..used);
+                let Origin::Awaiting { seed } = origin else {
+                    return false;
+                };
+                match now_from {
+                    Origin::Check => debug!("{peer}: the proxy's own connection (health check)"),
+                    _ => debug!("{client}: relayed by {peer}"),
+                }
+                self.relayed(index, client, now_from, seed)
+            }
+        }
+    }
+
+    /// Connection `index` is `client`'s, of `origin`, from now on: the per-address
+    /// limit applies to that address, and its listener's seed protocol starts.
+    fn relayed(&mut self, index: usize, client: SocketAddr, origin: Origin, seed: Seed) -> bool {
+        let host_full = if origin.counts() {
+            self.hosts
+                .may_wait(self.pending.waiting_of(Host::of(client)))
+        } else {
+            Ok(())
+        };
+        self.pending.settle(index, client, origin);
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.wire = conn.input.first().map(|&b| Front::wire_of(b));
+        }
+        if let Err(refusal) = host_full {
+            self.note(client, format_args!("{client}: refused: {refusal}"));
+            self.refuse(index, &refusal.to_string(), Instant::now());
+            return false;
+        }
+        self.arrived(index, seed);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROXY: &str = "10.0.0.5:40000";
+
+    fn proxy() -> SocketAddr {
+        PROXY.parse().unwrap()
+    }
+
+    fn awaiting() -> Origin {
+        Origin::Awaiting { seed: None }
+    }
+
+    #[test]
+    fn only_trusted_addresses_await_a_header() {
+        let trusted: Vec<Cidr> = vec!["10.0.0.0/24".parse().unwrap()];
+        assert_eq!(Origin::of(proxy(), None, &trusted), awaiting());
+        let mapped = "[::ffff:10.0.0.5]:1".parse().unwrap();
+        assert_eq!(Origin::of(mapped, None, &trusted), awaiting());
+        let other = "10.0.1.5:1".parse().unwrap();
+        assert_eq!(
+            Origin::of(other, None, &trusted),
+            Origin::Direct { screened: false }
+        );
+        assert!(!awaiting().counts() && !Origin::Check.counts());
+        assert!(Origin::Relayed { via: proxy() }.counts());
+    }
+
+    #[test]
+    fn a_trusted_proxy_names_the_client() {
+        let v1 = b"PROXY TCP4 203.0.113.7 10.0.0.1 51000 8765\r\nGAME";
+        assert_eq!(
+            screen(awaiting(), proxy(), v1),
+            Screened::Header {
+                peer: "203.0.113.7:51000".parse().unwrap(),
+                origin: Origin::Relayed { via: proxy() },
+                used: 44
+            }
+        );
+        let local = b"\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00";
+        assert_eq!(
+            screen(awaiting(), proxy(), local),
+            Screened::Header {
+                peer: proxy(),
+                origin: Origin::Check,
+                used: 16
+            }
+        );
+        assert_eq!(
+            screen(awaiting(), proxy(), b"PROXY UNKNOWN\r\n"),
+            Screened::Header {
+                peer: proxy(),
+                origin: Origin::Relayed { via: proxy() },
+                used: 15
+            }
+        );
+        assert_eq!(screen(awaiting(), proxy(), b"PROXY TCP4 2"), Screened::Wait);
+    }
+
+    #[test]
+    fn a_trusted_proxy_without_a_header_is_refused() {
+        for input in [
+            &b"GAME TYPE reversi\n"[..],
+            &[0, 4, 0, 0],
+            b"PROXY TCP4 x\r\n",
+        ] {
+            assert!(
+                matches!(screen(awaiting(), proxy(), input), Screened::Refuse(_)),
+                "{input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn anyone_else_with_a_header_is_refused_as_a_spoof() {
+        let direct = Origin::Direct { screened: false };
+        let client = "198.51.100.1:5".parse().unwrap();
+        let spoof = b"PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n";
+        let Screened::Refuse(why) = screen(direct, client, spoof) else {
+            panic!("a spoof passed");
+        };
+        assert!(why.contains("not a trusted proxy"), "{why}");
+        assert_eq!(screen(direct, client, b"\r\n\r\n\0\r\nQ"), Screened::Wait);
+        assert!(matches!(
+            screen(direct, client, b"\r\n\r\n\0\r\nQUIT\n"),
+            Screened::Refuse(_)
+        ));
+        assert_eq!(
+            screen(direct, client, b"GAME TYPE reversi\n"),
+            Screened::Pass
+        );
+        assert_eq!(screen(direct, client, &[0, 4, 0, 0]), Screened::Pass);
+        // Once a request has passed, later bytes are the game's.
+        let screened = Origin::Direct { screened: true };
+        assert_eq!(screen(screened, client, spoof), Screened::Pass);
+    }
+}
