@@ -4,7 +4,8 @@
 #   grhino          /usr/games/gtp-rhino, the outside engine `reversi match` plays against
 #   tmux            the terminal the full-screen client's tests type into and read
 #   tshark          tshark and dumpcap, for the Wireshark dissector's test (tests/tests/dissector.rs)
-# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark]   (no argument: all)
+#   chromium        headless chromium and chromedriver, for the browser test (tests/tests/browser.rs)
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [chromium]   (no argument: all)
 set -euo pipefail
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
@@ -48,5 +49,15 @@ if want "$@"; then
     $sudo_cmd apt-get update -qq
     # Non-interactive: wireshark-common otherwise asks whether non-root users may capture.
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tshark
+  fi
+fi
+
+WHAT=chromium
+if want "$@"; then
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium chromium-driver
   fi
 fi
