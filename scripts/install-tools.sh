@@ -5,7 +5,8 @@
 #   tmux            the terminal the full-screen client's tests type into and read
 #   tshark          tshark and dumpcap, for the Wireshark dissector's test (tests/tests/dissector.rs)
 #   haproxy         the load balancer of deploy/haproxy.cfg, for scripts/haproxy-demo.sh
-# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy]   (no argument: all)
+#   chromium        headless chromium and chromedriver, for the browser test (tests/tests/browser.rs)
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium]   (no argument: all)
 set -euo pipefail
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
@@ -32,31 +33,21 @@ fi
 WHAT=grhino
 if want "$@"; then
   if [ ! -x /usr/games/gtp-rhino ]; then
-    sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq grhino
+    apt_install grhino
   fi
 fi
 
 WHAT=tmux
 if want "$@"; then
   if ! command -v tmux >/dev/null 2>&1; then
-    sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tmux
+    apt_install tmux
   fi
 fi
 
 WHAT=tshark
 if want "$@"; then
   if ! command -v tshark >/dev/null 2>&1 || ! command -v dumpcap >/dev/null 2>&1; then
-    sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    # Non-interactive: wireshark-common otherwise asks whether non-root users may capture.
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tshark
+    apt_install tshark
   fi
 fi
 
@@ -64,5 +55,12 @@ WHAT=haproxy
 if want "$@"; then
   if ! command -v haproxy >/dev/null 2>&1; then
     apt_install haproxy
+  fi
+fi
+
+WHAT=chromium
+if want "$@"; then
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    apt_install chromium chromium-driver
   fi
 fi

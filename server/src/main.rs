@@ -9,6 +9,7 @@ mod outbox;
 mod session;
 mod signals;
 mod supervisor;
+mod web;
 mod wire;
 
 use std::process::ExitCode;

@@ -15,6 +15,7 @@ use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PD
 
 pub use nix::sys::signal::Signal;
 
+pub mod browser;
 pub mod capture;
 pub mod text;
 pub mod tmux;
@@ -95,6 +96,7 @@ pub fn reversid_binary() -> PathBuf {
         "reversid",
         &[
             "server/src",
+            "server/web",
             "games/src",
             "text/src",
             "engine/src",

@@ -78,6 +78,13 @@ impl Conn {
         Ok(())
     }
 
+    /// Hands `bytes` from the client to the wire adapter, and queues what its protocol
+    /// owes the client in return.
+    pub fn receive(&mut self, bytes: &[u8], inputs: &mut Vec<Input>) {
+        self.wire.receive(bytes, inputs);
+        self.wire.owed(&mut self.out);
+    }
+
     /// Reads one chunk and hands it to the wire adapter.
     pub fn read_inputs(&mut self, inputs: &mut Vec<Input>) -> ReadOutcome {
         let mut buf = [0u8; READ_CHUNK];
@@ -85,7 +92,7 @@ impl Conn {
             match self.stream.read(&mut buf) {
                 Ok(0) => return ReadOutcome::Eof,
                 Ok(n) => {
-                    self.wire.receive(&buf[..n], inputs);
+                    self.receive(&buf[..n], inputs);
                     return ReadOutcome::Got;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -104,8 +111,17 @@ impl Conn {
     /// Once everything is out: shut our side, then read and forget until EOF.
     /// Returns true when the connection can be closed.
     pub fn wind_down(&mut self) -> bool {
+        if !self.write_shut {
+            self.wire.farewell(&mut self.out);
+        }
         if !self.out.is_empty() {
-            return false;
+            // The farewell may have just been queued: send it now, not at the next event.
+            if self.flush().is_err() {
+                return true;
+            }
+            if !self.out.is_empty() {
+                return false;
+            }
         }
         if !self.write_shut {
             let _ = self.stream.shutdown(Shutdown::Write);

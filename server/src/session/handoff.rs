@@ -6,7 +6,8 @@
 //! To hand over a viewer the supervisor connects, sends one message with the
 //! descriptor as SCM_RIGHTS, and closes; the session accepts only its parent.
 //!
-//! A message: `kind: u8` (0 binary, 1 text, 2 seed 000, 3 seed 002), `peer_len: u8`,
+//! A message: `kind: u8` (0 binary, 1 text, 2 seed 000, 3 seed 002, 4 WebSocket),
+//! `peer_len: u8`,
 //! the peer's address in text, then the bytes the client sent after its request.
 
 use std::io::{self, IoSlice, IoSliceMut};
@@ -96,6 +97,7 @@ pub fn kind_byte(wire: WireKind) -> u8 {
         WireKind::Text => 1,
         WireKind::Seed000 => 2,
         WireKind::Seed002 => 3,
+        WireKind::WebSocket => 4,
     }
 }
 
@@ -252,6 +254,7 @@ mod tests {
             assert_eq!(wire_of(kind_byte(wire)), Some(wire));
         }
         assert_eq!(kind_byte(WireKind::Seed002), 3);
-        assert_eq!(wire_of(4), None);
+        assert_eq!(kind_byte(WireKind::WebSocket), 4);
+        assert_eq!(wire_of(5), None);
     }
 }

@@ -186,7 +186,7 @@ pub fn run(
     session.deliver(deliveries);
     for (seat, bytes) in early.into_iter().enumerate() {
         let mut inputs = Vec::new();
-        session.conns[seat].wire.receive(&bytes, &mut inputs);
+        session.conns[seat].receive(&bytes, &mut inputs);
         session.take_inputs(seat, inputs);
     }
 
@@ -505,7 +505,7 @@ impl Session<'_> {
                         self.send(i, &Msg::Over);
                     }
                     let mut inputs = Vec::new();
-                    self.conns[i].wire.receive(&handed.early, &mut inputs);
+                    self.conns[i].receive(&handed.early, &mut inputs);
                     self.take_inputs(i, inputs);
                 }
                 Ok(None) => return true,

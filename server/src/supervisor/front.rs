@@ -7,7 +7,13 @@
 //! first byte is an ASCII letter and its first line is printable ASCII;
 //! anything else is judged as binary, so garbage gets the binary `error`.
 //! On a seed listener the protocol is the listener's: seed 002's clients
-//! start with `PBJ` (a player) or `QBJ` (a viewer).
+//! start with `PBJ` (a player) or `QBJ` (a viewer). A text connection whose
+//! first bytes are `GET ` is an HTTP request instead ([`web`]): for the page, or
+//! to become a WebSocket that carries the text protocol.
+
+mod web;
+
+pub use web::lines_for;
 
 use log::debug;
 use reversi_games::foxes;
@@ -53,6 +59,11 @@ pub enum Verdict {
     },
     /// The client leaves: close it, send nothing.
     Left,
+    /// Send these bytes and close (an HTTP response, a WebSocket close).
+    Respond(Vec<u8>),
+    /// The HTTP request was a WebSocket upgrade: send `response` (as it is); from byte
+    /// `used` on the connection speaks [`WireKind::WebSocket`].
+    Upgrade { response: Vec<u8>, used: usize },
     /// Turn it away: send [`refusal`] and close. The string says why.
     Refused(String),
     /// It looked like text but is not: turn it away as a binary connection.
@@ -97,6 +108,10 @@ impl Front {
     pub fn screen(&self, wire: WireKind, stage: Stage, input: &[u8]) -> Verdict {
         match wire {
             WireKind::Binary => self.screen_binary(stage, input),
+            WireKind::Text if stage == Stage::Handshake && input.starts_with(b"GET ") => {
+                self.screen_http(input)
+            }
+            WireKind::WebSocket => self.screen_websocket(stage, input),
             // A seed 000 client is queued on arrival; while it waits it is a text client.
             WireKind::Text | WireKind::Seed000 => self.screen_text(stage, input),
             WireKind::Seed002 => self.screen_seed002(stage, input),
@@ -245,6 +260,7 @@ pub fn refusal(wire: Option<WireKind>, why: &str) -> Vec<u8> {
         }),
         // The seed's only refusal: "R for rejected if the player can not join the game".
         Some(WireKind::Seed002) => Notice::Rejected { viewer: false }.line(),
+        Some(WireKind::WebSocket) => web::refusal(why),
         Some(WireKind::Binary) | None => BINARY_REFUSAL.to_vec(),
     }
 }

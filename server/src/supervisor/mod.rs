@@ -547,9 +547,9 @@ impl Supervisor {
             peer,
             format_args!("{peer}: queued ({waiting} waiting) for {}", game.info.name),
         );
-        if waiting < needed && wire == Some(WireKind::Text) {
+        if waiting < needed && matches!(wire, Some(WireKind::Text | WireKind::WebSocket)) {
             let more = (needed - waiting) as u32;
-            self.reply(index, &front::line_of(&ServerMessage::Waiting { more }));
+            self.say(index, &front::line_of(&ServerMessage::Waiting { more }));
         }
     }
 
@@ -671,7 +671,7 @@ impl Supervisor {
                 Verdict::List { used } => {
                     conn.input.drain(..used.min(conn.input.len()));
                     let listing = self.listing();
-                    self.reply(index, &listing);
+                    self.say(index, &listing);
                 }
                 Verdict::Watch { id, used } => {
                     conn.input.drain(..used.min(conn.input.len()));
@@ -697,6 +697,17 @@ impl Supervisor {
                     self.note(peer, format_args!("{peer}: left before being paired"));
                     return self.close(index);
                 }
+                Verdict::Respond(bytes) => {
+                    self.pending
+                        .start_closing(index, &bytes, Instant::now() + LINGER);
+                    return self.service(index);
+                }
+                Verdict::Upgrade { response, used } => {
+                    conn.input.drain(..used.min(conn.input.len()));
+                    conn.wire = Some(WireKind::WebSocket);
+                    debug!("{peer}: now a WebSocket");
+                    self.reply(index, &response);
+                }
                 Verdict::Refused(why) => {
                     self.note(peer, format_args!("{peer}: refused: {why}"));
                     return self.refuse(index, &why, Instant::now());
@@ -720,6 +731,14 @@ impl Supervisor {
             if conn.out.flush(&mut conn.stream).is_err() {
                 self.close(index);
             }
+        }
+    }
+
+    /// Queues protocol lines for a waiting connection, as its protocol carries them.
+    fn say(&mut self, index: usize, lines: &[u8]) {
+        if let Some(conn) = self.pending.get(index) {
+            let bytes = front::lines_for(conn.wire, lines);
+            self.reply(index, &bytes);
         }
     }
 
@@ -752,7 +771,7 @@ impl Supervisor {
         let Some(child) = self.children.by_id(id) else {
             let why = format!("no game {id} is running (GAME LIST shows them)");
             let reply = front::line_of(&ServerMessage::Error { why });
-            return self.reply(index, &reply);
+            return self.say(index, &reply);
         };
         let Some(conn) = self.pending.get(index) else {
             return;

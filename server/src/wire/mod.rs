@@ -6,6 +6,7 @@ pub mod binary;
 mod lines;
 pub mod seed002;
 pub mod text;
+pub mod websocket;
 
 use reversi_games::{Action, Cell, GameInfo, Outcome, Standing, Team, Update};
 
@@ -24,14 +25,17 @@ pub enum WireKind {
     /// Seed 002's own line protocol for Foxes & Dolphins (spec/games/foxes.md, "The
     /// seed's line protocol"), for clients written from the seed alone.
     Seed002,
+    /// The text protocol in WebSocket messages, for the browser (spec/TEXT-PROTOCOL.md §15).
+    WebSocket,
 }
 
 impl WireKind {
-    pub const ALL: [WireKind; 4] = [
+    pub const ALL: [WireKind; 5] = [
         WireKind::Binary,
         WireKind::Text,
         WireKind::Seed000,
         WireKind::Seed002,
+        WireKind::WebSocket,
     ];
 
     /// A fresh adapter for a connection of this kind.
@@ -41,6 +45,7 @@ impl WireKind {
             WireKind::Text => Box::new(text::Text::new()),
             WireKind::Seed000 => Box::new(text::Text::seed_only()),
             WireKind::Seed002 => Box::new(seed002::Seed002::new()),
+            WireKind::WebSocket => Box::new(websocket::WebSocket::new()),
         }
     }
 
@@ -114,4 +119,12 @@ pub trait Wire: Send {
 
     /// Writes `event` for the client, if this protocol has a way to say it.
     fn send(&mut self, event: &Event<'_>, out: &mut Outbox);
+
+    /// Writes what the protocol itself owes the client after [`Wire::receive`] (a
+    /// WebSocket pong, the echo of its close); most protocols owe nothing.
+    fn owed(&mut self, _out: &mut Outbox) {}
+
+    /// Writes the protocol's goodbye, once, before the server closes the connection
+    /// (a WebSocket close frame); most protocols just close.
+    fn farewell(&mut self, _out: &mut Outbox) {}
 }

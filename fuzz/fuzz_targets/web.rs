@@ -1,0 +1,43 @@
+//! Arbitrary bytes through the browser client's front door (server/src/web/):
+//! the HTTP request screen and the WebSocket frame reader never panic, never
+//! claim more bytes than they were given, and a request is answered once whole.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+// The server is a binary crate: its web modules are compiled in here as they are
+// (at the root, where request.rs finds `super::assets`).
+#[path = "../../server/src/web/assets.rs"]
+mod assets;
+// The writers are the server's; only the reader is fuzzed here.
+#[allow(dead_code)]
+#[path = "../../server/src/web/frames.rs"]
+mod frames;
+#[path = "../../server/src/web/request.rs"]
+mod request;
+
+use request::Answer;
+
+fuzz_target!(|data: &[u8]| {
+    let games: Vec<_> = reversi_games::registry::all().iter().collect();
+    let mut input = b"GET ".to_vec();
+    input.extend_from_slice(data);
+    match request::screen(&input, &games) {
+        Answer::Wait => assert!(input.len() < request::MAX_HEAD),
+        Answer::Respond(response) => assert!(response.starts_with(b"HTTP/1.1 ")),
+        Answer::Upgrade { response, used } => {
+            assert!(used <= input.len());
+            assert!(response.starts_with(b"HTTP/1.1 101 "));
+        }
+    }
+    let mut rest = data;
+    while let Ok(Some((frame, used))) = frames::next(rest) {
+        assert!(used > 0 && used <= rest.len());
+        if let frames::Incoming::Text(payload) = frame {
+            assert!(payload.len() <= reversi_text::MAX_LINE);
+            let _ = frames::line_of(&payload);
+        }
+        rest = &rest[used..];
+    }
+});
