@@ -134,6 +134,11 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     pub record_dir: Option<PathBuf>,
 
+    /// Where running games keep their journals, from which a game whose session died is
+    /// recovered (default: --record-dir, else reversid-PID-journals in the temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub journal_dir: Option<PathBuf>,
+
     /// Detach from the terminal and run in the background.
     #[arg(long)]
     pub daemon: bool,
@@ -169,9 +174,17 @@ pub struct SupervisorConfig {
     pub max_sessions: usize,
     pub max_pending: usize,
     pub shutdown_timeout: Duration,
-    /// Start sessions through a fork server that reads the command line in this directory;
-    /// `None`: fork them from the supervisor.
-    pub fork_server: Option<PathBuf>,
+    /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
+    pub fork_server: Option<ForkServerSpec>,
+}
+
+/// How the fork server is started: reversid's own command line, read again in `dir`, with
+/// `extra_args` after it (what the supervisor settled that the fork server must not
+/// settle again, such as the journal directory named after the supervisor's pid).
+#[derive(Debug, Clone)]
+pub struct ForkServerSpec {
+    pub dir: PathBuf,
+    pub extra_args: Vec<std::ffi::OsString>,
 }
 
 /// A `--listen-seed` listener: the game its clients play, and where.
@@ -217,9 +230,14 @@ impl Cli {
     /// Makes every path option absolute (against the current directory).
     pub fn absolutize_paths(&mut self) -> std::io::Result<()> {
         self.start_dir = std::env::current_dir()?;
-        for path in [&mut self.record_dir, &mut self.pid_file, &mut self.log_file]
-            .into_iter()
-            .flatten()
+        for path in [
+            &mut self.record_dir,
+            &mut self.pid_file,
+            &mut self.log_file,
+            &mut self.journal_dir,
+        ]
+        .into_iter()
+        .flatten()
         {
             *path = std::path::absolute(&*path)?;
         }
@@ -245,7 +263,10 @@ impl Cli {
             max_sessions: usize::try_from(self.max_sessions).unwrap_or(usize::MAX),
             max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
-            fork_server: (!self.fork_directly).then(|| self.start_dir.clone()),
+            fork_server: (!self.fork_directly).then(|| ForkServerSpec {
+                dir: self.start_dir.clone(),
+                extra_args: vec!["--journal-dir".into(), self.journals().into()],
+            }),
         }
     }
 
@@ -286,16 +307,16 @@ impl Cli {
                 },
                 ..Settings::default()
             },
-            journal_dir: self.journal_dir(),
+            journal_dir: self.journals(),
         }
     }
 
-    /// Where running games keep their journals: the record directory, else a directory
-    /// of this server's under the system's temporary one.
-    pub fn journal_dir(&self) -> PathBuf {
-        self.record_dir.clone().unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id()))
-        })
+    /// Where running games keep their journals: --journal-dir, else the record directory,
+    /// else a directory of this server's under the system's temporary one.
+    pub fn journals(&self) -> PathBuf {
+        let own = || std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id()));
+        let given = self.journal_dir.as_ref().or(self.record_dir.as_ref());
+        given.cloned().unwrap_or_else(own)
     }
 }
 

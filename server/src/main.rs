@@ -61,10 +61,9 @@ fn run(cli: &Cli) -> std::io::Result<()> {
     }
     if let Some(dir) = &cli.record_dir {
         check_record_dir(dir)?;
-    } else {
-        let dir = cli.journal_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| about("journal directory", &dir, e))?;
     }
+    let journals = cli.journals();
+    std::fs::create_dir_all(&journals).map_err(|e| about("journal directory", &journals, e))?;
     if cli.daemon && cli.log_file.is_none() {
         warn!("--daemon without --log-file: the daemon's log goes nowhere");
     }

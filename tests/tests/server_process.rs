@@ -425,6 +425,14 @@ fn sessions_come_from_the_fork_server_but_are_the_supervisors_children() {
     assert_eq!(parent_of(pid), server.pid(), "the session's parent");
     play_out(&mut black, &mut white, &mut Rng::new(5));
     server.wait_log(&format!("session {pid} exited with status 0"));
+    // It kept its journal where the supervisor keeps them, and nothing went wrong.
+    let logs = server.logs();
+    assert!(
+        !logs
+            .iter()
+            .any(|l| l.contains("WARN") || l.contains("ERROR")),
+        "{logs:#?}"
+    );
 }
 
 #[test]

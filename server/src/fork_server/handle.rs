@@ -5,7 +5,6 @@ use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 use std::time::Duration;
 
 use nix::sys::socket::{
@@ -15,6 +14,7 @@ use nix::sys::time::{TimeVal, TimeValLike};
 use nix::unistd::Pid;
 
 use super::{Request, SeatHeader, DIR_VAR, READY, SOCKET_VAR};
+use crate::config::ForkServerSpec;
 use crate::fd_passing;
 use crate::session::Group;
 use crate::supervisor::spawn::{self, Parent};
@@ -51,9 +51,9 @@ impl fmt::Display for Failure {
 }
 
 impl ForkServer {
-    /// Executes this program again as a fork server that reads the command line in `dir`,
-    /// and waits until it is ready.
-    pub fn start(dir: &Path) -> io::Result<ForkServer> {
+    /// Executes this program again as a fork server, as `spec` says, and waits until it
+    /// is ready.
+    pub fn start(spec: &ForkServerSpec) -> io::Result<ForkServer> {
         let (ours, theirs) = socketpair(
             AddressFamily::Unix,
             SockType::SeqPacket,
@@ -63,7 +63,7 @@ impl ForkServer {
         let timeout = TimeVal::milliseconds(TIMEOUT.as_millis() as i64);
         setsockopt(&ours, sockopt::ReceiveTimeout, &timeout)?;
         setsockopt(&ours, sockopt::SendTimeout, &timeout)?;
-        let exec = Exec::new(theirs.as_raw_fd(), dir)?;
+        let exec = Exec::new(theirs.as_raw_fd(), spec)?;
         let fd = theirs.as_raw_fd();
         let forked = spawn::fork_child(&[fd], "reversid-forks", Parent::Caller, exec, |exec, _| {
             exec.run()
@@ -140,9 +140,10 @@ struct Exec {
 }
 
 impl Exec {
-    fn new(socket: RawFd, dir: &Path) -> io::Result<Exec> {
+    fn new(socket: RawFd, spec: &ForkServerSpec) -> io::Result<Exec> {
         let c = |bytes: Vec<u8>| CString::new(bytes).map_err(io::Error::other);
         let args = std::env::args_os()
+            .chain(spec.extra_args.iter().cloned())
             .map(|arg| c(arg.as_bytes().to_vec()))
             .collect::<io::Result<Vec<_>>>()?;
         let mut env = std::env::vars_os()
@@ -150,9 +151,8 @@ impl Exec {
             .map(|(name, value)| c([name.as_bytes(), b"=", value.as_bytes()].concat()))
             .collect::<io::Result<Vec<_>>>()?;
         env.push(c(format!("{SOCKET_VAR}={socket}").into_bytes())?);
-        env.push(c(
-            [DIR_VAR.as_bytes(), b"=", dir.as_os_str().as_bytes()].concat()
-        )?);
+        let dir = spec.dir.as_os_str().as_bytes();
+        env.push(c([DIR_VAR.as_bytes(), b"=", dir].concat())?);
         Ok(Exec { socket, args, env })
     }
 

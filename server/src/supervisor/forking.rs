@@ -37,11 +37,11 @@ impl Supervisor {
     /// Starts the fork server if the configuration asks for one; without it, sessions
     /// are forked from the supervisor, which works the same, only slower with many games.
     pub(super) fn start_fork_server(&mut self) {
-        let Some(dir) = &self.config.fork_server else {
+        let Some(spec) = &self.config.fork_server else {
             return;
         };
         let started =
-            ForkServer::start(dir).and_then(|server| match self.watch_exit(server.pid()) {
+            ForkServer::start(spec).and_then(|server| match self.watch_exit(server.pid()) {
                 Ok(exit) => Ok(Forks { server, exit }),
                 Err(e) => {
                     let _ = kill(server.pid(), Signal::SIGKILL);
