@@ -56,22 +56,53 @@ pub(crate) fn bounds(best: i32, alpha: i32, beta: i32, limit: i32) -> (i32, i32)
 /// No best move recorded.
 pub(crate) const NO_MOVE: u8 = 64;
 
-/// A fixed-size table indexed by a hash of the board, two entries per
-/// bucket: one kept for depth, one always replaced.
+/// Two entries sharing one cache line: one kept for depth, one always
+/// replaced. A probe then costs one memory access at most.
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Bucket([Entry; 2]);
+
+/// `n` empty buckets, on huge pages where the system gives them on
+/// request (Linux's transparent huge pages in `madvise` mode): a table of
+/// tens of megabytes spans thousands of 4 KB pages, more than the TLB
+/// holds, and a probe would then wait for a page walk as well.
+fn buckets(n: usize) -> Vec<Bucket> {
+    let mut buckets: Vec<Bucket> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        // Only whole pages can be advised: the ones inside the allocation.
+        const PAGE: usize = 4096;
+        let start = buckets.as_mut_ptr() as usize;
+        let end = start + n * std::mem::size_of::<Bucket>();
+        let first = start.next_multiple_of(PAGE);
+        if end > first {
+            // SAFETY: the range lies within the vector's allocation, which
+            // nothing has touched yet; the advice only changes how its
+            // pages are backed. Failure (no huge pages) changes nothing.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    buckets.resize(n, Bucket::default());
+    buckets
+}
+
+/// A fixed-size table indexed by a hash of the board.
 pub(crate) struct Table {
-    entries: Vec<Entry>,
+    buckets: Vec<Bucket>,
     mask: usize,
     age: u8,
 }
 
 impl Table {
-    /// A table with `1 << bits` entries (each 24 bytes); `bits` is clamped
-    /// to 4..=26 (at most 1.6 GB).
+    /// A table with `1 << bits` entries (two per 64-byte bucket); `bits`
+    /// is clamped to 4..=26 (at most 2 GB).
     pub fn new(bits: u32) -> Table {
-        let n = 1usize << bits.clamp(4, 26);
+        let n = 1usize << (bits.clamp(4, 26) - 1);
         Table {
-            entries: vec![Entry::default(); n],
-            mask: (n - 1) & !1,
+            buckets: buckets(n),
+            mask: n - 1,
             age: 0,
         }
     }
@@ -88,11 +119,26 @@ impl Table {
         (h as usize) & self.mask
     }
 
+    /// Starts loading this board's bucket into the cache, for a probe or
+    /// a store soon after: the table is much larger than the caches, and
+    /// a search otherwise waits for memory at every probe.
+    #[inline]
+    pub fn prefetch(&self, p: u64, o: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let bucket: *const Bucket = &self.buckets[self.bucket(p, o)];
+            // SAFETY: a prefetch only hints the cache; the address is a
+            // live bucket of the table.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast()) };
+        }
+    }
+
     /// The entry for this board, if stored.
     #[inline]
     pub fn probe(&self, p: u64, o: u64) -> Option<Entry> {
-        let i = self.bucket(p, o);
-        self.entries[i..i + 2]
+        self.buckets[self.bucket(p, o)]
+            .0
             .iter()
             .find(|e| e.p == p && e.o == o && (e.p | e.o) != 0)
             .copied()
@@ -122,7 +168,7 @@ impl Table {
             best,
             age,
         };
-        let slot = &mut self.entries[i..i + 2];
+        let slot = &mut self.buckets[i].0;
         if slot[0].p == p && slot[0].o == o {
             slot[0] = new;
         } else if slot[0].age != age || depth >= slot[0].depth {

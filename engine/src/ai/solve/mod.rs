@@ -107,7 +107,7 @@ impl Pass {
 }
 
 impl Solver {
-    /// A solver with a table of `1 << table_bits` entries of 24 bytes
+    /// A solver with a table of `1 << table_bits` entries of 32 bytes
     /// (`table_bits` is clamped to 4..=26; 20 is a good default).
     pub fn new(table_bits: u32) -> Solver {
         Solver {

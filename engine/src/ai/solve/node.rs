@@ -8,6 +8,7 @@ use crate::ai::stability::stable;
 use crate::ai::table::{bounds, NO_MOVE};
 use crate::rules::moves::Kernel;
 use crate::CORNERS;
+use std::convert::Infallible;
 
 /// Empties at or below which no transposition table or move ordering by
 /// mobility is used: the tree is small and parity ordering is enough.
@@ -122,22 +123,49 @@ impl<K: Kernel + Endgame> Search<'_, '_, K> {
         list: &mut MoveList,
         (p, o): (u64, u64),
         moves: u64,
-        hint: u32,
         beta: i32,
     ) -> Result<(), i32> {
-        let etc = (!(p | o)).count_ones() >= ETC_MIN;
+        let n = (!(p | o)).count_ones();
+        if n >= ETC_MIN {
+            self.etc(p, o, moves, beta)?;
+        }
         let (odd, weights) = ordering_terms(p, o);
+        let prefetch = n > TT_MIN;
+        let Ok(()) = list.fill(self.k, (p, o), moves, NO_MOVE as u32, |child| {
+            if prefetch {
+                // Each child probes the table first thing.
+                self.s.table.prefetch(child.p, child.o);
+            }
+            Ok::<_, Infallible>(self.key(child, odd, weights))
+        });
+        Ok(())
+    }
+
+    /// Enhanced transposition cutoff: `Err(score)` when a child's stored
+    /// bound already refutes this node. Every child's bucket is fetched
+    /// before any is read, so the memory accesses overlap.
+    fn etc(&mut self, p: u64, o: u64, moves: u64, beta: i32) -> Result<(), i32> {
+        let k = self.k;
+        let children = || {
+            (0..64)
+                .filter(move |sq| moves >> sq & 1 == 1)
+                .map(move |sq| {
+                    let f = k.flips(p, o, sq);
+                    (o ^ f, p | f | 1 << sq)
+                })
+        };
+        for (cp, co) in children() {
+            self.s.table.prefetch(cp, co);
+        }
         let precision = self.s.pass.precision();
-        list.fill(self.k, (p, o), moves, hint, |child| {
-            if etc {
-                if let Some(e) = self.s.table.probe(child.p, child.o) {
-                    if e.precision >= precision && -(e.upper as i32) >= beta {
-                        return Err(-(e.upper as i32));
-                    }
+        for (cp, co) in children() {
+            if let Some(e) = self.s.table.probe(cp, co) {
+                if e.precision >= precision && -(e.upper as i32) >= beta {
+                    return Err(-(e.upper as i32));
                 }
             }
-            Ok(self.key(child, odd, weights))
-        })
+        }
+        Ok(())
     }
 
     /// ProbCut for a node with `n` empties in a selective pass: a shallow
@@ -201,7 +229,9 @@ impl<K: Kernel + Endgame> Search<'_, '_, K> {
                 }
             }
         }
-        if alpha >= 0 {
+        // Only when the opponent has enough discs for its stable ones to
+        // cap our score (stability is costly to compute).
+        if alpha >= 0 && alpha >= 64 - 2 * o.count_ones() as i32 {
             // The opponent keeps its stable discs: that caps our score.
             let cap = 64 - 2 * stable(o, p).count_ones() as i32;
             if cap <= alpha {
@@ -218,18 +248,32 @@ impl<K: Kernel + Endgame> Search<'_, '_, K> {
             }
             return -self.search(o, p, -beta, -alpha, true);
         }
-        let mut list = MoveList::new();
-        if let Err(cut) = self.candidates(&mut list, (p, o), moves, hint, beta) {
-            return cut;
-        }
         let mut best = Best::new(-65, NO_MOVE, alpha, beta);
-        for (i, c) in list.as_slice().iter().enumerate() {
-            let (cp, co) = c.child(p, o);
-            let v = pvs_child(i == 0, best.alpha, beta, |a, b| {
-                -self.search(cp, co, -b, -a, false)
-            });
-            if best.offer(v, c.sq) {
-                break;
+        let mut rest = moves;
+        let mut cut = false;
+        if hint < 64 && moves >> hint & 1 == 1 {
+            // The table's move first, before the others are ordered: it
+            // often refutes the node alone, and their ordering (far from
+            // the end, a search of each) is then saved.
+            let f = self.k.flips(p, o, hint);
+            let v = -self.search(o ^ f, p | f | 1 << hint, -beta, -alpha, false);
+            rest &= !(1 << hint);
+            cut = best.offer(v, hint as u8);
+        }
+        if !cut && rest != 0 {
+            let mut list = MoveList::new();
+            if let Err(cut) = self.candidates(&mut list, (p, o), rest, beta) {
+                return cut;
+            }
+            let searched = rest != moves;
+            for (i, c) in list.as_slice().iter().enumerate() {
+                let (cp, co) = c.child(p, o);
+                let v = pvs_child(i == 0 && !searched, best.alpha, beta, |a, b| {
+                    -self.search(cp, co, -b, -a, false)
+                });
+                if best.offer(v, c.sq) {
+                    break;
+                }
             }
         }
         if !self.s.clock.stopped() && n >= TT_MIN {
