@@ -458,3 +458,13 @@ fn fork_directly_starts_no_fork_server() {
     server.wait_log("exited with status 0");
     assert!(!server.logs().iter().any(|l| l.contains("fork server")));
 }
+
+#[test]
+fn the_fork_server_ends_with_the_supervisor_and_is_collected() {
+    let mut server = Server::start(&[]);
+    let forks = fork_server_pid(&server);
+    server.signal(Signal::SIGTERM);
+    assert!(server.wait_exit().success());
+    // Collected by the supervisor, not left a zombie for init.
+    assert!(!std::path::Path::new(&format!("/proc/{forks}")).exists());
+}

@@ -69,6 +69,27 @@ impl Supervisor {
         }
     }
 
+    /// At shutdown: closes the fork server's socket, on which it ends, and collects it
+    /// (killed if it has not ended within a second).
+    pub(super) fn finish_fork_server(&mut self) {
+        let Some(forks) = self.fork_server.take() else {
+            return;
+        };
+        let pid = forks.server.pid();
+        drop(forks);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        let flags = Some(WaitPidFlag::__WALL | WaitPidFlag::WNOHANG);
+        while let Ok(WaitStatus::StillAlive) = waitpid(pid, flags) {
+            if std::time::Instant::now() >= deadline {
+                warn!("the fork server did not end with the supervisor: SIGKILL");
+                let _ = kill(pid, Signal::SIGKILL);
+                let _ = waitpid(pid, Some(WaitPidFlag::__WALL));
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
     /// Opens a pidfd for `pid` and registers it, so that its end wakes the loop with
     /// token `EXIT_BASE + pid`.
     pub(super) fn watch_exit(&self, pid: Pid) -> io::Result<OwnedFd> {

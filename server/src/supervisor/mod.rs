@@ -215,6 +215,7 @@ impl Supervisor {
             self.try_pair();
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
+                self.finish_fork_server();
                 return Ok(());
             }
         }
