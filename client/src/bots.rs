@@ -48,9 +48,9 @@ impl Strength {
 }
 
 /// The computer player for `module`'s game: the game's own (its module's
-/// `bot`) where it has one, the general one otherwise.
+/// `own_bot`) where it has one, the general one otherwise.
 pub fn for_game(module: &Module, strength: &Strength) -> Box<dyn Bot> {
-    match module.bot {
+    match module.own_bot() {
         Some(own) => own(strength.seed),
         None => Box::new(Mcts::new(strength.seed)),
     }

@@ -194,7 +194,7 @@ impl Run<'_> {
     /// The copy of the game parted from the server's: a game's own player
     /// goes on from the drawing; the general one cannot.
     fn part(&mut self, why: String) -> Result<(), String> {
-        if self.options.module.bot.is_none() {
+        if self.options.module.own_bot().is_none() {
             return Err(why);
         }
         log::info!("{why}; playing from the drawn board");

@@ -3,13 +3,25 @@
 use crate::bot::Bot;
 use crate::game::{Game, GameInfo, Settings};
 
-/// A game module: its facts, how to start a game of it, and its own computer
-/// player if it has one (the general one plays the others).
+/// A game module: its facts and how to start a game of it. Rules only: its
+/// own computer player, if it has one, is in [`Module::own_bot`].
 pub struct Module {
     pub info: &'static GameInfo,
     pub new_game: fn(&Settings) -> Box<dyn Game>,
-    /// The game's own computer player, from a seed.
-    pub bot: Option<fn(u64) -> Box<dyn Bot>>,
+}
+
+/// Makes a game's own computer player from a seed.
+pub type NewBot = fn(u64) -> Box<dyn Bot>;
+
+impl Module {
+    /// The game's own computer player, where its module brings one (the
+    /// general player of `mcts` plays the others).
+    pub fn own_bot(&self) -> Option<NewBot> {
+        OWN_BOTS
+            .iter()
+            .find(|(info, _)| std::ptr::eq(*info, self.info))
+            .map(|&(_, new_bot)| new_bot)
+    }
 }
 
 impl std::fmt::Debug for Module {
@@ -33,6 +45,25 @@ static MODULES: &[Module] = &[
     crate::draughts::MODULE,
     crate::duell::MODULE,
     crate::foxes::MODULE,
+];
+
+/// The games' own players, apart from `MODULES`: a program that only
+/// referees (the server) then links none of them. That matters beyond size:
+/// every session process maps the server's binary, and Reversi's player
+/// brings 2 MB of evaluation weights with it.
+static OWN_BOTS: &[(&GameInfo, NewBot)] = &[
+    (&crate::reversi::INFO, |seed| {
+        Box::new(crate::reversi::ReversiBot::new(seed))
+    }),
+    (&crate::draughts::INFO, |_| {
+        Box::new(crate::draughts::DraughtsBot::new())
+    }),
+    (&crate::duell::INFO, |seed| {
+        Box::new(crate::duell::DuellBot::new(seed))
+    }),
+    (&crate::foxes::INFO, |seed| {
+        Box::new(crate::foxes::FoxesBot::new(seed))
+    }),
 ];
 
 /// Every built-in game, in the order `reversid --help` lists them.

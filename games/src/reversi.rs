@@ -40,7 +40,6 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |_| Box::new(Reversi::new()),
-    bot: Some(|seed| Box::new(ReversiBot::new(seed))),
 };
 
 /// The team of an engine side.

@@ -32,7 +32,6 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |_| Box::new(TicTacToe::new()),
-    bot: None,
 };
 
 /// The eight lines, as square indices (`(y - 1) * 3 + (x - 1)`).

@@ -65,7 +65,7 @@ fn seed_000_conquest_clients_play_a_whole_game() {
     // Both sides played by the module's own bot, through the seed's MOVE only.
     let module = registry::find("duell").unwrap();
     let mut game = (module.new_game)(&Default::default());
-    let mut bot = (module.bot.unwrap())(7);
+    let mut bot = (module.own_bot().unwrap())(7);
     let mut plies = 0;
     let result = loop {
         let team = game.turn().expect("the server said READY");

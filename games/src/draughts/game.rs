@@ -35,7 +35,6 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |_| Box::new(Draughts::new()),
-    bot: Some(|_| Box::new(crate::draughts::DraughtsBot::new())),
 };
 
 /// A game of English draughts.

@@ -50,5 +50,4 @@ pub static INFO: GameInfo = GameInfo {
 pub const MODULE: Module = Module {
     info: &INFO,
     new_game: |_| Box::new(Duell::new()),
-    bot: Some(|seed| Box::new(DuellBot::new(seed))),
 };

@@ -59,5 +59,4 @@ pub const MODULE: Module = Module {
             settings.foxes_timing,
         ))
     },
-    bot: Some(|seed| Box::new(FoxesBot::new(seed))),
 };
