@@ -10,19 +10,19 @@
 //! `peer_len: u8`,
 //! the peer's address in text, then the bytes the client sent after its request.
 
-use std::io::{self, IoSlice, IoSliceMut};
+use std::io;
 use std::net::TcpStream;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 use nix::sys::socket::{
-    accept4, bind, connect, getsockopt, listen, recvmsg, sendmsg, setsockopt, socket, sockopt,
-    AddressFamily, Backlog, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType,
-    UnixAddr,
+    accept4, bind, connect, getsockopt, listen, setsockopt, socket, sockopt, AddressFamily,
+    Backlog, MsgFlags, SockFlag, SockType, UnixAddr,
 };
 
 use nix::sys::time::{TimeVal, TimeValLike};
 
+use crate::fd_passing;
 use crate::wire::WireKind;
 
 /// The largest message: the header, an address, and early bytes up to the
@@ -73,21 +73,12 @@ pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) ->
     let peer = &peer.as_bytes()[..peer.len().min(255)];
     let header = [kind_byte(wire), peer.len() as u8];
     let early = &early[..early.len().min(MAX_MESSAGE - 2 - peer.len())];
-    let iov = [
-        IoSlice::new(&header),
-        IoSlice::new(peer),
-        IoSlice::new(early),
-    ];
-    let fds = [stream];
-    let cmsg = [ControlMessage::ScmRights(&fds)];
-    sendmsg::<()>(
-        socket.as_raw_fd(),
-        &iov,
-        &cmsg,
-        MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_NOSIGNAL,
-        None,
-    )?;
-    Ok(())
+    fd_passing::send(
+        &socket,
+        &[&header, peer, early],
+        &[stream],
+        MsgFlags::MSG_DONTWAIT,
+    )
 }
 
 /// The byte that names `wire` in a hand-off message.
@@ -140,27 +131,14 @@ pub fn accept(listener: &OwnedFd) -> io::Result<Option<Handed>> {
 
 fn receive(conn: &OwnedFd) -> io::Result<Handed> {
     let mut buf = vec![0u8; MAX_MESSAGE];
-    let mut cmsg_space = nix::cmsg_space!([RawFd; 1]);
-    let mut iov = [IoSliceMut::new(&mut buf)];
-    let msg = recvmsg::<()>(
-        conn.as_raw_fd(),
-        &mut iov,
-        Some(&mut cmsg_space),
-        MsgFlags::MSG_CMSG_CLOEXEC,
-    )?;
-    let mut fd = None;
-    for cmsg in msg.cmsgs()? {
-        if let ControlMessageOwned::ScmRights(fds) = cmsg {
-            for raw in fds {
-                // SAFETY: the kernel just gave us this descriptor; we own it now.
-                let owned = unsafe { OwnedFd::from_raw_fd(raw) };
-                fd.get_or_insert(owned);
-            }
-        }
-    }
-    let bytes = msg.bytes;
     let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, format!("hand-off: {why}"));
-    let fd = fd.ok_or_else(|| bad("no descriptor"))?;
+    let received = fd_passing::receive::<1>(conn, &mut buf)?.ok_or_else(|| bad("no message"))?;
+    let bytes = received.len;
+    let fd = received
+        .fds
+        .into_iter()
+        .next()
+        .ok_or_else(|| bad("no descriptor"))?;
     let [kind, peer_len, ..] = buf[..bytes] else {
         return Err(bad("message too short"));
     };
@@ -220,20 +198,13 @@ mod tests {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
         let (served, peer) = l.accept().unwrap();
-        let header = [1u8, peer.to_string().len() as u8];
         let peer_text = peer.to_string();
-        let iov = [
-            IoSlice::new(&header),
-            IoSlice::new(peer_text.as_bytes()),
-            IoSlice::new(b"GAME QUIT\n"),
-        ];
-        let fds = [served.as_raw_fd()];
-        sendmsg::<()>(
-            a.as_raw_fd(),
-            &iov,
-            &[ControlMessage::ScmRights(&fds)],
+        let header = [1u8, peer_text.len() as u8];
+        fd_passing::send(
+            &a,
+            &[&header, peer_text.as_bytes(), b"GAME QUIT\n"],
+            &[served.as_raw_fd()],
             MsgFlags::empty(),
-            None,
         )
         .unwrap();
         drop(served);
