@@ -2,38 +2,81 @@
 # Session set-ups per second with no other session and with HOLD idle sessions held,
 # for sessions started by the fork server and with --fork-directly, alternating, ROUNDS
 # times. Build first: cargo build --release -p reversi-server -p reversi-tests
-# Usage: scripts/bench-setups.sh [ROUNDS] [HOLD] [GAMES]   (defaults 2, 5000, 8000)
+# Usage: scripts/bench-setups.sh [--damon-both] [ROUNDS] [HOLD] [GAMES]   (defaults 2, 5000, 8000)
 # Prints one line a run; where DAMON runs (a kdamond kernel thread), its CPU ticks too.
+#
+# --damon-both (root, where the kernel's DAMON monitor is on, as on this project's VMs):
+# every round runs twice, once with DAMON paused (its kdamonds' state set to off) and
+# once with it on again, a minute after its restart (also turned on again when the
+# script is interrupted).
+# DAMON samples pages and walks every mapping of each one, so its cost grows with the
+# number of processes that map the server's pages: this tells its share of the slowdown.
 set -euo pipefail
+damon_both=false
+if [ "${1:-}" = --damon-both ]; then damon_both=true; shift; fi
 cd "$(dirname "$0")/../target/release"
 rounds=${1:-2} hold=${2:-5000} games=${3:-8000}
 unlimited=(--max-pending-per-address 1000000 --max-sessions-per-address 1000000
   --abandon-strikes 1000000 --first-move-timeout 0 --max-sessions 30000 --max-pending 100000)
-kdamond=$(pgrep -x kdamond.0 || true)
-ticks() { if [ -n "$kdamond" ]; then awk '{print $14+$15}' "/proc/$kdamond/stat"; else echo 0; fi; }
+
+# The kdamonds that are on now: the only ones this script pauses and restarts.
+damon_on=()
+for file in /sys/kernel/mm/damon/admin/kdamonds/*/state; do
+  [ -e "$file" ] && [ "$(cat "$file")" = on ] && damon_on+=("$file")
+done
+if $damon_both && [ ${#damon_on[@]} -eq 0 ]; then
+  echo "--damon-both: no DAMON monitor is on here" >&2
+  exit 1
+fi
+damon() { # on or off; writing the state it already has is refused
+  local file
+  for file in "${damon_on[@]}"; do
+    [ "$(cat "$file")" = "$1" ] || echo "$1" >"$file"
+  done
+}
+$damon_both && trap 'damon on' EXIT
+damon_states=(on)
+$damon_both && damon_states=(off on)
+
+ticks() { # CPU ticks of every kdamond now running
+  local total=0 pid
+  for pid in $(pgrep -x 'kdamond\..*' || true); do
+    total=$((total + $(awk '{print $14+$15}' "/proc/$pid/stat")))
+  done
+  echo "$total"
+}
 settle() { while pgrep -x reversid-game >/dev/null; do sleep 1; done; sleep 2; }
 port=$((20000 + RANDOM % 20000))
 for round in $(seq "$rounds"); do
-  for mode in fork-server fork-directly; do
-    for held in 0 "$hold"; do
-      port=$((port + 1))
-      extra=()
-      [ "$mode" = fork-directly ] && extra=(--fork-directly)
-      settle
-      RUST_LOG=warn ./reversid --listen "127.0.0.1:$port" "${unlimited[@]}" "${extra[@]}" 2>/dev/null &
-      server=$!
-      sleep 1
-      before=$(ticks)
-      out=$(./reversi-load --addr "127.0.0.1:$port" --server-pid "$server" --setup-only \
-        --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 --hold "$held" 2>&1)
-      after=$(ticks)
-      rate=$(grep -o "[0-9]* session set-ups/s" <<<"$out" || echo "failed")
-      errors=$(grep -o "^errors *: [0-9]*" <<<"$out" | tr -s ' ' || true)
-      echo "round $round, $mode, $held held: $rate, $errors, kdamond $((after - before)) ticks"
-      kill -INT "$server" 2>/dev/null || true
-      sleep 0.5
-      kill -INT "$server" 2>/dev/null || true
-      wait "$server" 2>/dev/null || true
+  for state in "${damon_states[@]}"; do
+    if $damon_both; then
+      damon "$state"
+      # A restarted monitor starts from coarse regions and refines them over a minute.
+      [ "$state" = on ] && sleep 60
+    fi
+    for mode in fork-server fork-directly; do
+      for held in 0 "$hold"; do
+        port=$((port + 1))
+        extra=()
+        [ "$mode" = fork-directly ] && extra=(--fork-directly)
+        settle
+        RUST_LOG=warn ./reversid --listen "127.0.0.1:$port" "${unlimited[@]}" "${extra[@]}" 2>/dev/null &
+        server=$!
+        sleep 1
+        before=$(ticks)
+        out=$(./reversi-load --addr "127.0.0.1:$port" --server-pid "$server" --setup-only \
+          --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 --hold "$held" 2>&1)
+        after=$(ticks)
+        rate=$(grep -o "[0-9]* session set-ups/s" <<<"$out" || echo "failed")
+        errors=$(grep -o "^errors *: [0-9]*" <<<"$out" | tr -s ' ' || true)
+        label="round $round"
+        $damon_both && label="$label, DAMON $state"
+        echo "$label, $mode, $held held: $rate, $errors, kdamond $((after - before)) ticks"
+        kill -INT "$server" 2>/dev/null || true
+        sleep 0.5
+        kill -INT "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+      done
     done
   done
 done
