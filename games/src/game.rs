@@ -189,6 +189,44 @@ pub struct BoardSpec {
     pub name: &'static str,
     pub width: u8,
     pub height: u8,
+    /// The names the game's notation gives columns and rows, where it names
+    /// squares by them (`d3`); `None` where it numbers squares some other
+    /// way (draughts) or by their coordinates.
+    pub labels: Option<Labels>,
+}
+
+/// Column and row names (`GAME COLUMNS`, `GAME ROWS`): a square is named by
+/// its column's name, then its row's (`d3` is (4, 3) in Reversi).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Labels {
+    /// One name a column, x = 1 first.
+    pub columns: &'static [&'static str],
+    /// One name a row, y = 1 first.
+    pub rows: &'static [&'static str],
+}
+
+impl Labels {
+    /// The name of square `p` (`a1` for (1, 1)), `None` off the board.
+    pub fn name(&self, p: Point) -> Option<String> {
+        let column = self.columns.get(usize::from(p.x).checked_sub(1)?)?;
+        let row = self.rows.get(usize::from(p.y).checked_sub(1)?)?;
+        Some(format!("{column}{row}"))
+    }
+
+    /// The square named `text` (any case), `None` if none is.
+    pub fn read(&self, text: &str) -> Option<Point> {
+        let (x, rest) = self.columns.iter().zip(1..).find_map(|(column, x)| {
+            let head = text.get(..column.len())?;
+            head.eq_ignore_ascii_case(column)
+                .then(|| (x, &text[column.len()..]))
+        })?;
+        let y = self
+            .rows
+            .iter()
+            .zip(1..)
+            .find_map(|(row, y)| row.eq_ignore_ascii_case(rest).then_some(y))?;
+        Some(Point::new(x, y))
+    }
 }
 
 /// The facts about a game that hold before any game of it starts.

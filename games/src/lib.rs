@@ -26,6 +26,6 @@ pub mod tictactoe;
 
 pub use bot::{Bot, RandomBot};
 pub use game::{
-    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Piece,
-    Point, Settings, Standing, Team, Update, Viewer,
+    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis, Moved,
+    Outcome, Piece, Point, Settings, Standing, Team, Update, Viewer,
 };

@@ -88,6 +88,16 @@ mod tests {
             assert_eq!(m.info.name, m.info.name.to_ascii_lowercase());
             assert!(!m.info.name.contains(char::is_whitespace));
             assert!(!m.info.wire_type.contains(char::is_whitespace));
+            // Sent as lists of words (GAME TEAMS, GAME COLUMNS, GAME ROWS).
+            let labels = m.info.board.labels;
+            let words = m.info.teams.iter().chain(
+                labels
+                    .iter()
+                    .flat_map(|l| l.columns.iter().chain(l.rows.iter())),
+            );
+            for word in words {
+                assert!(!word.is_empty() && !word.contains(char::is_whitespace));
+            }
             assert!(std::ptr::eq(find(&m.info.name.to_uppercase()).unwrap(), m));
             assert!(std::ptr::eq(find(m.info.wire_type).unwrap(), m));
             for other in &all()[i + 1..] {
@@ -99,6 +109,62 @@ mod tests {
             }
         }
         assert!(find("chess").is_none());
+    }
+
+    #[test]
+    fn labels_name_squares_as_each_game_writes_them() {
+        for m in all() {
+            let Some(labels) = m.info.board.labels else {
+                continue;
+            };
+            let b = m.info.board;
+            assert_eq!(
+                labels.columns.len(),
+                usize::from(b.width),
+                "{}",
+                m.info.name
+            );
+            assert_eq!(labels.rows.len(), usize::from(b.height), "{}", m.info.name);
+            // Every first move, played and announced: its notation names its
+            // first and last squares by the labels, and reads back.
+            let start = (m.new_game)(&Settings::default());
+            let team = start.turn().expect("a game with labels has turns");
+            let actions = start.legal_actions(team);
+            assert!(!actions.is_empty(), "{}", m.info.name);
+            for action in actions {
+                let crate::Action::Move(squares) = &action else {
+                    continue;
+                };
+                let mut game = start.clone_box();
+                game.play(team, &action, 0).unwrap();
+                let notation = &game.history()[0].notation;
+                for p in [squares[0], squares[squares.len() - 1]] {
+                    let name = labels.name(p).unwrap();
+                    assert!(
+                        notation.contains(&name),
+                        "{}: {name} in {notation}",
+                        m.info.name
+                    );
+                    assert_eq!(labels.read(&name.to_uppercase()), Some(p));
+                }
+                assert_eq!(start.parse_action(notation).unwrap(), action, "{notation}");
+            }
+        }
+    }
+
+    #[test]
+    fn labels_read_only_names_they_have() {
+        let labels = crate::game::Labels {
+            columns: &["a", "b"],
+            rows: &["1", "10"],
+        };
+        assert_eq!(labels.read("b10"), Some(crate::Point::new(2, 2)));
+        assert_eq!(labels.name(crate::Point::new(1, 2)).as_deref(), Some("a10"));
+        for bad in ["", "a", "c1", "a2", "a1 ", "é1", "b100"] {
+            assert_eq!(labels.read(bad), None, "{bad}");
+        }
+        assert_eq!(labels.name(crate::Point::new(3, 1)), None);
+        assert_eq!(labels.name(crate::Point::new(0, 1)), None);
     }
 
     #[test]

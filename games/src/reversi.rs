@@ -14,8 +14,8 @@ use reversi_engine::{Game as Board, Outcome as EngineOutcome, Side, Square};
 use crate::bot::Bot;
 
 use crate::game::{
-    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Piece,
-    Point, Team, Update, Viewer,
+    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis, Moved,
+    Outcome, Piece, Point, Team, Update, Viewer,
 };
 use crate::record::{self, How, RecordMeta};
 use crate::registry::Module;
@@ -28,6 +28,12 @@ pub static INFO: GameInfo = GameInfo {
         name: "ReversiBoard",
         width: 8,
         height: 8,
+        // As the engine writes squares (`d3`): Reversi counts rows from the
+        // top, so the protocol's lowest row (y = 1) is row 8.
+        labels: Some(Labels {
+            columns: &["a", "b", "c", "d", "e", "f", "g", "h"],
+            rows: &["8", "7", "6", "5", "4", "3", "2", "1"],
+        }),
     },
     teams: &["black", "white"],
     illegal: IllegalPolicy::Retry,

@@ -6,8 +6,8 @@
 //! lower left (the text protocol's (1, 1)).
 
 use crate::game::{
-    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Piece,
-    Point, Team, Update, Viewer,
+    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis, Moved,
+    Outcome, Piece, Point, Team, Update, Viewer,
 };
 use crate::record::RecordMeta;
 use crate::registry::Module;
@@ -20,6 +20,7 @@ pub static INFO: GameInfo = GameInfo {
         name: "TicTacToeBoard",
         width: 3,
         height: 3,
+        labels: Some(LABELS),
     },
     teams: &["X", "O"],
     illegal: IllegalPolicy::Lose,
@@ -27,6 +28,12 @@ pub static INFO: GameInfo = GameInfo {
     random_teams: false,
     rematch: false,
     record_ext: "txt",
+};
+
+/// Squares are `a1` (lower left) to `c3`.
+const LABELS: Labels = Labels {
+    columns: &["a", "b", "c"],
+    rows: &["1", "2", "3"],
 };
 
 pub const MODULE: Module = Module {
@@ -73,7 +80,7 @@ impl TicTacToe {
 
     fn name(index: usize) -> String {
         let p = TicTacToe::point(index);
-        format!("{}{}", char::from(b'a' + p.x - 1), p.y)
+        LABELS.name(p).unwrap_or_else(|| p.to_string())
     }
 
     fn cell(&self, index: usize) -> Cell {
@@ -155,13 +162,7 @@ impl Game for TicTacToe {
 
     fn parse_action(&self, text: &str) -> Result<Action, Illegal> {
         let bad = || Illegal::new(format!("{text:?} is not a square (a1 to c3)"));
-        let &[col, row] = text.trim().as_bytes() else {
-            return Err(bad());
-        };
-        let x = col.to_ascii_lowercase().wrapping_sub(b'a') + 1;
-        let y = row.wrapping_sub(b'0');
-        let point = Point::new(x, y);
-        TicTacToe::index(point).ok_or_else(bad)?;
+        let point = LABELS.read(text.trim()).ok_or_else(bad)?;
         Ok(Action::Move(vec![point]))
     }
 

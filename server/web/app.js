@@ -109,7 +109,8 @@ function showLobby() {
 class Game {
   constructor(info, request) {
     this.info = info; // from /games, or undefined until GAME TYPE names it
-    this.board = null; // {w, h}
+    this.board = null; // {w, h, columns, rows}: the names are null until given
+    this.teams = null; // every team's name (GAME TEAMS), else the lobby's
     this.cells = new Map(); // "x,y" -> {kind, piece: {name, team} | null}
     this.pen = null; // the square drawn last
     this.changed = new Set(); // squares the last move changed
@@ -137,7 +138,7 @@ class Game {
   }
 
   teamName(k) {
-    const names = this.info ? this.info.teams : [];
+    const names = this.teams || (this.info ? this.info.teams : []);
     return names[k - 1] || `team ${k}`;
   }
 
@@ -162,7 +163,16 @@ class Game {
         Object.assign(this, { waiting: null, over: null, result: null, turn: null, ready: false, picked: [] });
         break;
       case "GAME BOARD":
-        this.board = { w: Number(w[3]), h: Number(w[4]) };
+        this.board = { w: Number(w[3]), h: Number(w[4]), columns: null, rows: null };
+        break;
+      case "GAME COLUMNS": // the names the game's notation gives columns and rows
+        if (this.board && w.length - 2 === this.board.w) this.board.columns = w.slice(2);
+        break;
+      case "GAME ROWS":
+        if (this.board && w.length - 2 === this.board.h) this.board.rows = w.slice(2);
+        break;
+      case "GAME TEAMS":
+        this.teams = w.slice(2);
         break;
       case "GAME TEAM":
         this.team = { number: Number(w[2]), name: rest(3) };
@@ -383,10 +393,11 @@ function drawPiece(g, piece, cx, cy) {
  * keeps a click whole even when a message arrives between press and release. */
 let squares = null;
 
-function buildBoard(svg, w, h) {
+function buildBoard(svg, board) {
+  const { w, h } = board;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${MARGIN + w * CELL} ${h * CELL + MARGIN}`);
-  squares = { w, h, at: new Map() };
+  squares = { key: boardKey(board), at: new Map() };
   for (let y = 1; y <= h; y++) {
     for (let x = 1; x <= w; x++) {
       // (1, 1) is the lower left: row h is drawn at the top.
@@ -401,12 +412,17 @@ function buildBoard(svg, w, h) {
   }
   for (let x = 1; x <= w; x++) {
     const t = el("text", { class: "coord", x: MARGIN + (x - 0.5) * CELL, y: h * CELL + 34, "text-anchor": "middle" }, svg);
-    t.textContent = x;
+    t.textContent = board.columns ? board.columns[x - 1] : x;
   }
   for (let y = 1; y <= h; y++) {
     const t = el("text", { class: "coord", x: MARGIN / 2, y: (h - y + 0.5) * CELL + 10, "text-anchor": "middle" }, svg);
-    t.textContent = y;
+    t.textContent = board.rows ? board.rows[y - 1] : y;
   }
+}
+
+/** What the board's picture is built from: its size and its edges' names. */
+function boardKey(board) {
+  return JSON.stringify([board.w, board.h, board.columns, board.rows]);
 }
 
 function renderBoard() {
@@ -416,9 +432,8 @@ function renderBoard() {
     squares = null;
     return;
   }
-  const { w, h } = game.board;
-  if (!squares || squares.w !== w || squares.h !== h || !svg.contains(squares.at.get("1,1").g)) {
-    buildBoard(svg, w, h);
+  if (!squares || squares.key !== boardKey(game.board) || !svg.contains(squares.at.get("1,1").g)) {
+    buildBoard(svg, game.board);
   }
   const kinds = [];
   const pickable = game.canPick();

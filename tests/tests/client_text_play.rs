@@ -128,14 +128,14 @@ fn moves_built_with_the_cursor_win_a_game_of_tictactoe() {
     let screen = screen_player(&server, "tictactoe", &[]);
     let addr = server.addr().to_string();
     let opponent = Reversi::scripted(&["play", "--game", "tictactoe", &addr], "a2\nc3\nb1\n");
-    screen.wait_for(&["Your move.", "cursor at 2 2"]);
+    screen.wait_for(&["Your move.", "cursor at b2"]);
     screen.keys(&["Enter"]);
-    screen.wait_for(&["squares: 2 2 (Enter or m sends)"]);
+    screen.wait_for(&["squares: b2 (Enter or m sends)"]);
     screen.keys(&["Enter"]);
     screen.wait_for(&["moves (2)", "Your move."]);
     // Esc forgets a picked square.
     screen.keys(&["Left", "Down", "Space"]);
-    screen.wait_for(&["squares: 1 1"]);
+    screen.wait_for(&["squares: a1"]);
     screen.keys(&["Escape"]);
     screen.wait_for(&["none picked"]);
     screen.keys(&["Space", "m"]);
@@ -174,7 +174,7 @@ fn the_screen_follows_a_resize_help_and_no_color() {
     );
     // Narrow: the board goes above the game's state.
     screen.resize(44, 40);
-    let narrow = screen.wait_for(&["┌TicTacToeBoard 3x3─", "cursor at 2 2"]);
+    let narrow = screen.wait_for(&["┌TicTacToeBoard 3x3─", "cursor at b2"]);
     let board_row = narrow.lines().position(|l| l.contains("2  . [.] .  2"));
     let state_row = narrow.lines().position(|l| l.contains("Your move."));
     assert!(board_row < state_row, "{narrow}");

@@ -40,7 +40,7 @@ fn a_text_game_is_watched_to_its_end() {
     assert!(seen.stdout.contains("game over: "), "{seen:?}");
     assert!(seen.stdout.contains(" played "), "{seen:?}");
     assert!(
-        seen.stdout.contains("   1  2  3  4  5  6  7  8"),
+        seen.stdout.contains("   a  b  c  d  e  f  g  h"),
         "{seen:?}"
     );
     for bot in [one.finish(), two.finish()] {
@@ -63,9 +63,17 @@ fn a_binary_reversi_game_is_watched_and_the_first_is_the_default() {
         seen.stdout.contains(&format!("watching game {id}")),
         "{seen:?}"
     );
-    // A win for a team, or a draw: bots at 60 ms can draw.
+    // A win for a team, named as GAME TEAMS names it, or a draw: bots at 60 ms can draw.
     assert!(
-        seen.stdout.contains("game over: team ") || seen.stdout.contains("game over: a draw"),
+        seen.stdout.contains("game over: black (team 1) won")
+            || seen.stdout.contains("game over: white (team 2) won")
+            || seen.stdout.contains("game over: a draw"),
+        "{seen:?}"
+    );
+    // Reversi's rows count from the top: row 1 is drawn first.
+    assert!(
+        seen.stdout
+            .contains("   a  b  c  d  e  f  g  h\n1  .  .  .  .  .  .  .  .  1\n"),
         "{seen:?}"
     );
     for bot in [one.finish(), two.finish()] {

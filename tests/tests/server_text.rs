@@ -15,6 +15,9 @@ fn tictactoe(server: &Server) -> (TextClient, TextClient) {
     for (c, team) in [(&mut x, "GAME TEAM 1 X"), (&mut o, "GAME TEAM 2 O")] {
         c.next_is("GAME TYPE TicTacToe");
         c.next_is("GAME BOARD TicTacToeBoard 3 3");
+        c.next_is("GAME COLUMNS a b c");
+        c.next_is("GAME ROWS 1 2 3");
+        c.next_is("GAME TEAMS X O");
         c.next_is(team);
         for _ in 0..9 {
             c.next_is("DRAW SQUARE empty");
@@ -243,6 +246,9 @@ fn a_viewer_joining_mid_game_sees_the_players_final_board() {
     viewer.send(&format!("GAME WATCH {}", words[2]));
     viewer.next_is("GAME TYPE TicTacToe");
     viewer.next_is("GAME BOARD TicTacToeBoard 3 3");
+    viewer.next_is("GAME COLUMNS a b c");
+    viewer.next_is("GAME ROWS 1 2 3");
+    viewer.next_is("GAME TEAMS X O");
     viewer.next_is(&format!("GAME WATCHING {}", words[2]));
     viewer.expect("GAME TURN 1");
     // A viewer cannot play.

@@ -23,6 +23,12 @@ pub enum ServerMessage {
     Type { game: String },
     /// `GAME BOARD <name> <width> <height>`.
     Board { name: String, width: u8, height: u8 },
+    /// `GAME COLUMNS <name>...` (addition): the columns' names, x = 1 first.
+    Columns { names: Vec<String> },
+    /// `GAME ROWS <name>...` (addition): the rows' names, y = 1 first.
+    Rows { names: Vec<String> },
+    /// `GAME TEAMS <name>...` (addition): every team's name, team 1 first.
+    Teams { names: Vec<String> },
     /// `GAME TEAM <k> <name>` (addition): you play for team `k` (from 1).
     Team { team: u8, name: String },
     /// `GAME WATCHING <id>` (addition): you watch game `id`.
@@ -104,6 +110,19 @@ fn word<'a>(w: &mut Words<'a>, command: &'static str, what: &str) -> Result<&'a 
         .ok_or_else(|| ParseError::BadArguments(command, format!("{what} is missing")))
 }
 
+/// The rest of the line as a list of one or more words.
+fn names(w: &mut Words<'_>, command: &'static str) -> Result<Vec<String>, ParseError> {
+    let names: Vec<String> = w
+        .take_text()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    if names.is_empty() {
+        return Err(ParseError::BadArguments(command, "no names".to_owned()));
+    }
+    Ok(names)
+}
+
 fn parse_draw(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
     let sub = word(&mut w, "DRAW", "SQUARE or PIECE")?;
     let message = if is(sub, "SQUARE") {
@@ -144,6 +163,15 @@ fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
             name: word(&mut w, "GAME BOARD", "the board's name")?.to_owned(),
             width: w.number("GAME BOARD", "the width")?,
             height: w.number("GAME BOARD", "the height")?,
+        },
+        "COLUMNS" => ServerMessage::Columns {
+            names: names(&mut w, "GAME COLUMNS")?,
+        },
+        "ROWS" => ServerMessage::Rows {
+            names: names(&mut w, "GAME ROWS")?,
+        },
+        "TEAMS" => ServerMessage::Teams {
+            names: names(&mut w, "GAME TEAMS")?,
         },
         "TEAM" => ServerMessage::Team {
             team: w.number("GAME TEAM", "the team")?,
@@ -192,12 +220,8 @@ fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
         "SESSIONS" => ServerMessage::Sessions {
             count: w.number("GAME SESSIONS", "the count")?,
         },
-        _ => {
-            return Err(ParseError::BadArguments(
-                "GAME",
-                format!("unknown GAME message {sub:?}"),
-            ))
-        }
+        // A message of a later version: a client ignores it (§1).
+        _ => return Err(ParseError::UnknownCommand(format!("GAME {sub}"))),
     };
     w.end("GAME")?;
     Ok(message)
@@ -236,6 +260,9 @@ impl fmt::Display for ServerMessage {
                 width,
                 height,
             } => write!(f, "GAME BOARD {name} {width} {height}"),
+            ServerMessage::Columns { names } => write!(f, "GAME COLUMNS {}", names.join(" ")),
+            ServerMessage::Rows { names } => write!(f, "GAME ROWS {}", names.join(" ")),
+            ServerMessage::Teams { names } => write!(f, "GAME TEAMS {}", names.join(" ")),
             ServerMessage::Team { team, name } => {
                 write!(f, "GAME TEAM {team}")?;
                 tail(f, name)
@@ -322,6 +349,15 @@ mod tests {
                 server: "reversid 0.1.0".into(),
             },
             ServerMessage::Waiting { more: 1 },
+            ServerMessage::Columns {
+                names: vec!["a".into(), "b".into(), "c".into()],
+            },
+            ServerMessage::Rows {
+                names: vec!["8".into(), "7".into()],
+            },
+            ServerMessage::Teams {
+                names: vec!["black".into(), "white".into()],
+            },
             ServerMessage::Team {
                 team: 2,
                 name: "white".into(),
@@ -382,6 +418,9 @@ mod tests {
             "GAME TURN",
             "GAME OVER someone",
             "GAME FLY",
+            "GAME COLUMNS",
+            "GAME ROWS  ",
+            "GAME TEAMS",
         ] {
             assert!(ServerMessage::parse(line).is_err(), "{line}");
         }

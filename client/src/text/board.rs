@@ -30,6 +30,10 @@ pub struct Board {
     cells: Vec<Option<Cell>>,
     /// The square drawn last: where the next `DRAW PIECE` goes.
     pen: Option<(u8, u8)>,
+    /// The columns' and rows' names (`GAME COLUMNS`, `GAME ROWS`), x or y =
+    /// 1 first; empty where the server gave none (then they are numbers).
+    columns: Vec<String>,
+    rows: Vec<String>,
 }
 
 impl Board {
@@ -44,7 +48,41 @@ impl Board {
             height,
             cells: vec![None; usize::from(width) * usize::from(height)],
             pen: None,
+            columns: Vec::new(),
+            rows: Vec::new(),
         })
+    }
+
+    /// `GAME COLUMNS`: one name a column.
+    pub fn name_columns(&mut self, names: Vec<String>) -> Result<(), String> {
+        self.columns = names_for(names, self.width, "GAME COLUMNS", "columns")?;
+        Ok(())
+    }
+
+    /// `GAME ROWS`: one name a row.
+    pub fn name_rows(&mut self, names: Vec<String>) -> Result<(), String> {
+        self.rows = names_for(names, self.height, "GAME ROWS", "rows")?;
+        Ok(())
+    }
+
+    /// Column `x`'s name: the server's, else its number.
+    pub fn column_name(&self, x: u8) -> String {
+        label(&self.columns, x)
+    }
+
+    /// Row `y`'s name: the server's, else its number.
+    pub fn row_name(&self, y: u8) -> String {
+        label(&self.rows, y)
+    }
+
+    /// Square (x, y) as people read it: `d3` where the server named columns
+    /// and rows, else its coordinates, `4 6`.
+    pub fn square_name(&self, x: u8, y: u8) -> String {
+        if self.columns.is_empty() || self.rows.is_empty() {
+            format!("{x} {y}")
+        } else {
+            format!("{}{}", self.column_name(x), self.row_name(y))
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -116,6 +154,31 @@ impl Board {
             Some((((i % w) as u8 + 1, (i / w) as u8 + 1), piece))
         })
     }
+}
+
+/// `names` if there is one for each of `count` columns or rows.
+fn names_for(
+    names: Vec<String>,
+    count: u8,
+    message: &str,
+    what: &str,
+) -> Result<Vec<String>, String> {
+    if names.len() != usize::from(count) {
+        return Err(format!(
+            "{message} gave {} names for {count} {what}",
+            names.len()
+        ));
+    }
+    Ok(names)
+}
+
+/// Name `i` (from 1) of `names`, or `i` itself.
+fn label(names: &[String], i: u8) -> String {
+    usize::from(i)
+        .checked_sub(1)
+        .and_then(|index| names.get(index))
+        .cloned()
+        .unwrap_or_else(|| i.to_string())
 }
 
 #[cfg(test)]

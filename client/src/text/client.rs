@@ -187,9 +187,18 @@ pub struct Game {
     pub over: Option<Over>,
     /// Games started on this connection (a rematch counts up).
     pub round: u32,
+    /// Every team's name, team 1 first (`GAME TEAMS`); empty if the server
+    /// did not say.
+    pub teams: Vec<String>,
 }
 
 impl Game {
+    /// The name of team `team` (from 1), if the server gave it.
+    pub fn team_name(&self, team: u8) -> Option<&str> {
+        let index = usize::from(team).checked_sub(1)?;
+        self.teams.get(index).map(String::as_str)
+    }
+
     /// This client's team, if it plays.
     pub fn team(&self) -> Option<u8> {
         match self.seat {
@@ -219,6 +228,7 @@ enum Phase {
     Starting {
         game: String,
         board: Option<Board>,
+        teams: Vec<String>,
         round: u32,
     },
     Playing(Game),
@@ -507,6 +517,7 @@ impl Client {
                 self.phase = Phase::Starting {
                     game,
                     board: None,
+                    teams: Vec::new(),
                     round: 1,
                 };
                 Ok(Vec::new())
@@ -523,6 +534,20 @@ impl Client {
                     return Err("a second GAME BOARD".to_owned());
                 }
                 *board = Some(Board::new(&name, width, height)?);
+                Ok(Vec::new())
+            }
+            (Phase::Starting { board, .. }, ServerMessage::Columns { names }) => {
+                let board = board.as_mut().ok_or("GAME COLUMNS before GAME BOARD")?;
+                board.name_columns(names)?;
+                Ok(Vec::new())
+            }
+            (Phase::Starting { board, .. }, ServerMessage::Rows { names }) => {
+                let board = board.as_mut().ok_or("GAME ROWS before GAME BOARD")?;
+                board.name_rows(names)?;
+                Ok(Vec::new())
+            }
+            (Phase::Starting { teams, .. }, ServerMessage::Teams { names }) => {
+                *teams = names;
                 Ok(Vec::new())
             }
             (Phase::Starting { .. }, ServerMessage::Team { team, name }) => {
@@ -556,8 +581,12 @@ impl Client {
 
     /// `GAME TEAM` or `GAME WATCHING`: the game starts.
     fn seated(&mut self, seat: Seat) -> Result<Vec<Action>, String> {
-        let Phase::Starting { game, board, round } =
-            std::mem::replace(&mut self.phase, Phase::Disconnected)
+        let Phase::Starting {
+            game,
+            board,
+            teams,
+            round,
+        } = std::mem::replace(&mut self.phase, Phase::Disconnected)
         else {
             unreachable!("seated is called in Starting only");
         };
@@ -572,6 +601,7 @@ impl Client {
             changed: Vec::new(),
             over: None,
             round,
+            teams,
         });
         self.dirty = true;
         Ok(vec![Action::Show(Notice::Started)])
@@ -649,6 +679,7 @@ impl Client {
                 self.phase = Phase::Starting {
                     game: name,
                     board: None,
+                    teams: Vec::new(),
                     round: round + 1,
                 };
                 return Ok(Vec::new());

@@ -4,7 +4,7 @@
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 
-use reversi_text::{ClientMessage, LineBuffer, LineError, ServerMessage};
+use reversi_text::{ClientMessage, LineBuffer, LineError, ParseError, ServerMessage};
 
 use super::client::Event;
 
@@ -48,10 +48,15 @@ impl LineReader {
                 Ok(Some(line)) => {
                     log::debug!("<- {line}");
                     self.told_since_quiet = true;
-                    return match ServerMessage::parse(&line) {
-                        Ok(message) => Event::Received(message),
-                        Err(e) => Event::BadLine(format!("{line:?}: {e}")),
-                    };
+                    match ServerMessage::parse(&line) {
+                        Ok(message) => return Event::Received(message),
+                        // Later versions may add messages (spec §1): not a fault.
+                        Err(ParseError::UnknownCommand(what)) => {
+                            log::debug!("ignored a message this client does not know: {what}");
+                        }
+                        Err(e) => return Event::BadLine(format!("{line:?}: {e}")),
+                    }
+                    continue;
                 }
                 Ok(None) => {}
                 Err(e @ LineError::NotText) => return Event::BadLine(e.to_string()),
@@ -92,5 +97,27 @@ impl LineWriter {
     /// Closes both directions; a reader blocked on this connection wakes up with EOF.
     pub fn close(&self) {
         let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    #[test]
+    fn messages_of_later_versions_are_skipped_and_broken_ones_reported() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let (mut reader, _writer) = open(&listener.local_addr().unwrap().to_string()).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        server
+            .write_all(b"GAME FLY high\nFLY away\nGAME WAITING 1\nGAME TURN x\n")
+            .unwrap();
+        drop(server);
+        assert_eq!(
+            reader.next_event(),
+            Event::Received(ServerMessage::Waiting { more: 1 })
+        );
+        assert!(matches!(reader.next_event(), Event::BadLine(why) if why.contains("GAME TURN")));
     }
 }

@@ -175,6 +175,36 @@ fn a_viewer_sees_the_game_and_cannot_play() {
 }
 
 #[test]
+fn columns_rows_and_teams_are_named_when_the_server_names_them() {
+    let (mut c, _) = connected(Request::Join("reversi".into()));
+    received(
+        &mut c,
+        "GAME TYPE Reversi
+         GAME BOARD ReversiBoard 8 8
+         GAME COLUMNS a b c d e f g h
+         GAME ROWS 8 7 6 5 4 3 2 1
+         GAME TEAMS black white
+         GAME TEAM 1 black",
+    );
+    let game = c.game().unwrap();
+    assert_eq!(game.board.square_name(4, 6), "d3");
+    assert_eq!(
+        (game.board.column_name(8), game.board.row_name(1)),
+        ("h".into(), "8".into())
+    );
+    assert_eq!(
+        (game.team_name(2), game.team_name(3)),
+        (Some("white"), None)
+    );
+    // Without them, squares are their coordinates and teams their numbers.
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, START);
+    let game = c.game().unwrap();
+    assert_eq!(game.board.square_name(2, 3), "2 3");
+    assert_eq!(game.team_name(1), None);
+}
+
+#[test]
 fn a_rematch_starts_a_new_round() {
     let (mut c, _) = connected(Request::Join("draughts".into()));
     received(&mut c, START);
@@ -276,6 +306,14 @@ fn every_break_of_the_protocol_is_named() {
             "during a game",
         ),
         ("GAME SESSIONS 0", "while waiting for the game"),
+        (
+            "GAME TYPE X\nGAME COLUMNS a b",
+            "GAME COLUMNS before GAME BOARD",
+        ),
+        (
+            "GAME TYPE X\nGAME BOARD B 2 2\nGAME ROWS 1 2 3",
+            "GAME ROWS gave 3 names for 2 rows",
+        ),
     ];
     for (lines, why) in cases {
         let (mut c, _) = connected(Request::Join("x".into()));

@@ -102,30 +102,34 @@ pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>, plain: bool) ->
         .collect()
 }
 
-/// The column numbers under (and over) the board, each in a cell's width.
-pub fn column_numbers(width: u8, cell: usize, margin: usize) -> String {
+/// The column names (or numbers) under and over the board, each in a cell's width.
+pub fn column_labels(board: &Board, cell: usize, margin: usize) -> String {
     let mut line = " ".repeat(margin);
-    for x in 1..=width {
-        line.push_str(&format!("{x:^cell$}"));
+    for x in 1..=board.width() {
+        line.push_str(&format!("{:^cell$}", board.column_name(x)));
     }
     line.trim_end().to_owned()
 }
 
-/// The width of the row numbers' margin.
-pub fn margin(height: u8) -> usize {
-    height.to_string().len() + 1
+/// The width of the margin that holds the row names (or numbers), and a space.
+pub fn margin(board: &Board) -> usize {
+    let widest = (1..=board.height())
+        .map(|y| board.row_name(y).chars().count())
+        .max();
+    widest.unwrap_or(0) + 1
 }
 
 /// The whole board as plain text with coordinates, marks in brackets.
 pub fn plain(board: &Board, legend: &Legend, marks: &Marks<'_>) -> String {
     let cell = cell_width(legend, true);
-    let margin = margin(board.height());
-    let numbers = column_numbers(board.width(), cell, margin);
-    let mut out = format!("{numbers}\n");
+    let margin = margin(board);
+    let columns = column_labels(board, cell, margin);
+    let mut out = format!("{columns}\n");
     for (row, y) in glyphs(board, legend, marks, true)
         .iter()
         .zip((1..=board.height()).rev())
     {
+        let y = board.row_name(y);
         let mut line = format!("{y:>w$} ", w = margin - 1);
         for glyph in row {
             let (open, close) = glyph.mark.brackets();
@@ -135,7 +139,7 @@ pub fn plain(board: &Board, legend: &Legend, marks: &Marks<'_>) -> String {
         }
         out.push_str(&format!("{line} {y}\n"));
     }
-    out.push_str(&numbers);
+    out.push_str(&columns);
     out
 }
 
@@ -167,6 +171,19 @@ mod tests {
 2  . (X) .  2
 1  .  . [.] 1
    1  2  3";
+        assert_eq!(plain(&board, &legend, &marks), want);
+        // Named columns and rows, as the server names them.
+        board
+            .name_columns(vec!["a".into(), "b".into(), "c".into()])
+            .unwrap();
+        board
+            .name_rows(vec!["1".into(), "2".into(), "10".into()])
+            .unwrap();
+        let want = "    a  b  c
+10  O  .  .  10
+ 2  . (X) .  2
+ 1  .  . [.] 1
+    a  b  c";
         assert_eq!(plain(&board, &legend, &marks), want);
     }
 }

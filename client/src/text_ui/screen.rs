@@ -326,11 +326,12 @@ impl Screen {
             changed: &game.changed,
         };
         let cell = picture::cell_width(&self.legend, plain);
-        let margin = picture::margin(board.height());
-        let numbers = picture::column_numbers(board.width(), cell, margin);
-        let mut lines = vec![Line::raw(numbers.clone())];
+        let margin = picture::margin(board);
+        let columns = picture::column_labels(board, cell, margin);
+        let mut lines = vec![Line::raw(columns.clone())];
         let rows = picture::glyphs(board, &self.legend, &marks, plain);
         for (row, y) in rows.iter().zip((1..=board.height()).rev()) {
+            let y = board.row_name(y);
             let mut spans = vec![Span::raw(format!("{y:>w$} ", w = margin - 1))];
             for glyph in row {
                 let (open, close) = brackets(glyph.mark);
@@ -340,7 +341,7 @@ impl Screen {
             spans.push(Span::raw(format!(" {y:<w$}", w = margin - 1)));
             lines.push(Line::from(spans));
         }
-        lines.push(Line::raw(numbers));
+        lines.push(Line::raw(columns));
         lines
     }
 
@@ -367,16 +368,17 @@ impl Screen {
             let picked: Vec<String> = self
                 .picked
                 .iter()
-                .map(|(x, y)| format!("{x} {y}"))
+                .map(|&(x, y)| game.board.square_name(x, y))
                 .collect();
             let building = if picked.is_empty() {
                 "none picked (space picks)".to_owned()
             } else {
                 format!("{} (Enter or m sends)", picked.join(", "))
             };
+            let (x, y) = self.cursor;
             lines.push(Line::raw(format!(
-                "cursor at {} {}",
-                self.cursor.0, self.cursor.1
+                "cursor at {}",
+                game.board.square_name(x, y)
             )));
             lines.push(Line::raw(format!("squares: {building}")));
             lines.push(Line::raw(""));

@@ -1,16 +1,22 @@
 //! What the text-protocol client tells a person, in words, for both the
-//! full-screen view and the line mode. Only this client's own team has a
-//! name (`GAME TEAM 1 X`); the others are "team k".
+//! full-screen view and the line mode. Teams have the names the server gave
+//! (`GAME TEAMS`, `GAME TEAM`), else they are "team k".
 
 use reversi_client::text::{Game, Notice, Seat, Standing};
 
-/// A team as people read it: `X (team 1, you)` or `team 2`.
+/// A team as people read it: `X (team 1, you)`, `white (team 2)` or `team 2`.
 pub fn team(game: Option<&Game>, team: u8) -> String {
-    match game.map(|g| &g.seat) {
-        Some(Seat::Player { team: mine, name }) if *mine == team => {
+    let Some(game) = game else {
+        return format!("team {team}");
+    };
+    match &game.seat {
+        Seat::Player { team: mine, name } if *mine == team => {
             format!("{name} (team {team}, you)")
         }
-        _ => format!("team {team}"),
+        _ => match game.team_name(team) {
+            Some(name) => format!("{name} (team {team})"),
+            None => format!("team {team}"),
+        },
     }
 }
 

@@ -23,6 +23,8 @@ pub static INFO: GameInfo = GameInfo {
         name: "DraughtsBoard",
         width: 8,
         height: 8,
+        // Its notation numbers the 32 dark squares (`11-15`).
+        labels: None,
     },
     teams: &["black", "white"],
     illegal: IllegalPolicy::Retry,

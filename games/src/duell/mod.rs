@@ -38,6 +38,7 @@ pub static INFO: GameInfo = GameInfo {
         name: "ConquestBoard",
         width: WIDTH,
         height: HEIGHT,
+        labels: Some(notation::LABELS),
     },
     teams: &["south", "north"],
     illegal: IllegalPolicy::Retry,

@@ -3,18 +3,19 @@
 //! start, corner if any and end joined by `-`, with `x` before the end
 //! square of a capture: `a1-a6`, `d1-d3-f3`, `e7xe6`.
 
-use crate::game::{Illegal, Point};
+use crate::game::{Illegal, Labels, Point};
 
-use super::board::Board;
 use super::moves::Move;
+
+/// The squares' names: `a1` is (1, 1), `i8` the far corner.
+pub const LABELS: Labels = Labels {
+    columns: &["a", "b", "c", "d", "e", "f", "g", "h", "i"],
+    rows: &["1", "2", "3", "4", "5", "6", "7", "8"],
+};
 
 /// `a1` for (1, 1).
 pub fn square_name(p: Point) -> String {
-    if Board::on_board(p) {
-        format!("{}{}", char::from(b'a' + p.x - 1), p.y)
-    } else {
-        format!("({p})")
-    }
+    LABELS.name(p).unwrap_or_else(|| format!("({p})"))
 }
 
 /// The move written out.
@@ -40,7 +41,7 @@ pub fn read_squares(text: &str) -> Result<Vec<Point>, Illegal> {
     };
     let squares = text
         .split(['-', 'x', 'X'])
-        .map(|s| read_square(s).ok_or_else(bad))
+        .map(|s| LABELS.read(s).ok_or_else(bad))
         .collect::<Result<Vec<Point>, Illegal>>()?;
     if squares.len() < 2 {
         return Err(bad());
@@ -48,19 +49,10 @@ pub fn read_squares(text: &str) -> Result<Vec<Point>, Illegal> {
     Ok(squares)
 }
 
-fn read_square(s: &str) -> Option<Point> {
-    let &[file, rank] = s.as_bytes() else {
-        return None;
-    };
-    let x = file.to_ascii_lowercase().checked_sub(b'a')? + 1;
-    let y = rank.checked_sub(b'0')?;
-    let p = Point::new(x, y);
-    Board::on_board(p).then_some(p)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::duell::board::Board;
 
     #[test]
     fn squares_read_back_as_written() {

@@ -40,6 +40,8 @@ pub static INFO: GameInfo = GameInfo {
         name: "FoxesBoard",
         width: Size::DEFAULT.get(),
         height: Size::DEFAULT.get(),
+        // Squares are written as their coordinates (`MOVE 2 9 11 9 12`).
+        labels: None,
     },
     teams: &["foxes", "dolphins"],
     // A refused step only costs the cooldown: the player tries again when it ends.

@@ -135,6 +135,27 @@ impl Wire for Text {
                         height: board.height,
                     },
                 );
+                if let Some(labels) = board.labels {
+                    let names = |names: &[&str]| names.iter().map(|&n| n.to_owned()).collect();
+                    write(
+                        out,
+                        &ServerMessage::Columns {
+                            names: names(labels.columns),
+                        },
+                    );
+                    write(
+                        out,
+                        &ServerMessage::Rows {
+                            names: names(labels.rows),
+                        },
+                    );
+                }
+                write(
+                    out,
+                    &ServerMessage::Teams {
+                        names: info.teams.iter().map(|&n| n.to_owned()).collect(),
+                    },
+                );
                 match role {
                     Role::Player(team) => write(
                         out,
