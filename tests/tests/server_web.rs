@@ -96,7 +96,8 @@ fn a_websocket_lists_plays_a_text_client_and_is_watched_by_another() {
     assert_eq!(next(&mut ws), "GAME WAITING 1");
     let mut o = TextClient::join(server.addr(), "tictactoe");
     assert_eq!(next(&mut ws), "GAME TYPE TicTacToe");
-    assert_eq!(until(&mut ws, "GAME TEAM"), "GAME TEAM 1 X");
+    assert_eq!(until(&mut ws, "GAME TEAMS"), "GAME TEAMS X O");
+    assert_eq!(next(&mut ws), "GAME TEAM 1 X");
     until(&mut ws, "READY");
     // A viewer over WebSocket too, handed to the game's process.
     let mut viewer = socket(&server);

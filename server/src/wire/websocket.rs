@@ -197,6 +197,7 @@ mod tests {
         ws.farewell(&mut out);
         let expected = [
             frames::text_frames(b"GAME TYPE TicTacToe\nGAME BOARD TicTacToeBoard 3 3\n"),
+            frames::text_frames(b"GAME COLUMNS a b c\nGAME ROWS 1 2 3\nGAME TEAMS X O\n"),
             frames::text_frames(b"GAME WATCHING 4\n"),
             frames::close(CloseCode::Normal),
         ]
