@@ -11,6 +11,9 @@
 # script is interrupted).
 # DAMON samples pages and walks every mapping of each one, so its cost grows with the
 # number of processes that map the server's pages: this tells its share of the slowdown.
+# Pausing it changes the whole machine for a few minutes: run it where nobody else is
+# measuring. Should the script be killed outright (SIGKILL), turn it on again by hand:
+#   echo on > /sys/kernel/mm/damon/admin/kdamonds/N/state
 set -euo pipefail
 damon_both=false
 if [ "${1:-}" = --damon-both ]; then damon_both=true; shift; fi
@@ -28,6 +31,13 @@ if $damon_both && [ ${#damon_on[@]} -eq 0 ]; then
   echo "--damon-both: no DAMON monitor is on here" >&2
   exit 1
 fi
+for file in "${damon_on[@]}"; do
+  if $damon_both && ! [ -w "$file" ]; then
+    echo "--damon-both: $file is not writable (run as root)" >&2
+    exit 1
+  fi
+done
+$damon_both && echo "pausing DAMON in rounds; if this script is killed, restore: echo on > ${damon_on[*]}" >&2
 damon() { # on or off; writing the state it already has is refused
   local file
   for file in "${damon_on[@]}"; do

@@ -215,17 +215,24 @@ impl Labels {
 
     /// The square named `text` (any case), `None` if none is.
     pub fn read(&self, text: &str) -> Option<Point> {
-        let (x, rest) = self.columns.iter().zip(1..).find_map(|(column, x)| {
-            let head = text.get(..column.len())?;
-            head.eq_ignore_ascii_case(column)
-                .then(|| (x, &text[column.len()..]))
-        })?;
-        let y = self
-            .rows
+        // Every column whose name starts the text, so that names that are prefixes of
+        // others (`a`, `aa`) still read right; coordinates count from 1 and fit a u8.
+        self.columns
             .iter()
-            .zip(1..)
-            .find_map(|(row, y)| row.eq_ignore_ascii_case(rest).then_some(y))?;
-        Some(Point::new(x, y))
+            .zip(1..=u8::MAX)
+            .filter_map(|(column, x)| {
+                let head = text.get(..column.len())?;
+                let rest = &text[column.len()..];
+                head.eq_ignore_ascii_case(column).then_some((x, rest))
+            })
+            .find_map(|(x, rest)| {
+                let y = self
+                    .rows
+                    .iter()
+                    .zip(1..=u8::MAX)
+                    .find_map(|(row, y)| row.eq_ignore_ascii_case(rest).then_some(y))?;
+                Some(Point::new(x, y))
+            })
     }
 }
 

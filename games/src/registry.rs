@@ -1,4 +1,5 @@
-//! Every built-in game, by name. Adding a game is one line here.
+//! Every built-in game, by name. Adding a game is one line in `MODULES`, and
+//! one in `OWN_BOTS` if it brings its own computer player.
 
 use crate::bot::Bot;
 use crate::game::{Game, GameInfo, Settings};
@@ -125,6 +126,13 @@ mod tests {
                 m.info.name
             );
             assert_eq!(labels.rows.len(), usize::from(b.height), "{}", m.info.name);
+            // Every square's name reads back as that square and no other.
+            for x in 1..=b.width {
+                for y in 1..=b.height {
+                    let p = crate::Point::new(x, y);
+                    assert_eq!(labels.read(&labels.name(p).unwrap()), Some(p));
+                }
+            }
             // Every first move, played and announced: its notation names its
             // first and last squares by the labels, and reads back.
             let start = (m.new_game)(&Settings::default());
@@ -153,6 +161,20 @@ mod tests {
     }
 
     #[test]
+    fn every_own_player_belongs_to_one_game() {
+        for (info, _) in OWN_BOTS {
+            let games = all().iter().filter(|m| std::ptr::eq(m.info, *info));
+            assert_eq!(games.count(), 1, "{}", info.name);
+        }
+        let with_own: Vec<&str> = all()
+            .iter()
+            .filter(|m| m.own_bot().is_some())
+            .map(|m| m.info.name)
+            .collect();
+        assert_eq!(with_own, ["reversi", "draughts", "duell", "foxes"]);
+    }
+
+    #[test]
     fn labels_read_only_names_they_have() {
         let labels = crate::game::Labels {
             columns: &["a", "b"],
@@ -163,6 +185,13 @@ mod tests {
         for bad in ["", "a", "c1", "a2", "a1 ", "é1", "b100"] {
             assert_eq!(labels.read(bad), None, "{bad}");
         }
+        // A column name that starts another's.
+        let labels = crate::game::Labels {
+            columns: &["a", "aa"],
+            rows: &["1", "2"],
+        };
+        assert_eq!(labels.read("aa1"), Some(crate::Point::new(2, 1)));
+        assert_eq!(labels.read("aa11"), None);
         assert_eq!(labels.name(crate::Point::new(3, 1)), None);
         assert_eq!(labels.name(crate::Point::new(0, 1)), None);
     }

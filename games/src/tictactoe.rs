@@ -80,7 +80,7 @@ impl TicTacToe {
 
     fn name(index: usize) -> String {
         let p = TicTacToe::point(index);
-        LABELS.name(p).unwrap_or_else(|| p.to_string())
+        LABELS.name(p).expect("a Tic-Tac-Toe index is on the board")
     }
 
     fn cell(&self, index: usize) -> Cell {

@@ -112,9 +112,7 @@ fn word<'a>(w: &mut Words<'a>, command: &'static str, what: &str) -> Result<&'a 
 
 /// The rest of the line as a list of one or more words.
 fn names(w: &mut Words<'_>, command: &'static str) -> Result<Vec<String>, ParseError> {
-    let names: Vec<String> = w
-        .take_text()
-        .split_whitespace()
+    let names: Vec<String> = std::iter::from_fn(|| w.next_word())
         .map(str::to_owned)
         .collect();
     if names.is_empty() {

@@ -224,6 +224,18 @@ fn a_rematch_starts_a_new_round() {
         (game.round, game.team(), game.over.is_none()),
         (2, Some(2), true)
     );
+    // What the last game's start named is not carried into the next.
+    let (mut c, _) = connected(Request::Join("reversi".into()));
+    received(
+        &mut c,
+        "GAME TYPE Reversi\nGAME BOARD ReversiBoard 8 8\nGAME TEAMS black white\nGAME TEAM 1 black",
+    );
+    received(&mut c, "GAME OVER 1 33-31\nRESULT WIN 33-31");
+    received(
+        &mut c,
+        "GAME TYPE Reversi\nGAME BOARD ReversiBoard 8 8\nGAME TEAM 2 white",
+    );
+    assert_eq!(c.game().unwrap().team_name(1), None);
 }
 
 #[test]

@@ -27,7 +27,7 @@ use crate::wire::WireKind;
 
 /// The largest message: the header, an address, and early bytes up to the
 /// supervisor's input cap.
-const MAX_MESSAGE: usize = 2 + 255 + 8192;
+const MAX_MESSAGE: usize = 2 + 255 + crate::supervisor::MAX_INPUT;
 /// How long a session waits for the message once its parent has connected (it is sent
 /// right after the connect, so this is only a bound against a stuck sender).
 const RECEIVE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -133,6 +133,9 @@ fn receive(conn: &OwnedFd) -> io::Result<Handed> {
     let mut buf = vec![0u8; MAX_MESSAGE];
     let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, format!("hand-off: {why}"));
     let received = fd_passing::receive::<1>(conn, &mut buf)?.ok_or_else(|| bad("no message"))?;
+    if received.truncated {
+        return Err(bad("the message or its descriptors were cut"));
+    }
     let bytes = received.len;
     let fd = received
         .fds

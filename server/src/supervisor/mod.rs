@@ -58,7 +58,7 @@ const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(10);
 /// A handshake that is still incomplete after this many bytes is refused.
-const MAX_INPUT: usize = 4096;
+pub(crate) const MAX_INPUT: usize = 4096;
 /// A refused connection that sends more than this while we linger is closed at once:
 /// discarding a fast sender's stream would otherwise hold the loop for the whole linger.
 const MAX_DISCARD: usize = 64 * 1024;

@@ -135,8 +135,8 @@ impl Wire for Text {
                         height: board.height,
                     },
                 );
+                let names = |names: &[&str]| names.iter().map(|&n| n.to_owned()).collect();
                 if let Some(labels) = board.labels {
-                    let names = |names: &[&str]| names.iter().map(|&n| n.to_owned()).collect();
                     write(
                         out,
                         &ServerMessage::Columns {
@@ -153,7 +153,7 @@ impl Wire for Text {
                 write(
                     out,
                     &ServerMessage::Teams {
-                        names: info.teams.iter().map(|&n| n.to_owned()).collect(),
+                        names: names(info.teams),
                     },
                 );
                 match role {
@@ -239,5 +239,60 @@ impl Wire for Text {
                 },
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reversi_games::{registry, Team};
+
+    /// The lines a player of `game` gets before the board is drawn.
+    fn start_lines(mut wire: Text, game: &str) -> Vec<String> {
+        let mut out = Outbox::new();
+        let event = Event::Start {
+            info: registry::find(game).unwrap().info,
+            role: Role::Player(Team::FIRST),
+            cells: &[],
+            id: 1,
+        };
+        wire.send(&event, &mut out);
+        let mut bytes = Vec::new();
+        out.flush(&mut bytes).unwrap();
+        String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn a_game_names_its_columns_rows_and_teams_where_it_has_them() {
+        assert_eq!(
+            start_lines(Text::new(), "reversi"),
+            [
+                "GAME TYPE Reversi",
+                "GAME BOARD ReversiBoard 8 8",
+                "GAME COLUMNS a b c d e f g h",
+                "GAME ROWS 8 7 6 5 4 3 2 1",
+                "GAME TEAMS black white",
+                "GAME TEAM 1 black",
+            ]
+        );
+        // Draughts numbers its squares: no columns or rows.
+        assert_eq!(
+            start_lines(Text::new(), "draughts"),
+            [
+                "GAME TYPE Draughts",
+                "GAME BOARD DraughtsBoard 8 8",
+                "GAME TEAMS black white",
+                "GAME TEAM 1 black",
+            ]
+        );
+        // A client of seed 000 alone gets the seed's messages only.
+        assert_eq!(
+            start_lines(Text::seed_only(), "duell"),
+            ["GAME TYPE Conquest", "GAME BOARD ConquestBoard 9 8"]
+        );
     }
 }

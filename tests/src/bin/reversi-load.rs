@@ -474,7 +474,7 @@ fn memory_per_game(addr: SocketAddr, server_pid: Option<i32>) {
             .map(|_| reversi_tests::text::TextClient::join(addr, name))
             .collect();
         for p in &mut players {
-            p.expect("GAME TEAM");
+            p.expect("GAME TEAM ");
         }
         let children =
             std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
