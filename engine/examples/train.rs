@@ -4,8 +4,14 @@
 //! ```text
 //! cargo run --release -p reversi-engine --example train -- \
 //!     [--epochs 12] [--lr 0.004] [--decay 0.75] [--scalar-rate 0.02] \
-//!     [--out engine/data/eval.bin] /tmp/games.bin...
+//!     [--out engine/data/eval.bin] [--init engine/data/eval.bin] \
+//!     [--empties 11-20] /tmp/games.bin...
 //! ```
+//!
+//! `--init` starts from existing weights instead of zeros, and `--empties`
+//! loads only the positions with that many empty squares: together they
+//! refit the stages those positions fall in (each stage has weights of its
+//! own) and keep the others as they were.
 //!
 //! Input files hold the 17-byte records of `examples/selfplay.rs`. The
 //! model is linear: per game stage, the sum of one weight per pattern
@@ -15,8 +21,11 @@
 
 use std::time::Instant;
 
+use std::ops::RangeInclusive;
+
 use reversi_engine::training::{
-    for_each_feature, scalars, stage, weights_per_stage, weights_to_bytes, SCALARS, STAGES,
+    for_each_feature, scalars, stage, weights_from_bytes, weights_per_stage, weights_to_bytes,
+    SCALARS, STAGES,
 };
 
 /// One position's features, ready for training.
@@ -29,7 +38,7 @@ struct Sample {
     label: f32,
 }
 
-fn load(paths: &[String]) -> Vec<Sample> {
+fn load(paths: &[String], empties: &RangeInclusive<u32>) -> Vec<Sample> {
     let per_stage = weights_per_stage();
     let mut out = Vec::new();
     for path in paths {
@@ -38,7 +47,11 @@ fn load(paths: &[String]) -> Vec<Sample> {
             let p = u64::from_le_bytes(r[0..8].try_into().unwrap());
             let o = u64::from_le_bytes(r[8..16].try_into().unwrap());
             let label = r[16] as i8 as f32;
-            let base = stage((!(p | o)).count_ones()) * per_stage;
+            let n = (!(p | o)).count_ones();
+            if !empties.contains(&n) {
+                continue;
+            }
+            let base = stage(n) * per_stage;
             let mut idx = Vec::with_capacity(64);
             for_each_feature(p, o, |i| idx.push((base + i) as u32));
             out.push(Sample {
@@ -78,11 +91,22 @@ fn main() {
     let mut scalar_rate = 0.02f32;
     let mut out = "engine/data/eval.bin".to_string();
     let mut inputs = Vec::new();
+    let mut init = None;
+    let mut empties = 0..=60;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--epochs" => epochs = it.next().and_then(|v| v.parse().ok()).expect("--epochs N"),
             "--out" => out = it.next().expect("--out PATH"),
+            "--init" => init = Some(it.next().expect("--init PATH")),
+            "--empties" => {
+                let range = it.next().expect("--empties MIN-MAX");
+                let (min, max) = range
+                    .split_once('-')
+                    .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                    .expect("--empties MIN-MAX");
+                empties = min..=max;
+            }
             "--lr" => lr0 = it.next().and_then(|v| v.parse().ok()).expect("--lr X"),
             "--decay" => decay = it.next().and_then(|v| v.parse().ok()).expect("--decay X"),
             "--scalar-rate" => {
@@ -95,7 +119,7 @@ fn main() {
         }
     }
     let t = Instant::now();
-    let samples = load(&inputs);
+    let samples = load(&inputs, &empties);
     let (mut train, mut valid): (Vec<&Sample>, Vec<&Sample>) = (Vec::new(), Vec::new());
     for (i, s) in samples.iter().enumerate() {
         if i % 20 == 19 {
@@ -110,7 +134,17 @@ fn main() {
         valid.len(),
         t.elapsed().as_secs_f64()
     );
-    let mut w = vec![0f32; weights_per_stage() * STAGES];
+    let mut w = match &init {
+        None => vec![0f32; weights_per_stage() * STAGES],
+        Some(path) => {
+            let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+            weights_from_bytes(&bytes)
+                .unwrap_or_else(|| panic!("{path} does not fit the pattern layout"))
+                .iter()
+                .map(|&x| x as f32 / 100.0)
+                .collect()
+        }
+    };
     eprintln!("epoch 0: validation mse {:.2}", mse(&w, &valid));
     let mut rng = 0x1234_5678_9abc_def1u64;
     for epoch in 0..epochs {

@@ -320,6 +320,11 @@ impl Weights {
         Some(Weights { w, per_stage })
     }
 
+    /// Every stage's weights, one after the other (hundredths of a disc).
+    pub fn as_slice(&self) -> &[i16] {
+        &self.w
+    }
+
     /// Serialises weights (hundredths of a disc) in the file format.
     pub fn to_bytes(weights: &[i16]) -> Vec<u8> {
         let per_stage = Layout::get().per_stage;

@@ -1,54 +1,58 @@
 //! Stable discs: discs that can never be flipped again. Used by the solver
 //! to bound scores (a side's stable discs are its minimum final count).
 
-use std::sync::OnceLock;
-
 use crate::rules::bitboard::{CORNERS, NOT_A, NOT_H};
 
-/// All 30 diagonal lines of length >= 2... and the short ones too: every
-/// line in the two diagonal directions, so "full diagonal" is a mask test.
-fn diagonals() -> &'static [u64; 30] {
-    static LINES: OnceLock<[u64; 30]> = OnceLock::new();
-    LINES.get_or_init(|| {
-        let mut lines = [0u64; 30];
-        for sq in 0..64i32 {
-            let (x, y) = (sq % 8, sq / 8);
-            // x - y ranges -7..=7, x + y ranges 0..=14.
-            lines[(x - y + 7) as usize] |= 1 << sq;
-            lines[15 + (x + y) as usize] |= 1 << sq;
+/// The squares from which `2^k` steps of (`dx`, `dy`) leave the board,
+/// for k = 0, 1, 2 (1, 2 and 4 steps).
+const fn line_ends(dx: i32, dy: i32) -> [u64; 3] {
+    let mut ends = [0u64; 3];
+    let mut k = 0;
+    while k < 3 {
+        let steps = 1 << k;
+        let mut sq = 0;
+        while sq < 64 {
+            let (x, y) = (sq % 8 + dx * steps, sq / 8 + dy * steps);
+            if x < 0 || x > 7 || y < 0 || y > 7 {
+                ends[k] |= 1 << sq;
+            }
+            sq += 1;
         }
-        lines
-    })
+        k += 1;
+    }
+    ends
+}
+
+/// The squares of `occupied` whose whole line along one axis is occupied:
+/// the line is full from the square to the board's edge both ways, each
+/// way found by doubling (1, 2, then 4 steps). `shift` is one step along
+/// the axis in bit indices, `ahead` and `behind` the `line_ends` of the
+/// step forwards and backwards.
+#[inline(always)]
+fn full_along(occupied: u64, shift: u32, ahead: &[u64; 3], behind: &[u64; 3]) -> u64 {
+    let (mut forward, mut backward) = (occupied, occupied);
+    for k in 0..3 {
+        let s = shift << k;
+        forward &= (forward >> s) | ahead[k];
+        backward &= (backward << s) | behind[k];
+    }
+    forward & backward
 }
 
 /// Squares on fully occupied lines, per axis: horizontal, vertical, and
-/// the two diagonals.
+/// the two diagonals (a1-h8 direction, then h1-a8).
 #[inline]
 fn full_lines(occupied: u64) -> [u64; 4] {
-    let mut h = 0;
-    for r in 0..8 {
-        if (occupied >> (8 * r)) & 0xff == 0xff {
-            h |= 0xff << (8 * r);
-        }
-    }
-    let mut c = occupied;
-    c &= c >> 32;
-    c &= c >> 16;
-    c &= c >> 8;
-    let v = (c & 0xff).wrapping_mul(0x0101_0101_0101_0101);
-    let (mut d1, mut d2) = (0, 0);
-    let lines = diagonals();
-    for &l in &lines[..15] {
-        if occupied & l == l {
-            d1 |= l;
-        }
-    }
-    for &l in &lines[15..] {
-        if occupied & l == l {
-            d2 |= l;
-        }
-    }
-    [h, v, d1, d2]
+    const H: ([u64; 3], [u64; 3]) = (line_ends(1, 0), line_ends(-1, 0));
+    const V: ([u64; 3], [u64; 3]) = (line_ends(0, 1), line_ends(0, -1));
+    const D1: ([u64; 3], [u64; 3]) = (line_ends(1, 1), line_ends(-1, -1));
+    const D2: ([u64; 3], [u64; 3]) = (line_ends(-1, 1), line_ends(1, -1));
+    [
+        full_along(occupied, 1, &H.0, &H.1),
+        full_along(occupied, 8, &V.0, &V.1),
+        full_along(occupied, 9, &D1.0, &D1.1),
+        full_along(occupied, 7, &D2.0, &D2.1),
+    ]
 }
 
 /// A subset of `me`'s stable discs (never overestimates): grown from the
@@ -76,6 +80,21 @@ pub(crate) fn stable(me: u64, them: u64) -> u64 {
         }
         s = next;
     }
+}
+
+/// The stability cutoff of a null-window search: the opponent (owning
+/// `o`) keeps its stable discs, which caps the final score of the side
+/// owning `p`. `Some(cap)` when that cap is at most `alpha`, so the node
+/// fails low without a search. Stability is costly to compute: it is
+/// computed only for a winning `alpha` and when the opponent has enough
+/// discs for the cap to reach it.
+#[inline]
+pub(crate) fn stability_cutoff(p: u64, o: u64, alpha: i32) -> Option<i32> {
+    if alpha < 0 || alpha < 64 - 2 * o.count_ones() as i32 {
+        return None;
+    }
+    let cap = 64 - 2 * stable(o, p).count_ones() as i32;
+    (cap <= alpha).then_some(cap)
 }
 
 #[cfg(test)]
@@ -107,6 +126,40 @@ mod tests {
                 stable_black = sb;
                 stable_white = sw;
             }
+        }
+    }
+
+    /// Full lines by walking each line square by square.
+    fn full_lines_slowly(occupied: u64) -> [u64; 4] {
+        let mut out = [0u64; 4];
+        for (axis, (dx, dy)) in [(1, 0), (0, 1), (1, 1), (-1, 1)].into_iter().enumerate() {
+            for sq in 0..64i32 {
+                let mut line = 1u64 << sq;
+                for dir in [1, -1] {
+                    let (mut x, mut y) = (sq % 8, sq / 8);
+                    loop {
+                        (x, y) = (x + dir * dx, y + dir * dy);
+                        if !(0..8).contains(&x) || !(0..8).contains(&y) {
+                            break;
+                        }
+                        line |= 1 << (y * 8 + x);
+                    }
+                }
+                if occupied & line == line {
+                    out[axis] |= 1 << sq;
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn full_lines_match_a_square_by_square_walk(a in any::<u64>(), b in any::<u64>()) {
+            // Dense boards, so that some lines are full.
+            let occupied = a | b;
+            prop_assert_eq!(full_lines(occupied), full_lines_slowly(occupied));
+            prop_assert_eq!(full_lines(u64::MAX), [u64::MAX; 4]);
         }
     }
 

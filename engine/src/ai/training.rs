@@ -83,6 +83,12 @@ pub fn scalars(p: u64, o: u64) -> [f32; SCALARS] {
     Layout::get().scalars(p, o, b.moves().count_ones(), b.pass().moves().count_ones())
 }
 
+/// The weights (all stages, hundredths of a disc) in `bytes`, in the
+/// format of `data/eval.bin`; `None` if they do not fit the layout.
+pub fn weights_from_bytes(bytes: &[u8]) -> Option<Vec<i16>> {
+    Weights::parse(bytes).map(|w| w.as_slice().to_vec())
+}
+
 /// Serialises weights (all stages, hundredths of a disc) in the format of
 /// `data/eval.bin`.
 pub fn weights_to_bytes(weights: &[i16]) -> Vec<u8> {

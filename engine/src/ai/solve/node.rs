@@ -4,7 +4,7 @@ use super::{Pass, Reporter, Solver, SELECTIVITY};
 use crate::ai::endgame::{final_score, odd_quadrants, Endgame};
 use crate::ai::ordering::{mobility_key, pvs_child, Best, Child, MoveList};
 use crate::ai::patterns::Weights;
-use crate::ai::stability::stable;
+use crate::ai::stability::stability_cutoff;
 use crate::ai::table::{bounds, NO_MOVE};
 use crate::rules::moves::Kernel;
 use crate::CORNERS;
@@ -229,14 +229,8 @@ impl<K: Kernel + Endgame> Search<'_, '_, K> {
                 }
             }
         }
-        // Only when the opponent has enough discs for its stable ones to
-        // cap our score (stability is costly to compute).
-        if alpha >= 0 && alpha >= 64 - 2 * o.count_ones() as i32 {
-            // The opponent keeps its stable discs: that caps our score.
-            let cap = 64 - 2 * stable(o, p).count_ones() as i32;
-            if cap <= alpha {
-                return cap;
-            }
+        if let Some(cap) = stability_cutoff(p, o, alpha) {
+            return cap;
         }
         let moves = self.k.moves(p, o);
         if moves == 0 {
