@@ -3,6 +3,7 @@
 //! play one game on it, shows that game move by move, then stops the server.
 
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -69,11 +70,29 @@ impl Drop for Server {
 
 fn start_server(addr: &str) -> Result<Server, String> {
     let path = reversid_path()?;
-    let child = Command::new(&path)
+    let mut command = Command::new(&path);
+    command
         .args(["--listen", addr, "--fixed-colours"])
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::null());
+    let demo = std::process::id();
+    // SAFETY: between fork and exec the closure calls only prctl and getppid, which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            // The server ends with the demo however the demo ends (a SIGTERM, a crash):
+            // Drop does not run then, and nobody else knows the server is there.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() as u32 != demo {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+    let child = command
         .spawn()
         .map_err(|e| format!("could not start {}: {e}", path.display()))?;
     let mut server = Server(child);

@@ -3,7 +3,11 @@
 
 mod client_support;
 
-use client_support::Reversi;
+use std::time::{Duration, Instant};
+
+use client_support::{Reversi, LIMIT};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
 
 #[test]
 fn demo_shows_a_whole_game_and_stops_its_server() {
@@ -38,4 +42,58 @@ fn demo_without_reversid_says_where_it_looked() {
         err.contains(&dir.join("reversid").display().to_string()),
         "{err}"
     );
+}
+
+/// The children of process `parent` whose command is `name`.
+fn children_named(parent: u32, name: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // "pid (comm) state ppid ...": the comm may hold spaces, so split after ')'.
+            let Some((head, tail)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let ppid = tail.split_whitespace().nth(1);
+            head.ends_with(&format!("({name}")) && ppid == Some(&parent.to_string())
+        })
+        .collect()
+}
+
+/// Whether `pid` has ended (gone, or a zombie waiting for its new parent).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, tail)| tail.trim_start().starts_with('Z')),
+        Err(_) => true,
+    }
+}
+
+#[test]
+fn a_demo_killed_by_a_signal_takes_its_server_with_it() {
+    let demo = Reversi::start(&["demo", "--delay", "2000", "--level", "1"]);
+    let deadline = Instant::now() + LIMIT;
+    let server = loop {
+        if let Some(&pid) = children_named(demo.pid(), "reversid").first() {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the demo started no reversid");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    kill(Pid::from_raw(demo.pid() as i32), Signal::SIGTERM).unwrap();
+    // The server first: while it lives it holds the demo's output open.
+    while !ended(server) {
+        if Instant::now() > deadline {
+            let _ = kill(Pid::from_raw(server as i32), Signal::SIGKILL);
+            panic!("reversid {server} outlived its demo");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let done = demo.finish();
+    assert_eq!(done.code, None, "killed by the signal: {done:?}");
 }

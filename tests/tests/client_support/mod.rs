@@ -71,6 +71,10 @@ impl Reversi {
         reversi
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Waits for the exit (killing the process after [`LIMIT`]).
     pub fn finish(mut self) -> Finished {
         let deadline = Instant::now() + LIMIT;
