@@ -9,6 +9,7 @@
 # Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium]   (no argument: all)
 set -euo pipefail
 
+ARGS=("$@")
 want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
 
 # Installs Debian packages, as root or through sudo.
@@ -30,37 +31,22 @@ if want "$@"; then
   fi
 fi
 
-WHAT=grhino
-if want "$@"; then
-  if [ ! -x /usr/games/gtp-rhino ]; then
-    apt_install grhino
-  fi
-fi
+# Tool $1: the Debian packages $3... unless every command in $2 (space-separated) is there.
+debian_tool() {
+  local commands=$2 command
+  WHAT=$1
+  shift 2
+  want "${ARGS[@]}" || return 0
+  for command in $commands; do
+    if ! command -v "$command" >/dev/null 2>&1; then
+      apt_install "$@"
+      return
+    fi
+  done
+}
 
-WHAT=tmux
-if want "$@"; then
-  if ! command -v tmux >/dev/null 2>&1; then
-    apt_install tmux
-  fi
-fi
-
-WHAT=tshark
-if want "$@"; then
-  if ! command -v tshark >/dev/null 2>&1 || ! command -v dumpcap >/dev/null 2>&1; then
-    apt_install tshark
-  fi
-fi
-
-WHAT=haproxy
-if want "$@"; then
-  if ! command -v haproxy >/dev/null 2>&1; then
-    apt_install haproxy
-  fi
-fi
-
-WHAT=chromium
-if want "$@"; then
-  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
-    apt_install chromium chromium-driver
-  fi
-fi
+debian_tool grhino /usr/games/gtp-rhino grhino
+debian_tool tmux tmux tmux
+debian_tool tshark "tshark dumpcap" tshark
+debian_tool haproxy haproxy haproxy
+debian_tool chromium "chromium chromedriver" chromium chromium-driver

@@ -46,20 +46,14 @@ fn demo_without_reversid_says_where_it_looked() {
 
 /// The children of process `parent` whose command is `name`.
 fn children_named(parent: u32, name: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+    let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .unwrap_or_default();
+    children
+        .split_whitespace()
+        .filter_map(|pid| pid.parse().ok())
         .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            // "pid (comm) state ppid ...": the comm may hold spaces, so split after ')'.
-            let Some((head, tail)) = stat.rsplit_once(')') else {
-                return false;
-            };
-            let ppid = tail.split_whitespace().nth(1);
-            head.ends_with(&format!("({name}")) && ppid == Some(&parent.to_string())
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            comm.trim_end() == name
         })
         .collect()
 }
