@@ -63,7 +63,8 @@ pub enum Cmd {
     /// Without --game: Reversi's engine over the binary protocol, at --level or
     /// --move-time. With --game NAME: any game built into this client, over the
     /// text protocol: the game's own player where it has one (Reversi: the
-    /// engine; draughts: its search), else a Monte Carlo tree search player;
+    /// engine; draughts: its search; Duell and Foxes & Dolphins: theirs), else
+    /// a Monte Carlo tree search player;
     /// either thinks --move-time per move (default 1000 ms).
     Bot {
         /// Server address, host:port (a bare host means port 8765).
