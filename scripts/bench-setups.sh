@@ -15,9 +15,28 @@
 # measuring. Should the script be killed outright (SIGKILL), turn it on again by hand:
 #   echo on > /sys/kernel/mm/damon/admin/kdamonds/N/state
 set -euo pipefail
+usage() { sed -n '2,/^#   echo on/p' "$0" | sed 's/^# \{0,1\}//'; }
+case "${1:-}" in
+  -h | --help) usage; exit 0 ;;
+esac
 damon_both=false
 if [ "${1:-}" = --damon-both ]; then damon_both=true; shift; fi
-cd "$(dirname "$0")/../target/release"
+for n in "$@"; do
+  if ! [[ $n =~ ^[1-9][0-9]*$ ]]; then
+    echo "bench-setups: \"$n\" is not a positive count" >&2
+    usage >&2
+    exit 2
+  fi
+done
+[ $# -le 3 ] || { echo "bench-setups: at most three counts (ROUNDS HOLD GAMES)" >&2; exit 2; }
+release="${CARGO_TARGET_DIR:-$(dirname "$0")/../target}/release"
+for bin in reversid reversi-load; do
+  if ! [ -x "$release/$bin" ]; then
+    echo "bench-setups: $release/$bin is missing: cargo build --release -p reversi-server -p reversi-tests" >&2
+    exit 1
+  fi
+done
+cd "$release"
 rounds=${1:-2} hold=${2:-5000} games=${3:-8000}
 unlimited=(--max-pending-per-address 1000000 --max-sessions-per-address 1000000
   --abandon-strikes 1000000 --first-move-timeout 0 --max-sessions 30000 --max-pending 100000)

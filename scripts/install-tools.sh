@@ -6,8 +6,25 @@
 #   tshark          tshark and dumpcap, for the Wireshark dissector's test (tests/tests/dissector.rs)
 #   haproxy         the load balancer of deploy/haproxy.cfg, for scripts/haproxy-demo.sh
 #   chromium        headless chromium and chromedriver, for the browser test (tests/tests/browser.rs)
-# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium]   (no argument: all)
+#   nc              netcat (OpenBSD's), to speak the text protocol by hand as README shows
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium] [nc]   (no argument: all)
 set -euo pipefail
+
+TOOLS="fuzz grhino tmux tshark haproxy chromium nc"
+for arg in "$@"; do
+  case " $TOOLS " in
+    *" $arg "*) ;;
+    *)
+      if [ "$arg" != -h ] && [ "$arg" != --help ]; then
+        echo "install-tools: no tool \"$arg\"; tools: $TOOLS" >&2
+        sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//' >&2
+        exit 2
+      fi
+      sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+  esac
+done
 
 ARGS=("$@")
 want() { [ $# -eq 0 ] || [[ " $* " == *" $WHAT "* ]]; }
@@ -50,3 +67,4 @@ debian_tool tmux tmux tmux
 debian_tool tshark "tshark dumpcap" tshark
 debian_tool haproxy haproxy haproxy
 debian_tool chromium "chromium chromedriver" chromium chromium-driver
+debian_tool nc nc netcat-openbsd
