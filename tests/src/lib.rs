@@ -35,6 +35,17 @@ pub const UNLIMITED: &[&str] = &[
     "1000000",
 ];
 
+/// Says that the running test skips, and why, where `cargo test` shows it
+/// even when the test passes: straight to the process's standard error,
+/// which the test harness does not capture (it captures `eprintln!`).
+pub fn skipped(why: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let _ = writeln!(io::stderr().lock(), "\n{test}: skipped: {why}");
+}
+
 /// How long a test waits for anything before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 

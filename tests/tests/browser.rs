@@ -231,10 +231,7 @@ fn assert_reversi_count(why: &str, board: &[Square]) -> (usize, usize) {
 
 fn start() -> Option<(Server, Browser)> {
     let Some(program) = chromium() else {
-        eprintln!(
-            "skipping the browser test: chromium is not installed \
-             (scripts/install-tools.sh chromium)"
-        );
+        reversi_tests::skipped("chromium is not installed (scripts/install-tools.sh chromium)");
         return None;
     };
     let server = Server::start(&["--first-move-timeout", "60"]);

@@ -12,7 +12,9 @@ const RHINO: &str = "/usr/games/gtp-rhino";
 #[test]
 fn a_short_match_against_gtp_rhino() {
     if !Path::new(RHINO).exists() {
-        eprintln!("skipped: {RHINO} is not installed (apt-get install grhino)");
+        reversi_tests::skipped(&format!(
+            "{RHINO} is not installed (scripts/install-tools.sh grhino)"
+        ));
         return;
     }
     let gtp = format!("{RHINO} -l 1");

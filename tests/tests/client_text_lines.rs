@@ -41,7 +41,7 @@ fn a_scripted_game_with_mistakes_in_it() {
 #[test]
 fn a_dumb_terminal_gets_lines_without_colour() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed (scripts/install-tools.sh tmux)");
+        reversi_tests::skipped("tmux is not installed (scripts/install-tools.sh tmux)");
         return;
     }
     let server = Server::start(&["--fixed-colours"]);

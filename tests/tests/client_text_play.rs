@@ -18,7 +18,7 @@ fn skip() -> bool {
     if tmux::available() {
         return false;
     }
-    eprintln!("skipped: tmux is not installed (scripts/install-tools.sh tmux)");
+    reversi_tests::skipped("tmux is not installed (scripts/install-tools.sh tmux)");
     true
 }
 

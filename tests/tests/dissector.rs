@@ -267,14 +267,13 @@ fn check_stream(frames: &[Frame], from: u16, to: u16, pdus: &[Shown], what: &str
 /// tshark or dumpcap missing, or no right to capture.
 fn capture_or_skip(port: u16) -> Option<Capture> {
     if !on_path("tshark") || !on_path("dumpcap") {
-        eprintln!(
-            "skipping the dissector test: tshark and dumpcap are not installed \
-             (scripts/install-tools.sh tshark installs them)"
+        reversi_tests::skipped(
+            "tshark and dumpcap are not installed (scripts/install-tools.sh tshark installs them)",
         );
         return None;
     }
     Capture::start(port)
-        .map_err(|e| eprintln!("skipping the dissector test: cannot capture on lo: {e}"))
+        .map_err(|e| reversi_tests::skipped(&format!("cannot capture on lo: {e}")))
         .ok()
 }
 

@@ -130,7 +130,7 @@ fn connect_and_quit_in_one_segment_leaves_the_queue() {
 #[test]
 fn ipv4_and_ipv6_listeners_share_one_queue() {
     if std::net::TcpListener::bind("[::1]:0").is_err() {
-        eprintln!("skipped: no IPv6 loopback here");
+        reversi_tests::skipped("no IPv6 loopback here");
         return;
     }
     let server = Server::start(&["--listen", "[::1]:0"]);

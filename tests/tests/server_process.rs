@@ -162,7 +162,7 @@ fn running_out_of_descriptors_backs_off_and_recovers() {
 #[test]
 fn a_failed_fork_refuses_both_clients_and_the_supervisor_lives_on() {
     let Some(server) = Server::start_unable_to_fork(&[]) else {
-        eprintln!("skipped: needs root to run reversid as nobody with RLIMIT_NPROC 0");
+        reversi_tests::skipped("needs root to run reversid as nobody with RLIMIT_NPROC 0");
         return;
     };
     for round in 1..=2 {
