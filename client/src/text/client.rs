@@ -277,6 +277,12 @@ impl Client {
         matches!(&self.phase, Phase::Playing(g) if g.ready && g.over.is_none())
     }
 
+    /// Asked to join a game that has not started: in the queue, or about
+    /// to be.
+    pub fn is_joining(&self) -> bool {
+        matches!(self.phase, Phase::Joining { .. })
+    }
+
     /// Queued and still waiting for players.
     pub fn waiting_for(&self) -> Option<u32> {
         match self.phase {
