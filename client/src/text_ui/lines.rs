@@ -86,6 +86,9 @@ impl Lines {
             Ok(Some(Typed::Send(request))) => self.feed(Event::User(request)),
             Ok(Some(Typed::Help)) => {
                 println!("{}", typed::HELP);
+                if let Some(game) = self.driver.client().game() {
+                    println!("{}", words::coordinates(&game.board));
+                }
                 None
             }
             Ok(Some(Typed::Board)) => {

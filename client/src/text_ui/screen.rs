@@ -39,8 +39,7 @@ const HELP: &str =
 press space (or Enter) on each square of the move in order, then Enter on the last one (or m) \
 sends it. Esc clears the squares picked. Or press : and type the move: in the game's own notation \
 (d3, 11-15), as numbers (4 6, or 1 1 1 6 for two squares), or a command (offer draw, accept draw, \
-quit). Squares are numbered from (1, 1) at the lower left, as the edges show. q twice leaves \
-(your team resigns if the game is on).";
+quit). q twice leaves (your team resigns if the game is on).";
 
 struct Screen {
     driver: Driver,
@@ -474,10 +473,14 @@ impl Screen {
         };
         frame.render_widget(Paragraph::new(bottom_text), bottom);
         if self.help {
-            let area = centred(frame.area(), 64, 14);
+            let mut help = vec![Line::raw(HELP)];
+            if let Some(game) = self.game() {
+                help.extend([Line::raw(""), Line::raw(words::coordinates(&game.board))]);
+            }
+            let area = centred(frame.area(), 64, 16);
             frame.render_widget(ratatui::widgets::Clear, area);
             frame.render_widget(
-                Paragraph::new(HELP)
+                Paragraph::new(help)
                     .wrap(Wrap { trim: true })
                     .block(Block::bordered().title("help (Esc or ? closes)")),
                 area,
