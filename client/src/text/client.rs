@@ -136,7 +136,7 @@ impl fmt::Display for Refusal {
             Refusal::Busy => "busy: the last request has not been answered, or a game is on",
             Refusal::NoGame => "no game yet",
             Refusal::Watching => "you are watching: viewers cannot play",
-            Refusal::NotYourMove => "not your move (wait for the server to say READY)",
+            Refusal::NotYourMove => "not your turn yet",
             Refusal::GameOver => "the game is over",
             Refusal::EmptyMove => "a move needs at least one square",
         })
