@@ -100,8 +100,8 @@ pub fn run(addr: &str) -> u8 {
         if let Some(code) = code {
             return code;
         }
-        while ui.interactive || matches!(driver.state(), State::MyTurn(_)) {
-            let Some(line) = held.pop_front() else { break };
+        while held.front().is_some_and(|line| is_due(&driver, &ui, line)) {
+            let line = held.pop_front().flatten();
             if let Some(code) = user_line(&mut driver, &ui, line) {
                 return code;
             }
@@ -110,6 +110,23 @@ pub fn run(addr: &str) -> u8 {
     // Both readers are gone without an exit: cannot happen, as the socket
     // reader always ends with an event that finishes the connection.
     exit::SERVER_GONE
+}
+
+/// Whether the next held line (`None`: stdin closed) may be handled now.
+fn is_due(driver: &Driver, ui: &Ui, line: &Option<String>) -> bool {
+    match driver.state() {
+        _ if ui.interactive => true,
+        State::MyTurn(_) => true,
+        State::Connecting => may_go_while_queued(line),
+        _ => false,
+    }
+}
+
+/// Whether a held line may go while in the queue: the end of stdin and
+/// `quit` leave it, a blank line does nothing.
+fn may_go_while_queued(line: &Option<String>) -> bool {
+    line.as_deref()
+        .is_none_or(|text| matches!(input::parse(text), Ok(None | Some(Input::Quit))))
 }
 
 /// Handles one line of input (`None`: stdin closed, which quits).

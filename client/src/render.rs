@@ -208,7 +208,8 @@ pub fn notice(notice: &Notice, style: Style) -> String {
             format!("protocol error from the server: {what} (sent error and closed)")
         }
         Notice::ConnectFailed(why) => why.clone(),
-        Notice::Quit => "you left the game".to_string(),
+        Notice::Quit { paired: true } => "you left the game".to_string(),
+        Notice::Quit { paired: false } => "you left the queue".to_string(),
     }
 }
 

@@ -183,8 +183,12 @@ pub enum Notice {
     ProtocolViolation(String),
     /// The connection could not be opened; the text says why.
     ConnectFailed(String),
-    /// The user quit and `quit` was sent.
-    Quit,
+    /// The user quit and `quit` was sent; `paired` tells whether a game
+    /// had started (it is lost) or the client only left the queue.
+    Quit {
+        /// Whether `connect_ok` had been received.
+        paired: bool,
+    },
 }
 
 /// Why a user command was refused locally.
@@ -455,15 +459,18 @@ impl State {
             (Command::Quit | Command::Place(_), state @ (State::Disconnected | State::Over(_))) => {
                 state.refuse(Refusal::NotConnected)
             }
-            (Command::Quit, state) => (
-                State::Over(state.into_session()),
-                vec![
-                    Action::Send(Outgoing::Quit),
-                    Action::Close,
-                    Action::Show(Notice::Quit),
-                    Action::Exit(exit::OK),
-                ],
-            ),
+            (Command::Quit, state) => {
+                let paired = state.session().is_some();
+                (
+                    State::Over(state.into_session()),
+                    vec![
+                        Action::Send(Outgoing::Quit),
+                        Action::Close,
+                        Action::Show(Notice::Quit { paired }),
+                        Action::Exit(exit::OK),
+                    ],
+                )
+            }
             (Command::Place(_), state @ State::Connecting) => state.refuse(Refusal::NoGameYet),
             (Command::Place(_), state @ (State::Starting { .. } | State::Waiting(_))) => {
                 state.refuse(Refusal::NotYourTurn)

@@ -215,14 +215,30 @@ fn pdus_split_byte_by_byte_are_put_together() {
 
 #[test]
 fn quit_is_sent_when_the_user_quits() {
-    let (client, mut stream) = connected(Some("quit\n"));
+    let (mut client, mut stream) = connected(None);
     let _ = stream.write_all(&[&CONNECT_OK_BLACK[..], &INITIAL, &TURN].concat());
+    client.wait_stdout("your move");
+    client.end_script("quit\n");
     let mut sent = Vec::new();
     let _ = stream.read_to_end(&mut sent);
     let c = client.finish();
     assert_eq!(c.code, Some(0), "{c:?}");
     assert_eq!(sent, QUIT);
     assert!(c.stdout.contains("you left the game"));
+}
+
+#[test]
+fn quit_or_stdin_eof_in_the_queue_leaves_it_at_once() {
+    // The server never pairs: the client must not wait for it to.
+    for script in ["quit\n", ""] {
+        let (client, mut stream) = connected(Some(script));
+        let mut sent = Vec::new();
+        let _ = stream.read_to_end(&mut sent);
+        let c = client.finish();
+        assert_eq!(c.code, Some(0), "{script:?}: {c:?}");
+        assert_eq!(sent, QUIT, "{script:?}: {c:?}");
+        assert!(c.stdout.contains("you left the queue"), "{c:?}");
+    }
 }
 
 #[test]

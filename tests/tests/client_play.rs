@@ -102,7 +102,13 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
 #[test]
 fn quitting_forfeits_and_the_opponent_is_told() {
     let server = Server::start(&["--fixed-colours"]);
-    let (black, white) = two_players(&server, "quit\n", "");
+    let addr = server.addr().to_string();
+    let mut black = Reversi::start(&["play", &addr]);
+    server.wait_log("queued (1 waiting)");
+    let white = Reversi::start(&["play", &addr]);
+    // A quit in the queue leaves it: black's comes in the game.
+    black.wait_stdout("opponent found");
+    black.end_script("quit\n");
     let (b, w) = (black.finish(), white.finish());
     assert_eq!(b.code, Some(0), "{b:?}");
     assert!(b.stdout.contains("you left the game"), "{b:?}");
@@ -118,7 +124,13 @@ fn quitting_forfeits_and_the_opponent_is_told() {
 #[test]
 fn stdin_eof_quits_at_the_players_turn() {
     let server = Server::start(&["--fixed-colours"]);
-    let (black, white) = two_players(&server, "f5\n", "");
+    let addr = server.addr().to_string();
+    let black = Reversi::scripted(&["play", &addr], "f5\n");
+    server.wait_log("queued (1 waiting)");
+    let mut white = Reversi::start(&["play", &addr]);
+    // The end of a script in the queue leaves it: white's ends in the game.
+    white.wait_stdout("opponent found");
+    white.end_script("");
     let (b, w) = (black.finish(), white.finish());
     // White's script is empty: it quits when its turn comes, after f5.
     assert_eq!(w.code, Some(0), "{w:?}");
@@ -129,6 +141,20 @@ fn stdin_eof_quits_at_the_players_turn() {
         ),
         "{b:?}"
     );
+}
+
+#[test]
+fn stdin_eof_or_quit_in_the_queue_leaves_it_at_once() {
+    let server = Server::start(&["--log-burst", "100"]);
+    let addr = server.addr().to_string();
+    let scripts = ["", "quit\n", "\nquit\nf5\n"];
+    for script in scripts {
+        // No opponent ever comes: the client must not wait for one.
+        let left = Reversi::scripted(&["play", &addr], script).finish();
+        assert_eq!(left.code, Some(0), "{script:?}: {left:?}");
+        assert!(left.stdout.contains("you left the queue"), "{left:?}");
+    }
+    server.wait_logs(": left ", scripts.len());
 }
 
 #[test]

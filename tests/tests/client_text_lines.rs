@@ -39,6 +39,22 @@ fn a_scripted_game_with_mistakes_in_it() {
 }
 
 #[test]
+fn stdin_eof_or_quit_in_the_queue_leaves_it_at_once() {
+    let server = Server::start(&["--log-burst", "100"]);
+    let addr = server.addr().to_string();
+    let scripts = ["", "quit\n", "\nquit\nb2\n"];
+    for game in ["tictactoe", "reversi"] {
+        for script in scripts {
+            // No opponent ever comes: the client must not wait for one.
+            let left = Reversi::scripted(&["play", "--game", game, &addr], script).finish();
+            assert_eq!(left.code, Some(0), "{game} {script:?}: {left:?}");
+            assert!(left.stdout.contains("you left the queue"), "{left:?}");
+        }
+    }
+    server.wait_logs(": left ", 2 * scripts.len());
+}
+
+#[test]
 fn a_dumb_terminal_gets_lines_without_colour() {
     if !tmux::available() {
         reversi_tests::skipped("tmux is not installed (scripts/install-tools.sh tmux)");

@@ -188,6 +188,32 @@ fn the_screen_follows_a_resize_help_and_no_color() {
 }
 
 #[test]
+fn a_board_too_big_for_the_terminal_says_so_until_it_is_resized() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "foxes", &[]);
+    let addr = server.addr().to_string();
+    let _opponent = Reversi::start(&["play", "--game", "foxes", &addr]);
+    screen.resize(80, 24);
+    let small = screen.wait_for(&["terminal too small for this board: need 68 x 36 (or 98 x 31)"]);
+    assert!(small.contains("have 80 x 24"), "{small}");
+    assert!(
+        !small.contains("┌FoxesBoard 20x20"),
+        "no cut board:\n{small}"
+    );
+    screen.resize(120, 40);
+    let big = screen.wait_for(&["┌FoxesBoard 20x20─", "cursor at 10 10"]);
+    assert!(!big.contains("too small"), "{big}");
+    for row in ["│20 ", "│ 1 "] {
+        assert!(big.contains(row), "{row:?} missing:\n{big}");
+    }
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
+}
+
+#[test]
 fn colours_show_teams_and_squares() {
     if skip() {
         return;

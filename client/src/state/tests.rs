@@ -216,11 +216,11 @@ fn refused(why: Refusal) -> Vec<Action> {
     vec![Action::Show(Notice::Refused(why))]
 }
 
-fn quit_actions() -> Vec<Action> {
+fn quit_actions(paired: bool) -> Vec<Action> {
     vec![
         Action::Send(Outgoing::Quit),
         Action::Close,
-        Action::Show(Notice::Quit),
+        Action::Show(Notice::Quit { paired }),
         Action::Exit(exit::OK),
     ]
 }
@@ -252,22 +252,22 @@ fn every_user_command_in_every_state() {
             "Connecting" => (
                 refused(Refusal::AlreadyConnecting),
                 refused(Refusal::NoGameYet),
-                quit_actions(),
+                quit_actions(false),
             ),
             "Starting" | "Waiting" => (
                 refused(Refusal::InGame),
                 refused(Refusal::NotYourTurn),
-                quit_actions(),
+                quit_actions(true),
             ),
             "MyTurn" => (
                 refused(Refusal::InGame),
                 vec![Action::Send(Outgoing::Place(sq("f5")))],
-                quit_actions(),
+                quit_actions(true),
             ),
             "Placing" => (
                 refused(Refusal::InGame),
                 refused(Refusal::MovePending),
-                quit_actions(),
+                quit_actions(true),
             ),
             _ => unreachable!(),
         };

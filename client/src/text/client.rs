@@ -136,7 +136,7 @@ impl fmt::Display for Refusal {
             Refusal::Busy => "busy: the last request has not been answered, or a game is on",
             Refusal::NoGame => "no game yet",
             Refusal::Watching => "you are watching: viewers cannot play",
-            Refusal::NotYourMove => "not your move (wait for the server to say READY)",
+            Refusal::NotYourMove => "not your turn yet",
             Refusal::GameOver => "the game is over",
             Refusal::EmptyMove => "a move needs at least one square",
         })
@@ -275,6 +275,12 @@ impl Client {
     /// Whether this client may send a move now.
     pub fn may_move(&self) -> bool {
         matches!(&self.phase, Phase::Playing(g) if g.ready && g.over.is_none())
+    }
+
+    /// Asked to join a game that has not started: in the queue, or about
+    /// to be.
+    pub fn is_joining(&self) -> bool {
+        matches!(self.phase, Phase::Joining { .. })
     }
 
     /// Queued and still waiting for players.

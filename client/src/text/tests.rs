@@ -48,10 +48,13 @@ const START: &str = "GAME TYPE TicTacToe
 fn a_whole_game_as_a_player() {
     let (mut c, actions) = connected(Request::Join("tictactoe".into()));
     assert_eq!(actions, vec![send("GAME TYPE tictactoe")]);
+    assert!(c.is_joining());
     let waiting = received(&mut c, "GAME WAITING 1");
     assert_eq!(notices(&waiting), vec![Notice::Waiting { more: 1 }]);
     assert_eq!(c.waiting_for(), Some(1));
+    assert!(c.is_joining());
     let start = notices(&received(&mut c, START));
+    assert!(!c.is_joining(), "the game has started");
     assert_eq!(
         start,
         vec![

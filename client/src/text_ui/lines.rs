@@ -3,6 +3,8 @@
 //! lines are a script of this player's moves: each is held until the
 //! server says READY, so a file of moves plays them in order; the end of
 //! stdin means quit (when the next move is due); a viewer watches on. A
+//! `quit` or the end of stdin reached while still in the queue goes at
+//! once: the client leaves before any game starts. A
 //! player's run ends with the game's result; a viewer's when the server
 //! closes the connection.
 
@@ -54,10 +56,14 @@ impl Lines {
         code.or(ended.then_some(exit::OK))
     }
 
-    /// Whether a held script line may go now.
-    fn line_is_due(&self) -> bool {
+    /// Whether a held script line (`None`: the end of stdin) may go now.
+    fn line_is_due(&self, line: &Option<String>) -> bool {
         let client = self.driver.client();
-        self.interactive || client.may_move() || client.game().is_some_and(|g| g.team().is_none())
+        match client.game() {
+            _ if self.interactive || client.may_move() => true,
+            Some(game) => game.team().is_none(),
+            None => client.is_joining() && may_go_while_queued(line),
+        }
     }
 
     fn user_line(&mut self, line: Option<String>) -> Option<u8> {
@@ -80,6 +86,9 @@ impl Lines {
             Ok(Some(Typed::Send(request))) => self.feed(Event::User(request)),
             Ok(Some(Typed::Help)) => {
                 println!("{}", typed::HELP);
+                if let Some(game) = self.driver.client().game() {
+                    println!("{}", words::coordinates(&game.board));
+                }
                 None
             }
             Ok(Some(Typed::Board)) => {
@@ -96,6 +105,17 @@ impl Lines {
             }
         }
     }
+}
+
+/// Whether a held line may go while in the queue: the end of stdin and
+/// `quit` leave it, a blank line does nothing.
+fn may_go_while_queued(line: &Option<String>) -> bool {
+    line.as_deref().is_none_or(|text| {
+        matches!(
+            typed::parse(text),
+            Ok(None | Some(Typed::Send(Request::Quit)))
+        )
+    })
 }
 
 /// The square kinds and pieces seen, in one line.
@@ -145,8 +165,8 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, interactive
         if let Some(code) = code {
             return code;
         }
-        while ui.line_is_due() {
-            let Some(line) = held.pop_front() else { break };
+        while held.front().is_some_and(|line| ui.line_is_due(line)) {
+            let line = held.pop_front().flatten();
             if let Some(code) = ui.user_line(line) {
                 return code;
             }

@@ -32,6 +32,18 @@ const TICK: Duration = Duration::from_millis(50);
 /// Messages kept for the message pane.
 const LOG_LINES: usize = 200;
 
+/// The title line and the keys line.
+const CHROME_HEIGHT: u16 = 2;
+/// The message pane: three lines and its border, five on a tall screen.
+const LOG_HEIGHT: u16 = 5;
+const TALL_LOG_HEIGHT: u16 = 7;
+/// A screen this tall gets the tall message pane (when the board leaves room).
+const TALL_SCREEN: u16 = 32;
+/// The status panel beside the board, at least: whose move, the cursor, the move built.
+const SIDE_WIDTH: u16 = 30;
+/// The status panel under the board, at least: three lines and its border.
+const STATUS_HEIGHT: u16 = 5;
+
 const KEYS: &str = "arrows/hjkl move, space pick, Enter/m send, Esc clear, : type, ? help, q quit";
 
 const HELP: &str =
@@ -39,8 +51,7 @@ const HELP: &str =
 press space (or Enter) on each square of the move in order, then Enter on the last one (or m) \
 sends it. Esc clears the squares picked. Or press : and type the move: in the game's own notation \
 (d3, 11-15), as numbers (4 6, or 1 1 1 6 for two squares), or a command (offer draw, accept draw, \
-quit). Squares are numbered from (1, 1) at the lower left, as the edges show. q twice leaves \
-(your team resigns if the game is on).";
+quit). q twice leaves (your team resigns if the game is on).";
 
 struct Screen {
     driver: Driver,
@@ -430,8 +441,17 @@ impl Screen {
     }
 
     fn draw(&self, frame: &mut Frame) {
-        // Five lines of messages on a tall screen, three on a short one.
-        let log_height = if frame.area().height >= 32 { 7 } else { 5 };
+        let have = frame.area();
+        let size = self.game().map(|game| Footprint::of(self, game));
+        let too_small = size.as_ref().filter(|size| !size.fits(have));
+        let need = size.as_ref().map(|size| size.screen(have.width));
+        // Five lines of messages on a tall screen with room to spare, three else.
+        let spare = need.map_or(have.height, |(_, h)| have.height.saturating_sub(h));
+        let log_height = if have.height >= TALL_SCREEN && spare >= TALL_LOG_HEIGHT - LOG_HEIGHT {
+            TALL_LOG_HEIGHT
+        } else {
+            LOG_HEIGHT
+        };
         let [top, main, messages, bottom] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(5),
@@ -451,8 +471,19 @@ impl Screen {
             Paragraph::new(title).style(Style::new().add_modifier(Modifier::BOLD)),
             top,
         );
-        if let Some(game) = self.game() {
-            self.draw_game(frame, main, game);
+        match (self.game(), too_small) {
+            (Some(_), Some(size)) => {
+                let [(w, h), (wide, short)] = size.smallest();
+                let text = format!(
+                    "terminal too small for this board: need {w} x {h} (or {wide} x {short}), \
+                     have {} x {}\n(make it bigger, or q twice leaves)",
+                    have.width, have.height
+                );
+                let area = centred(main, main.width, 3);
+                frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+            }
+            (Some(game), None) => self.draw_game(frame, main, game),
+            (None, _) => {}
         }
         let shown = usize::from(messages.height.saturating_sub(2));
         let log: Vec<Line> = self
@@ -474,10 +505,14 @@ impl Screen {
         };
         frame.render_widget(Paragraph::new(bottom_text), bottom);
         if self.help {
-            let area = centred(frame.area(), 64, 14);
+            let mut help = vec![Line::raw(HELP)];
+            if let Some(game) = self.game() {
+                help.extend([Line::raw(""), Line::raw(words::coordinates(&game.board))]);
+            }
+            let area = centred(frame.area(), 64, 16);
             frame.render_widget(ratatui::widgets::Clear, area);
             frame.render_widget(
-                Paragraph::new(HELP)
+                Paragraph::new(help)
                     .wrap(Wrap { trim: true })
                     .block(Block::bordered().title("help (Esc or ? closes)")),
                 area,
@@ -490,22 +525,21 @@ impl Screen {
     fn draw_game(&self, frame: &mut Frame, area: Rect, game: &Game) {
         let board = self.board_lines(game);
         let legend = self.legend_lines(game);
-        let board_width = board.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
-        let legend_width = legend.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
-        let left_width = board_width.max(legend_width).min(area.width);
-        let board_height = board.len() as u16 + 2;
+        let size = Footprint::of(self, game);
+        let left_width = size.left_width.min(area.width);
+        let board_height = size.board_height;
         let legend_height = legend.len() as u16 + 2;
-        let wide = area.width >= left_width + 30;
-        let (left, side) = if wide {
+        let (left, side) = if size.side_fits(area.width) {
             let [l, s] = Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)])
                 .areas(area);
             (l, s)
         } else {
-            let [l, s] = Layout::vertical([
-                Constraint::Length(board_height + legend_height),
-                Constraint::Min(0),
-            ])
-            .areas(area);
+            // The status keeps its lines under the board; the legend gets what is left.
+            let left_height = (board_height + legend_height)
+                .min(area.height.saturating_sub(STATUS_HEIGHT))
+                .max(board_height);
+            let [l, s] =
+                Layout::vertical([Constraint::Length(left_height), Constraint::Min(0)]).areas(area);
             (l, s)
         };
         // The board first; the legend where room is left (none on a small screen).
@@ -537,6 +571,56 @@ impl Screen {
                 .block(Block::bordered()),
             side,
         );
+    }
+}
+
+/// What a game's screen takes: the board (with its legend beside it, as
+/// wide as the wider of the two) and the status panel.
+struct Footprint {
+    left_width: u16,
+    board_height: u16,
+}
+
+impl Footprint {
+    fn of(screen: &Screen, game: &Game) -> Footprint {
+        let width = |lines: &[Line]| lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
+        let board = screen.board_lines(game);
+        Footprint {
+            left_width: width(&board).max(width(&screen.legend_lines(game))),
+            board_height: board.len() as u16 + 2,
+        }
+    }
+
+    /// Whether the status panel goes beside the board on a screen this wide.
+    fn side_fits(&self, width: u16) -> bool {
+        width >= self.left_width + SIDE_WIDTH
+    }
+
+    /// The smallest screen (width, height) that shows the whole board, its
+    /// status and the messages, for a screen `width` wide: the status
+    /// beside the board if it is wide enough, else under it.
+    fn screen(&self, width: u16) -> (u16, u16) {
+        let [under, beside] = self.smallest();
+        if self.side_fits(width) {
+            beside
+        } else {
+            under
+        }
+    }
+
+    /// The smallest screens: with the status under the board, and beside it.
+    fn smallest(&self) -> [(u16, u16); 2] {
+        let height = CHROME_HEIGHT + LOG_HEIGHT + self.board_height;
+        [
+            (self.left_width, height + STATUS_HEIGHT),
+            (self.left_width + SIDE_WIDTH, height),
+        ]
+    }
+
+    /// Whether a screen of `have`'s size shows it all.
+    fn fits(&self, have: Rect) -> bool {
+        let (width, height) = self.screen(have.width);
+        have.width >= width && have.height >= height
     }
 }
 

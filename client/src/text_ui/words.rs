@@ -2,7 +2,7 @@
 //! full-screen view and the line mode. Teams have the names the server gave
 //! (`GAME TEAMS`, `GAME TEAM`), else they are "team k".
 
-use reversi_client::text::{Game, Notice, Seat, Standing};
+use reversi_client::text::{Board, Game, Notice, Seat, Standing};
 
 /// A team as people read it: `X (team 1, you)`, `white (team 2)` or `team 2`.
 pub fn team(game: Option<&Game>, team: u8) -> String {
@@ -101,6 +101,7 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Result { standing, why } => format!("{}: {why}", verdict(*standing)),
         Notice::Aborted(why) => format!("the server stopped the game: {why}"),
         Notice::Refused(why) => format!("refused: {why}"),
+        Notice::Quit if game.is_none() => "you left the queue".to_owned(),
         Notice::Quit => "you left the game".to_owned(),
         Notice::Closed { finished: true } => "the server closed the connection".to_owned(),
         Notice::Closed { finished: false } => {
@@ -109,4 +110,66 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Violation(what) => format!("protocol error from the server: {what}"),
         Notice::ConnectFailed(why) => why.clone(),
     })
+}
+
+/// How a move typed as numbers (`4 6`) names squares on `board`: x counts
+/// columns from the left, y rows from the bottom (seed 000's (1, 1) is the
+/// lower left), whatever names the game gives its edges. Where the edges
+/// show names, the corners say how the two relate.
+pub fn coordinates(board: &Board) -> String {
+    let (w, h) = (board.width(), board.height());
+    let numbered = (1..=w).all(|x| board.column_name(x) == x.to_string())
+        && (1..=h).all(|y| board.row_name(y) == y.to_string());
+    if numbered {
+        return format!(
+            "As numbers, a square is x y, as the edges show: 1 1 is the lower left square, \
+             {w} {h} the upper right."
+        );
+    }
+    // square_name is `d3` where both edges are named, else numbers again.
+    let both_named = board.square_name(1, 1) != "1 1";
+    let corner = |x: u8, y: u8| match both_named {
+        true => format!("{x} {y} is {}", board.square_name(x, y)),
+        false => format!(
+            "{x} {y} is column {} row {}",
+            board.column_name(x),
+            board.row_name(y)
+        ),
+    };
+    format!(
+        "As numbers, a square is x y, counted from 1 1 at the lower left, whatever the edges \
+         are called: {} (lower left), {} (upper right).",
+        corner(1, 1),
+        corner(w, h)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_on_a_board_whose_rows_count_from_the_top() {
+        let mut board = Board::new("ReversiBoard", 8, 8).unwrap();
+        let columns = "a b c d e f g h".split(' ').map(str::to_owned).collect();
+        board.name_columns(columns).unwrap();
+        let rows = "8 7 6 5 4 3 2 1".split(' ').map(str::to_owned).collect();
+        board.name_rows(rows).unwrap();
+        let text = coordinates(&board);
+        assert!(
+            text.contains("1 1 is a8 (lower left), 8 8 is h1 (upper right)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn numbers_on_a_numbered_board() {
+        let board = Board::new("FoxesBoard", 6, 15).unwrap();
+        let text = coordinates(&board);
+        assert!(
+            text.contains("as the edges show: 1 1 is the lower left"),
+            "{text}"
+        );
+        assert!(text.contains("6 15 the upper right"), "{text}");
+    }
 }

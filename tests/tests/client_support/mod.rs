@@ -7,6 +7,7 @@
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,8 @@ pub struct Reversi {
     stdin: Option<ChildStdin>,
     stdout: Option<JoinHandle<String>>,
     stderr: Option<JoinHandle<String>>,
+    /// stdout so far, for [`Reversi::wait_stdout`].
+    printed: Arc<Mutex<Vec<u8>>>,
 }
 
 /// What a finished `reversi` left behind.
@@ -32,10 +35,17 @@ pub struct Finished {
     pub stderr: String,
 }
 
-fn collect(mut pipe: impl Read + Send + 'static) -> JoinHandle<String> {
+/// Reads `pipe` to its end, keeping what came so far in `so_far`.
+fn collect(
+    mut pipe: impl Read + Send + 'static,
+    so_far: Arc<Mutex<Vec<u8>>>,
+) -> JoinHandle<String> {
     std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
+        let mut chunk = [0u8; 4096];
+        while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+            so_far.lock().unwrap().extend_from_slice(&chunk[..n]);
+        }
+        let bytes = so_far.lock().unwrap();
         String::from_utf8_lossy(&bytes).into_owned()
     })
 }
@@ -51,13 +61,18 @@ impl Reversi {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn reversi");
-        let stdout = child.stdout.take().map(collect);
-        let stderr = child.stderr.take().map(collect);
+        let printed = Arc::default();
+        let stdout = child
+            .stdout
+            .take()
+            .map(|p| collect(p, Arc::clone(&printed)));
+        let stderr = child.stderr.take().map(|p| collect(p, Arc::default()));
         Reversi {
             stdin: child.stdin.take(),
             child,
             stdout,
             stderr,
+            printed,
         }
     }
 
@@ -69,6 +84,29 @@ impl Reversi {
             let _ = stdin.write_all(script.as_bytes());
         }
         reversi
+    }
+
+    /// Writes `script` on stdin, then closes it.
+    pub fn end_script(&mut self, script: &str) {
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = stdin.write_all(script.as_bytes());
+        }
+    }
+
+    /// Waits until stdout has shown `needle` (failing after [`LIMIT`]).
+    pub fn wait_stdout(&self, needle: &str) {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            let printed = String::from_utf8_lossy(&self.printed.lock().unwrap()).into_owned();
+            if printed.contains(needle) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "reversi never printed {needle:?}:\n{printed}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     pub fn pid(&self) -> u32 {
