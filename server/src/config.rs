@@ -9,6 +9,7 @@ use reversi_games::foxes::Timing;
 use reversi_games::registry::{self, Module};
 use reversi_games::Settings;
 
+use crate::journal_dir::JournalDir;
 use crate::session::referee::Rules;
 use crate::session::SessionConfig;
 use crate::supervisor::cidr::Cidr;
@@ -135,7 +136,8 @@ pub struct Cli {
     pub record_dir: Option<PathBuf>,
 
     /// Where running games keep their journals, from which a game whose session died is
-    /// recovered (default: --record-dir, else reversid-PID-journals in the temporary directory).
+    /// recovered (default: --record-dir, else reversid-PID-journals in the temporary directory,
+    /// removed at exit when no journal is left in it; a directory given is never removed).
     #[arg(long, value_name = "DIR")]
     pub journal_dir: Option<PathBuf>,
 
@@ -265,7 +267,7 @@ impl Cli {
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
             fork_server: (!self.fork_directly).then(|| ForkServerSpec {
                 dir: self.start_dir.clone(),
-                extra_args: vec!["--journal-dir".into(), self.journals().into()],
+                extra_args: vec!["--journal-dir".into(), self.journals().path().into()],
             }),
         }
     }
@@ -307,16 +309,19 @@ impl Cli {
                 },
                 ..Settings::default()
             },
-            journal_dir: self.journals(),
+            journal_dir: self.journals().path().to_owned(),
         }
     }
 
     /// Where running games keep their journals: --journal-dir, else the record directory,
     /// else a directory of this server's under the system's temporary one.
-    pub fn journals(&self) -> PathBuf {
-        let own = || std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id()));
-        let given = self.journal_dir.as_ref().or(self.record_dir.as_ref());
-        given.cloned().unwrap_or_else(own)
+    pub fn journals(&self) -> JournalDir {
+        match self.journal_dir.as_ref().or(self.record_dir.as_ref()) {
+            Some(given) => JournalDir::Given(given.clone()),
+            None => JournalDir::Own(
+                std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id())),
+            ),
+        }
     }
 }
 

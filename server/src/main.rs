@@ -4,6 +4,7 @@ mod config;
 mod daemon;
 mod fd_passing;
 mod fork_server;
+mod journal_dir;
 mod log;
 mod outbox;
 mod session;
@@ -63,7 +64,18 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         check_record_dir(dir)?;
     }
     let journals = cli.journals();
-    std::fs::create_dir_all(&journals).map_err(|e| about("journal directory", &journals, e))?;
+    journals
+        .create()
+        .map_err(|e| about("journal directory", journals.path(), e))?;
+    let served = serve(cli);
+    // Every session has ended (or none started): no journal in it is needed unless one
+    // was left behind, and then it is kept. (A daemon's parent _exits before this.)
+    journals.close();
+    served
+}
+
+/// Sets up the listeners and the supervisor, detaches if asked, and serves until shutdown.
+fn serve(cli: &Cli) -> std::io::Result<()> {
     if cli.daemon && cli.log_file.is_none() {
         warn!("--daemon without --log-file: the daemon's log goes nowhere");
     }

@@ -22,6 +22,7 @@ fn help_lists_every_option() {
         "--shutdown-timeout",
         "--fixed-colours",
         "--record-dir",
+        "--journal-dir",
         "--daemon",
         "--pid-file",
         "--log-file",
@@ -55,10 +56,19 @@ fn an_address_in_use_is_a_clear_error() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
     // SO_REUSEADDR does not let two sockets listen on one port.
-    let out = reversid().args(["--listen", &addr]).output().unwrap();
+    let tmp = scratch("tmp");
+    let out = reversid()
+        .args(["--listen", &addr])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains(&format!("cannot bind {addr}")), "{text}");
+    // The journal directory it made for itself went with it.
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&tmp).unwrap();
 }
 
 /// A fresh directory under the system's temporary one.

@@ -10,9 +10,9 @@
 --
 -- Connections are found two ways. On TCP port 8765 (the default; a
 -- preference) they are told apart as the server does (spec/TEXT-PROTOCOL.md
--- §1): one whose first byte is an ASCII letter and whose first line is
--- printable speaks the text protocol, shown line by line (the hook for a
--- dissector of its messages); anything else is binary. On any other port a
+-- §1): one whose first line is printable (a blank one included) speaks the
+-- text protocol, shown line by line (the hook for a dissector of its
+-- messages); anything else is binary. On any other port a
 -- heuristic claims only a connection whose first bytes are a binary connect,
 -- 00 04 00 00, so no other protocol's traffic is taken for Reversi.
 
@@ -84,15 +84,11 @@ local function starts_with_connect(tvb)
     return tvb:len() >= HEADER_LEN and tvb(0, HEADER_LEN):bytes():tohex() == "00040000"
 end
 
-local function is_letter(byte)
-    return (byte >= 0x41 and byte <= 0x5a) or (byte >= 0x61 and byte <= 0x7a)
-end
-
--- The server's rule (TEXT-PROTOCOL.md §1): text when the first byte is an
--- ASCII letter and the first line (as far as this segment holds it) has only
--- printable ASCII, tab or CR; anything else is binary.
+-- The server's rule (TEXT-PROTOCOL.md §1): text when the first line (as far
+-- as this segment holds it) has only printable ASCII, tab or CR, an empty line
+-- included; anything else is binary (a PDU starts with 0x00 or 0x01).
 local function starts_text(tvb)
-    if tvb:len() == 0 or not is_letter(tvb(0, 1):uint()) then
+    if tvb:len() == 0 then
         return false
     end
     for i = 0, tvb:len() - 1 do

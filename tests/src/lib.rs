@@ -14,9 +14,11 @@ use reversi_engine::{Game, Side};
 use reversi_pdu::{decode, Colour, Direction, Pdu, Square, Status, Winner, MAX_PDU_LEN};
 
 pub use nix::sys::signal::Signal;
+use scratch::Scratch;
 
 pub mod browser;
 pub mod capture;
+pub mod scratch;
 pub mod text;
 pub mod tmux;
 
@@ -150,6 +152,9 @@ pub struct Server {
     addr: SocketAddr,
     log: Arc<LogLines>,
     exited: Option<ExitStatus>,
+    /// Its TMPDIR, where it keeps journals unless told otherwise: removed after it,
+    /// so a killed server leaves nothing behind.
+    temp_dir: Scratch,
 }
 
 impl Server {
@@ -179,6 +184,12 @@ impl Server {
     }
 
     fn spawn(args: &[&str], rust_log: &str, limit: Limit) -> Server {
+        let temp_dir = Scratch::new("reversid-tmp");
+        // As /tmp is: a server run as another user (Limit::NoFork) makes its directory too.
+        let open_to_all =
+            <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o1777);
+        std::fs::set_permissions(temp_dir.path(), open_to_all)
+            .expect("open the server's TMPDIR to every user");
         let mut cmd = Command::new(reversid_binary());
         let apply = move || -> io::Result<()> {
             let check = |rc: libc::c_int| {
@@ -225,6 +236,7 @@ impl Server {
             .args(UNLIMITED)
             .args(args)
             .env("RUST_LOG", rust_log)
+            .env("TMPDIR", temp_dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -248,6 +260,7 @@ impl Server {
             addr: "127.0.0.1:0".parse().unwrap(),
             log,
             exited: None,
+            temp_dir,
         };
         let line = server.wait_log("listening on ");
         let addr = line.rsplit("listening on ").next().unwrap().trim();
@@ -257,6 +270,11 @@ impl Server {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The TMPDIR it was started with.
+    pub fn temp_dir(&self) -> &Scratch {
+        &self.temp_dir
     }
 
     pub fn pid(&self) -> i32 {

@@ -477,19 +477,30 @@ fn on_the_port_text_and_binary_are_told_apart_as_the_server_does() {
     let Some(mut session) = fake_session() else {
         return;
     };
-    // Opens with a letter and a printable line: the text protocol.
+    // Opens with a printable line: the text protocol.
     session.client.send_raw(b"HELLO alice\nMOVE d3\n");
     std::thread::sleep(Duration::from_millis(20));
     session.server.send_raw(b"OK\n");
-    // Opens with neither a letter nor connect: binary all the same.
+    // Opens with a blank, as a person at nc may: text too.
+    let (mut blank, blank_server) = session.connect();
+    blank.send_raw(b" GAME LIST\n1234\n");
+    // Opens with neither text nor connect: binary all the same.
     let (mut binary, binary_server) = session.connect();
     binary.send_raw(&[0, 8, 0, 4, 0, 3, 0, 2]);
     std::thread::sleep(Duration::from_millis(20));
-    for end in [&session.client, &session.server, &binary, &binary_server] {
+    for end in [
+        &session.client,
+        &session.server,
+        &blank,
+        &blank_server,
+        &binary,
+        &binary_server,
+    ] {
         end.hang_up();
     }
 
     let (port, client_port) = (session.server_port, session.client_port);
+    let blank_port = blank.stream().local_addr().unwrap().port();
     let binary_port = binary.stream().local_addr().unwrap().port();
     let path = session.capture.finish(Duration::from_millis(500));
     let from = |frames: &[Frame], port: u16| -> (Vec<i16>, Vec<String>) {
@@ -511,5 +522,9 @@ fn on_the_port_text_and_binary_are_told_apart_as_the_server_does() {
         (vec![], lines(&["HELLO alice", "MOVE d3"]))
     );
     assert_eq!(from(&on_port, port).1, lines(&["OK"]));
+    assert_eq!(
+        from(&on_port, blank_port),
+        (vec![], lines(&[" GAME LIST", "1234"]))
+    );
     assert_eq!(from(&on_port, binary_port), (vec![4], vec![]));
 }

@@ -396,6 +396,51 @@ fn a_killed_session_loses_no_move_its_journal_becomes_an_aborted_record() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The directory a reversid started without --journal-dir keeps its journals in.
+fn own_journals(server: &Server) -> String {
+    format!("reversid-{}-journals", server.pid())
+}
+
+#[test]
+fn a_clean_shutdown_removes_the_servers_own_journal_directory() {
+    let mut server = Server::start(&[]);
+    assert_eq!(server.temp_dir().entries(), [own_journals(&server)]);
+    let (mut black, mut white) = server.pair();
+    let pid = session_pid(&server.wait_log("session "));
+    play_out(&mut black, &mut white, &mut Rng::new(5));
+    server.wait_log(&format!("session {pid} exited with status 0"));
+    server.signal(Signal::SIGTERM);
+    assert!(server.wait_exit().success());
+    assert_eq!(server.temp_dir().entries(), Vec::<String>::new());
+}
+
+#[test]
+fn a_journal_still_there_at_exit_is_kept_and_the_log_says_where() {
+    let mut server = Server::start(&[]);
+    let dir = server.temp_dir().path().join(own_journals(&server));
+    // As a session that could not be reaped would leave it.
+    let journal = dir.join(".journal-1-1");
+    std::fs::write(&journal, "game reversi id 1 players a b\nblack f5\n").unwrap();
+    server.signal(Signal::SIGTERM);
+    assert!(server.wait_exit().success());
+    assert!(journal.exists(), "a played game is never thrown away");
+    let line = server.wait_log("kept the journal directory");
+    assert!(
+        line.contains(&dir.display().to_string()) && line.contains(".journal-1-1"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_journal_directory_given_is_never_removed() {
+    let given = reversi_tests::scratch::Scratch::new("journals");
+    let mut server = Server::start(&["--journal-dir", given.path().to_str().unwrap()]);
+    server.signal(Signal::SIGTERM);
+    assert!(server.wait_exit().success());
+    assert!(given.path().is_dir());
+    assert_eq!(server.temp_dir().entries(), Vec::<String>::new());
+}
+
 /// The pid in the "fork server PID started" log line.
 fn fork_server_pid(server: &Server) -> i32 {
     let line = server.wait_log("fork server ");

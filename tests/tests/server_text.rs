@@ -1,5 +1,6 @@
 //! The text protocol against the real reversid: Tic-Tac-Toe to every end
 //! (win, tie, illegal move, timeout, quit, overlong line), a malformed line,
+//! what a person at nc types first (a blank line, a leading blank, a number),
 //! two games of different kinds on one port, viewers, listing, and Reversi's
 //! binary and text clients meeting in one game.
 
@@ -175,6 +176,31 @@ fn before_a_game_mistakes_are_answered_and_the_connection_stays() {
     c.send("GAME QUIT");
     c.expect_closed(&[]);
     server.wait_log("left before being paired");
+}
+
+#[test]
+fn a_person_at_nc_who_presses_enter_or_a_blank_first_is_answered_in_text() {
+    let server = Server::start(&[]);
+    for first in ["", " ", "\t", "\r"] {
+        let mut c = TextClient::connect(server.addr());
+        c.send(first); // ignored, as any blank line is
+        c.send(" GAME LIST");
+        c.next_is("GAME SESSIONS 0");
+    }
+    let mut c = TextClient::connect(server.addr());
+    c.send("1234");
+    c.next_is("ERROR unknown command \"1234\"");
+    c.send("  game version  ");
+    c.next_is("GAME VERSION 1 reversid");
+    c.send("GAME QUIT");
+    c.expect_closed(&[]);
+    // What no line of text holds is still turned away as binary.
+    let mut c = TextClient::connect(server.addr());
+    c.send_raw(b" \x16GAME LIST\n");
+    let mut refusal = Vec::new();
+    std::io::Read::read_to_end(&mut c.stream(), &mut refusal).unwrap();
+    assert_eq!(refusal, [0x00, 0x04, 0xff, 0xff]);
+    server.wait_log("not a protocol this server speaks (byte 0x16 in a text line)");
 }
 
 #[test]

@@ -3,9 +3,11 @@
 //! knows the protocols' handshakes, never a game's rules.
 //!
 //! A binary Reversi client starts with `connect` (`00 04 00 00`); a text
-//! client with a command word (`GAME`, `MOVE`). A connection is text when its
-//! first byte is an ASCII letter and its first line is printable ASCII;
-//! anything else is judged as binary, so garbage gets the binary `error`.
+//! client with a line (`GAME LIST`, or a person's stray Enter or ` GAME`).
+//! A connection is text when its first line is printable ASCII, an empty one
+//! included; anything else is judged as binary, so garbage gets the binary
+//! `error`. Every PDU starts with 0x00 or 0x01 (its msg_size is 4..=264),
+//! never a text byte, so no binary client is ever taken for text.
 //! On a seed listener the protocol is the listener's: seed 002's clients
 //! start with `PBJ` (a player) or `QBJ` (a viewer). A text connection whose
 //! first bytes are `GET ` is an HTTP request instead ([`web`]): for the page, or
@@ -84,9 +86,10 @@ impl Front {
         &self.games
     }
 
-    /// The protocol of a connection whose first byte is `first`.
+    /// The protocol of a connection whose first byte is `first`: text when it may
+    /// start a line of text (the rest of that line is checked by [`first_line`]).
     pub fn wire_of(first: u8) -> WireKind {
-        if first.is_ascii_alphabetic() {
+        if is_text(first) || first == b'\n' {
             WireKind::Text
         } else {
             WireKind::Binary
@@ -226,11 +229,10 @@ impl Front {
 /// verdict while there is none: wait for more, or turn away what is not a line of text.
 fn first_line(input: &[u8]) -> Result<(String, usize), Verdict> {
     let window = &input[..input.len().min(MAX_LINE)];
-    let text = |b: &u8| matches!(b, b' '..=b'~' | b'\t' | b'\r');
     if let Some(bad) = window
         .iter()
         .take_while(|&&b| b != b'\n')
-        .find(|b| !text(b))
+        .find(|&&b| !is_text(b))
     {
         return Err(Verdict::NotText(format!("byte {bad:#04x} in a text line")));
     }
@@ -245,6 +247,11 @@ fn first_line(input: &[u8]) -> Result<(String, usize), Verdict> {
     let line = line.trim_end_matches('\r').to_owned();
     debug!("<- {line}");
     Ok((line, end + 1))
+}
+
+/// Whether `byte` may stand in a line of text (before its LF): printable ASCII, tab, CR.
+fn is_text(byte: u8) -> bool {
+    matches!(byte, b' '..=b'~' | b'\t' | b'\r')
 }
 
 /// A server message as the bytes of one line.
@@ -288,10 +295,18 @@ mod tests {
 
     #[test]
     fn the_first_byte_tells_the_protocols_apart() {
-        assert_eq!(Front::wire_of(0), WireKind::Binary);
-        assert_eq!(Front::wire_of(1), WireKind::Binary);
-        assert_eq!(Front::wire_of(b'G'), WireKind::Text);
-        assert_eq!(Front::wire_of(b'm'), WireKind::Text);
+        // Every PDU's msg_size (4..=264, big-endian) starts with 0x00 or 0x01.
+        for size in 4u16..=264 {
+            assert_eq!(Front::wire_of(size.to_be_bytes()[0]), WireKind::Binary);
+        }
+        // A person at nc or telnet: a command, a stray Enter, a leading blank, a digit.
+        for first in [b'G', b'm', b'\n', b'\r', b' ', b'\t', b'1', b'~'] {
+            assert_eq!(Front::wire_of(first), WireKind::Text, "{first:#04x}");
+        }
+        // What no line of text starts with: binary, whose refusal is the `error` PDU.
+        for first in [0x02, 0x07, 0x16, 0x1b, 0x7f, 0x80, 0xff] {
+            assert_eq!(Front::wire_of(first), WireKind::Binary, "{first:#04x}");
+        }
         assert!(matches!(
             text(Stage::Handshake, "GA\u{1}ME"),
             Verdict::NotText(_)
@@ -367,11 +382,39 @@ mod tests {
         assert!(reply(text(Stage::Queued, "MOVE 1 1 1\n"))
             .starts_with("ERROR the game has not started"));
         assert!(reply(text(Stage::Handshake, "HELLO\n")).starts_with("ERROR unknown command"));
+        assert!(reply(text(Stage::Handshake, "1234\n")).starts_with("ERROR unknown command"));
         assert!(
             reply(text(Stage::Handshake, "GAME VERSION\n")).starts_with("GAME VERSION 1 reversid")
         );
         let long = "G".repeat(MAX_LINE);
         assert!(matches!(text(Stage::Handshake, &long), Verdict::Refused(_)));
+    }
+
+    #[test]
+    fn blank_lines_and_leading_blanks_are_what_a_person_types() {
+        assert_eq!(
+            text(Stage::Handshake, "\n"),
+            Verdict::Reply {
+                reply: Vec::new(),
+                used: 1
+            }
+        );
+        assert_eq!(
+            text(Stage::Handshake, " \t\r\n"),
+            Verdict::Reply {
+                reply: Vec::new(),
+                used: 4
+            }
+        );
+        assert_eq!(
+            text(Stage::Handshake, " GAME LIST\r\n"),
+            Verdict::List { used: 12 }
+        );
+        assert!(is_join(
+            &text(Stage::Handshake, "\t game type tictactoe\n"),
+            "tictactoe",
+            22
+        ));
     }
 
     #[test]

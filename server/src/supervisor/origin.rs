@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use log::debug;
 use reversi_games::registry::Module;
-use reversi_proxy::{parse, signature, Header, Signature, Status};
+use reversi_proxy::{parse, signature, Header, Signature, Status, Version};
 
 use super::addresses::Host;
 use super::cidr::Cidr;
@@ -83,7 +83,12 @@ enum Screened {
     },
     /// Turn it away, for this reason.
     Refuse(String),
+    /// A PROXY header of this version from an address that is not a trusted proxy.
+    Spoof(Version),
 }
+
+/// Why a [`Screened::Spoof`] is turned away.
+const SPOOF: &str = "a PROXY header from an address that is not a trusted proxy (--proxy-from)";
 
 /// Judges the first bytes `input` of a connection from `peer` of `origin`.
 fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened {
@@ -91,10 +96,7 @@ fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened {
         Origin::Direct { screened: false } => match signature(input) {
             Signature::Absent => Screened::Pass,
             Signature::Partial => Screened::Wait,
-            Signature::Present(_) => Screened::Refuse(
-                "a PROXY header from an address that is not a trusted proxy (--proxy-from)"
-                    .to_owned(),
-            ),
+            Signature::Present(version) => Screened::Spoof(version),
         },
         Origin::Awaiting { .. } => {
             let (header, used) = match parse(input) {
@@ -151,6 +153,16 @@ impl Supervisor {
             Screened::Refuse(why) => {
                 self.note(peer, format_args!("{peer}: refused: {why}"));
                 self.refuse(index, &why, Instant::now());
+                false
+            }
+            Screened::Spoof(version) => {
+                // The v2 signature opens with blank lines (text, by its first byte), but
+                // its NUL is in no line of text: it is refused as binary.
+                if version == Version::V2 {
+                    conn.wire = Some(WireKind::Binary);
+                }
+                self.note(peer, format_args!("{peer}: refused: {SPOOF}"));
+                self.refuse(index, SPOOF, Instant::now());
                 false
             }
             Screened::Header {
@@ -273,19 +285,20 @@ mod tests {
         let direct = Origin::Direct { screened: false };
         let client = "198.51.100.1:5".parse().unwrap();
         let spoof = b"PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n";
-        let Screened::Refuse(why) = screen(direct, client, spoof) else {
-            panic!("a spoof passed");
-        };
-        assert!(why.contains("not a trusted proxy"), "{why}");
+        assert_eq!(screen(direct, client, spoof), Screened::Spoof(Version::V1));
+        assert!(SPOOF.contains("not a trusted proxy"));
         assert_eq!(screen(direct, client, b"\r\n\r\n\0\r\nQ"), Screened::Wait);
-        assert!(matches!(
+        assert_eq!(
             screen(direct, client, b"\r\n\r\n\0\r\nQUIT\n"),
-            Screened::Refuse(_)
-        ));
+            Screened::Spoof(Version::V2)
+        );
         assert_eq!(
             screen(direct, client, b"GAME TYPE reversi\n"),
             Screened::Pass
         );
+        // A person's Enter (telnet's CR LF) waits for the next line, then passes as text.
+        assert_eq!(screen(direct, client, b"\r\n"), Screened::Wait);
+        assert_eq!(screen(direct, client, b"\r\nGAME LIST\r\n"), Screened::Pass);
         assert_eq!(screen(direct, client, &[0, 4, 0, 0]), Screened::Pass);
         // Once a request has passed, later bytes are the game's.
         let screened = Origin::Direct { screened: true };
