@@ -58,11 +58,25 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| format!("no free loopback port: {e}"))
 }
 
-/// The server child, killed when dropped.
+/// The server child, stopped when dropped.
 struct Server(Child);
 
+/// How long a stopped server may take to end its sessions and tidy up.
+const SHUTDOWN: Duration = Duration::from_secs(3);
+
 impl Drop for Server {
+    /// SIGTERM first, so the server shuts down cleanly (ending its sessions and
+    /// removing its own journal directory); SIGKILL if it has not ended in time.
     fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's pid, which we have not reaped yet.
+        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        let deadline = Instant::now() + SHUTDOWN;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }

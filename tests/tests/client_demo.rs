@@ -11,8 +11,14 @@ use nix::unistd::Pid;
 
 #[test]
 fn demo_shows_a_whole_game_and_stops_its_server() {
-    let done = Reversi::start(&["demo", "--delay", "0", "--level", "1"]).finish();
+    // The demo's server makes its journal directory under TMPDIR: stopped
+    // cleanly, it removes it.
+    let tmp = reversi_tests::scratch::Scratch::new("demo");
+    let args = ["demo", "--delay", "0", "--level", "1"];
+    let done = Reversi::start_with_env(&args, &[("TMPDIR", tmp.path())]).finish();
     assert_eq!(done.code, Some(0), "{done:?}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "the demo's server left {left:?}");
     let out = &done.stdout;
     assert!(out.starts_with("demo: reversid (pid "), "{out}");
     assert!(out.contains("1 black plays "), "{out}");

@@ -53,8 +53,14 @@ fn collect(
 impl Reversi {
     /// Starts `reversi ARGS` with stdin piped and held open, NO_COLOR set.
     pub fn start(args: &[&str]) -> Reversi {
+        Reversi::start_with_env(args, &[])
+    }
+
+    /// [`Reversi::start`] with `env` added to the environment.
+    pub fn start_with_env(args: &[&str], env: &[(&str, &std::path::Path)]) -> Reversi {
         let mut child = Command::new(reversi_tests::reversi_binary())
             .args(args)
+            .envs(env.iter().copied())
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
