@@ -45,6 +45,16 @@ const SIDE_WIDTH: u16 = 30;
 const STATUS_HEIGHT: u16 = 5;
 
 const KEYS: &str = "arrows/hjkl move, space pick, Enter/m send, Esc clear, : type, ? help, q quit";
+/// A viewer has no cursor and sends no moves.
+const VIEWER_KEYS: &str = "watching: ? help, q leaves";
+
+/// The keys line for the game on screen: a viewer's are only its own.
+fn keys(game: Option<&Game>) -> &'static str {
+    match game.map(Game::team) {
+        Some(None) => VIEWER_KEYS,
+        _ => KEYS,
+    }
+}
 
 const HELP: &str =
     "Build a move square by square: move the cursor with the arrow keys (or h j k l), \
@@ -52,6 +62,11 @@ press space (or Enter) on each square of the move in order, then Enter on the la
 sends it. Esc clears the squares picked. Or press : and type the move: in the game's own notation \
 (d3, 11-15), as numbers (4 6, or 1 1 1 6 for two squares), or a command (offer draw, accept draw, \
 quit). q twice leaves (your team resigns if the game is on).";
+
+/// The help a viewer gets: it cannot move.
+const VIEWER_HELP: &str =
+    "You are watching: the board, the moves and the messages follow the game \
+as it is played. A viewer cannot move. q leaves (the game goes on without you).";
 
 struct Screen {
     driver: Driver,
@@ -501,11 +516,12 @@ impl Screen {
         let bottom_text = match (&self.editor, self.finished) {
             (Some(line), _) => format!(": {line}_   (a move: d3 or 4 6; Enter sends, Esc cancels)"),
             (None, Some(_)) => "the game is over: q leaves".to_owned(),
-            (None, None) => KEYS.to_owned(),
+            (None, None) => keys(self.game()).to_owned(),
         };
         frame.render_widget(Paragraph::new(bottom_text), bottom);
         if self.help {
-            let mut help = vec![Line::raw(HELP)];
+            let viewer = self.game().is_some_and(|g| g.team().is_none());
+            let mut help = vec![Line::raw(if viewer { VIEWER_HELP } else { HELP })];
             if let Some(game) = self.game() {
                 help.extend([Line::raw(""), Line::raw(words::coordinates(&game.board))]);
             }
@@ -703,4 +719,38 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
         eprintln!("reversi: {failure}");
     }
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reversi_client::text::{Board, Seat};
+
+    fn game(seat: Seat) -> Game {
+        Game {
+            game: "TicTacToe".into(),
+            board: Board::new("TicTacToeBoard", 3, 3).unwrap(),
+            seat,
+            turn: Some(1),
+            ready: false,
+            moves: Vec::new(),
+            changed: Vec::new(),
+            over: None,
+            round: 1,
+            teams: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_viewer_is_shown_only_the_keys_it_has() {
+        let viewer = game(Seat::Viewer { id: 3 });
+        assert_eq!(keys(Some(&viewer)), VIEWER_KEYS);
+        assert!(!keys(Some(&viewer)).contains("pick"));
+        let player = game(Seat::Player {
+            team: 1,
+            name: "X".into(),
+        });
+        assert_eq!(keys(Some(&player)), KEYS);
+        assert_eq!(keys(None), KEYS);
+    }
 }
