@@ -133,8 +133,9 @@ pub fn game_line(number: u32, result: &GameResult) -> String {
     };
     if result.finished {
         format!(
-            "game {number}: {}, {verdict} {}-{} in {moves}",
-            result.me, result.mine, result.theirs
+            "game {number}: {}, {verdict} {} in {moves}",
+            result.me,
+            result.score()
         )
     } else {
         let why = if result.won() {
@@ -282,6 +283,11 @@ mod tests {
         assert_eq!(
             game_line(1, &result(Colour::Black, Winner::Black, 40, 24)),
             "game 1: black, won 40-24 in 60 moves"
+        );
+        assert_eq!(
+            game_line(3, &result(Colour::White, Winner::Black, 20, 44)),
+            "game 3: white, lost 44-20 in 60 moves",
+            "the winner's discs first"
         );
         assert_eq!(
             summary(&tally),

@@ -135,9 +135,10 @@ pub fn session_board(session: &Session, style: Style) -> String {
 
 /// The result in words, from this client's side: "You win 40-24". A game
 /// that did not end on the board has no score worth saying: "You win: the
-/// opponent left or ran out of time (the board stood at 1-4)".
+/// opponent left or ran out of time (the board stood at 1-4)"; the winner's
+/// discs come first, as in every score.
 pub fn result_words(result: &GameResult) -> String {
-    let score = format!("{}-{}", result.mine, result.theirs);
+    let score = result.score();
     if result.finished {
         return if result.drawn() {
             format!("Draw {score}")
@@ -270,7 +271,11 @@ mod tests {
         assert_eq!(result_words(&result), "You win 40-24");
         result.winner = reversi_pdu::Winner::White;
         (result.mine, result.theirs) = (24, 40);
-        assert_eq!(result_words(&result), "You lose 24-40");
+        assert_eq!(
+            result_words(&result),
+            "You lose 40-24",
+            "the winner's discs first"
+        );
         result.winner = reversi_pdu::Winner::Draw;
         (result.mine, result.theirs) = (32, 32);
         assert_eq!(result_words(&result), "Draw 32-32");

@@ -254,6 +254,16 @@ impl GameResult {
     pub fn drawn(&self) -> bool {
         self.winner == Winner::Draw
     }
+
+    /// The discs as a score, the winner's first ("You lose 40-24"), this
+    /// client's first in a draw.
+    pub fn score(&self) -> String {
+        if self.won() || self.drawn() {
+            format!("{}-{}", self.mine, self.theirs)
+        } else {
+            format!("{}-{}", self.theirs, self.mine)
+        }
+    }
 }
 
 /// One game as this client sees it.

@@ -108,10 +108,12 @@ impl Reversi {
 
     fn judge(&self) -> Option<Outcome> {
         let (b, w) = (self.board.count(Side::Black), self.board.count(Side::White));
-        let why = format!("{b}-{w}");
-        self.board.outcome().map(|o| match o {
-            EngineOutcome::Win(s) => Outcome::Win { team: team(s), why },
-            EngineOutcome::Draw => Outcome::Draw { why },
+        self.board.outcome().map(|o| {
+            let why = disc_count(o, b, w);
+            match o {
+                EngineOutcome::Win(s) => Outcome::Win { team: team(s), why },
+                EngineOutcome::Draw => Outcome::Draw { why },
+            }
         })
     }
 
@@ -313,6 +315,15 @@ impl Game for Reversi {
     }
 }
 
+/// The disc count as `GAME OVER` gives it: the winner's discs first
+/// (`48-0` whichever colour won), black's first in a draw.
+fn disc_count(outcome: EngineOutcome, black: u32, white: u32) -> String {
+    match outcome {
+        EngineOutcome::Win(Side::White) => format!("{white}-{black}"),
+        _ => format!("{black}-{white}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,6 +403,13 @@ mod tests {
         assert_eq!(game.legal_actions(Team::FIRST).len(), 4);
         assert!(game.legal_actions(Team::SECOND).is_empty());
         assert!(game.history().is_empty());
+    }
+
+    #[test]
+    fn the_disc_count_puts_the_winner_first() {
+        assert_eq!(disc_count(EngineOutcome::Win(Side::White), 0, 48), "48-0");
+        assert_eq!(disc_count(EngineOutcome::Win(Side::Black), 33, 31), "33-31");
+        assert_eq!(disc_count(EngineOutcome::Draw, 32, 32), "32-32");
     }
 
     #[test]

@@ -207,7 +207,7 @@ fn pdus_split_byte_by_byte_are_put_together() {
     assert!(c.stdout.contains("  5 . . . B B[B]. . 5"), "{c:?}");
     assert!(
         c.stdout.contains(
-            "game over: You lose: the server ended the game early (the board stood at 1-4)"
+            "game over: You lose: the server ended the game early (the board stood at 4-1)"
         ),
         "{c:?}"
     );

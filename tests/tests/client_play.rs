@@ -52,10 +52,10 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
     let (nb, nw) = (game.count(Side::Black), game.count(Side::White));
     let (black_says, white_says) = match game.outcome() {
         Some(Outcome::Win(Side::Black)) => {
-            (format!("You win {nb}-{nw}"), format!("You lose {nw}-{nb}"))
+            (format!("You win {nb}-{nw}"), format!("You lose {nb}-{nw}"))
         }
         Some(Outcome::Win(Side::White)) => {
-            (format!("You lose {nb}-{nw}"), format!("You win {nw}-{nb}"))
+            (format!("You lose {nw}-{nb}"), format!("You win {nw}-{nb}"))
         }
         _ => (format!("Draw {nb}-{nw}"), format!("Draw {nw}-{nb}")),
     };

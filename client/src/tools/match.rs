@@ -232,11 +232,14 @@ fn game_line(number: u32, game: &Played, opening: &[Square]) -> String {
         std::cmp::Ordering::Less => "lost",
     };
     let opening: String = opening.iter().map(Square::to_string).collect();
+    // The winner's discs first, as in every score.
+    let (high, low) = (
+        game.discs.0.max(game.discs.1),
+        game.discs.0.min(game.discs.1),
+    );
     format!(
-        "game {number}: {}, {verdict} {}-{} in {} moves (opening {opening}; {}): {}",
+        "game {number}: {}, {verdict} {high}-{low} in {} moves (opening {opening}; {}): {}",
         game.ours,
-        game.discs.0,
-        game.discs.1,
         game.moves,
         game.thinking.describe(),
         game.transcript
@@ -345,6 +348,22 @@ pub fn play_game(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lost_game_puts_the_winner_first() {
+        let game = Played {
+            ours: Side::White,
+            discs: (20, 44),
+            transcript: "f5".into(),
+            moves: 60,
+            thinking: Thinking::default(),
+        };
+        let line = game_line(4, &game, &[]);
+        assert!(
+            line.starts_with("game 4: white, lost 44-20 in 60 moves"),
+            "{line}"
+        );
+    }
 
     #[test]
     fn openings_are_legal_distinct_and_start_with_f5() {
