@@ -409,7 +409,7 @@ impl Screen {
             lines.push(Line::raw(format!("squares: {building}")));
             lines.push(Line::raw(""));
         }
-        lines.push(Line::styled(format!("moves ({})", game.moves.len()), bold));
+        lines.push(Line::styled(words::moves_heading(game), bold));
         for moved in game.moves.iter().rev() {
             lines.push(Line::raw(format!(
                 "{}: {}",

@@ -63,6 +63,19 @@ pub fn status(game: &Game) -> String {
     }
 }
 
+/// The heading of the list of moves. A viewer is sent the board as it
+/// stands when it joins, not the moves before (spec/TEXT-PROTOCOL.md §7),
+/// so its list starts there and says so.
+pub fn moves_heading(game: &Game) -> String {
+    let count = game.moves.len();
+    match game.seat {
+        Seat::Player { .. } => format!("moves ({count})"),
+        Seat::Viewer { .. } => {
+            format!("moves since you began watching ({count}; earlier ones are not sent)")
+        }
+    }
+}
+
 fn verdict(standing: Standing) -> &'static str {
     match standing {
         Standing::Win => "YOU WIN",
@@ -160,6 +173,33 @@ mod tests {
             text.contains("1 1 is a8 (lower left), 8 8 is h1 (upper right)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_viewer_is_told_its_moves_start_when_it_began_watching() {
+        let mut game = reversi_client::text::Game {
+            game: "Reversi".into(),
+            board: Board::new("ReversiBoard", 8, 8).unwrap(),
+            seat: Seat::Viewer { id: 4 },
+            turn: Some(2),
+            ready: false,
+            moves: Vec::new(),
+            changed: Vec::new(),
+            over: None,
+            round: 1,
+            teams: Vec::new(),
+        };
+        let heading = moves_heading(&game);
+        assert!(
+            heading.starts_with("moves since you began watching (0"),
+            "{heading}"
+        );
+        assert!(heading.contains("earlier ones are not sent"), "{heading}");
+        game.seat = Seat::Player {
+            team: 1,
+            name: "black".into(),
+        };
+        assert_eq!(moves_heading(&game), "moves (0)");
     }
 
     #[test]
