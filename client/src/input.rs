@@ -54,8 +54,10 @@ commands:
   quit    leave the game (you lose it)
   help    this list";
 
-/// Parses one line; `Ok(None)` for a blank line.
+/// Parses one line; `Ok(None)` for a blank line, or one that held only
+/// keys the terminal passed in as escape sequences (a function key).
 pub fn parse(line: &str) -> Result<Option<Input>, InputError> {
+    let line = crate::escapes::strip(line);
     let text = line.trim();
     if text.is_empty() {
         return Ok(None);
@@ -120,6 +122,14 @@ mod tests {
         assert_eq!(parse("?"), Ok(Some(Input::Help)));
         assert_eq!(parse(""), Ok(None));
         assert_eq!(parse("   \r\n"), Ok(None));
+    }
+
+    #[test]
+    fn stray_function_keys_are_ignored() {
+        assert_eq!(parse("\u{1b}OR"), Ok(None));
+        assert_eq!(parse("\u{1b}[A\u{1b}[B"), Ok(None));
+        assert_eq!(parse("\u{1b}ORd3"), Ok(Some(square("d3"))));
+        assert_eq!(parse("hint\u{1b}[15~"), Ok(Some(Input::Hint)));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod bot;
 mod cli;
 mod demo;
+mod escapes;
 mod game_bot;
 mod input;
 mod play;

@@ -26,8 +26,10 @@ commands (one a line):
   quit               leave (your team resigns if the game is on)
   help               this list";
 
-/// Reads one line; `Ok(None)` for a blank one.
+/// Reads one line; `Ok(None)` for a blank one, or one that held only keys
+/// the terminal passed in as escape sequences (a function key).
 pub fn parse(line: &str) -> Result<Option<Typed>, String> {
+    let line = crate::escapes::strip(line);
     let text = line.trim();
     if text.is_empty() {
         return Ok(None);
@@ -95,6 +97,17 @@ mod tests {
             send(Request::Move(vec![(1, 1), (1, 6)]))
         );
         assert_eq!(parse("move b2"), send(Request::Notation("b2".into())));
+    }
+
+    #[test]
+    fn stray_function_keys_are_ignored() {
+        assert_eq!(parse("\u{1b}OR"), Ok(None));
+        assert_eq!(parse("\u{1b}[A"), Ok(None));
+        assert_eq!(
+            parse("\u{1b}OR11-15"),
+            send(Request::Notation("11-15".into()))
+        );
+        assert_eq!(parse("4 6\u{1b}[D"), send(Request::Move(vec![(4, 6)])));
     }
 
     #[test]
