@@ -15,6 +15,7 @@ use reversi_client::exit;
 use reversi_client::text::{Driver, Event, Notice, Request};
 
 use super::legend::Legend;
+use super::numbering::Numbering;
 use super::typed::{self, Typed};
 use super::{words, Input};
 
@@ -88,6 +89,9 @@ impl Lines {
                 println!("{}", typed::HELP);
                 if let Some(game) = self.driver.client().game() {
                     println!("{}", words::coordinates(&game.board));
+                    if let Some(numbering) = Numbering::of(&game.game) {
+                        println!("{}", numbering.describe(&game.board));
+                    }
                 }
                 None
             }

@@ -8,6 +8,7 @@
 
 mod legend;
 mod lines;
+mod numbering;
 mod picture;
 mod screen;
 mod typed;

@@ -22,6 +22,7 @@ use reversi_client::exit;
 use reversi_client::text::{Driver, Event, Game, Notice, Piece, Request, Standing};
 
 use super::legend::Legend;
+use super::numbering::Numbering;
 use super::picture::{self, Glyph, Mark, Marks};
 use super::typed::{self, Typed};
 use super::{words, Input};
@@ -401,11 +402,7 @@ impl Screen {
             } else {
                 format!("{} (Enter or m sends)", picked.join(", "))
             };
-            let (x, y) = self.cursor;
-            lines.push(Line::raw(format!(
-                "cursor at {}",
-                game.board.square_name(x, y)
-            )));
+            lines.push(Line::raw(words::cursor(game, self.cursor)));
             lines.push(Line::raw(format!("squares: {building}")));
             lines.push(Line::raw(""));
         }
@@ -524,8 +521,11 @@ impl Screen {
             let mut help = vec![Line::raw(if viewer { VIEWER_HELP } else { HELP })];
             if let Some(game) = self.game() {
                 help.extend([Line::raw(""), Line::raw(words::coordinates(&game.board))]);
+                if let Some(numbering) = Numbering::of(&game.game) {
+                    help.extend([Line::raw(""), Line::raw(numbering.describe(&game.board))]);
+                }
             }
-            let area = centred(frame.area(), 64, 16);
+            let area = centred(frame.area(), 64, 24);
             frame.render_widget(ratatui::widgets::Clear, area);
             frame.render_widget(
                 Paragraph::new(help)

@@ -4,6 +4,8 @@
 
 use reversi_client::text::{Board, Game, Notice, Seat, Standing};
 
+use super::numbering::Numbering;
+
 /// A team as people read it: `X (team 1, you)`, `white (team 2)` or `team 2`.
 pub fn team(game: Option<&Game>, team: u8) -> String {
     let Some(game) = game else {
@@ -73,6 +75,16 @@ pub fn moves_heading(game: &Game) -> String {
         Seat::Viewer { .. } => {
             format!("moves since you began watching ({count}; earlier ones are not sent)")
         }
+    }
+}
+
+/// Where the cursor is: "cursor at d3", or "cursor at 3 6, square 11" in a
+/// game whose notation numbers the squares.
+pub fn cursor(game: &Game, (x, y): (u8, u8)) -> String {
+    let at = game.board.square_name(x, y);
+    match Numbering::of(&game.game).and_then(|n| n.number(x, y)) {
+        Some(number) => format!("cursor at {at}, square {number}"),
+        None => format!("cursor at {at}"),
     }
 }
 
@@ -200,6 +212,30 @@ mod tests {
             name: "black".into(),
         };
         assert_eq!(moves_heading(&game), "moves (0)");
+    }
+
+    #[test]
+    fn the_cursor_says_its_square_number_where_the_notation_numbers_squares() {
+        let mut game = reversi_client::text::Game {
+            game: "Draughts".into(),
+            board: Board::new("DraughtsBoard", 8, 8).unwrap(),
+            seat: Seat::Player {
+                team: 1,
+                name: "black".into(),
+            },
+            turn: Some(1),
+            ready: true,
+            moves: Vec::new(),
+            changed: Vec::new(),
+            over: None,
+            round: 1,
+            teams: Vec::new(),
+        };
+        // spec/games/draughts.md: square 11 is (6, 6); (3, 6) is a light square.
+        assert_eq!(cursor(&game, (6, 6)), "cursor at 6 6, square 11");
+        assert_eq!(cursor(&game, (3, 6)), "cursor at 3 6");
+        game.game = "TicTacToe".into();
+        assert_eq!(cursor(&game, (6, 6)), "cursor at 6 6");
     }
 
     #[test]
