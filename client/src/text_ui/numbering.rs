@@ -30,7 +30,7 @@ impl Numbering {
     }
 
     /// Every row's numbers, from the top as the board is drawn: "row 8: 1-4
-    /// at x 2-8; row 7: 5-8 at x 1-7; ...".
+    /// at x = 2 4 6 8; row 7: 5-8 at x = 1 3 5 7; ...".
     pub fn describe(self, board: &Board) -> String {
         let rows: Vec<String> = (1..=board.height())
             .rev()
@@ -39,19 +39,19 @@ impl Numbering {
                     .filter_map(|x| Some((x, self.number(x, y)?)))
                     .collect();
                 let (first, last) = (numbered.first()?, numbered.last()?);
+                let xs: Vec<String> = numbered.iter().map(|(x, _)| x.to_string()).collect();
                 Some(format!(
-                    "row {}: {}-{} at x {}-{}",
+                    "row {}: {}-{} at x = {}",
                     board.row_name(y),
                     first.1,
                     last.1,
-                    first.0,
-                    last.0
+                    xs.join(" ")
                 ))
             })
             .collect();
         format!(
-            "The notation numbers the squares (as in 11-15); the cursor line shows the \
-             number under the cursor. {}.",
+            "This game's notation numbers the squares (as in 11-15), left to right; the \
+             cursor line shows the number under the cursor. {}.",
             rows.join("; ")
         )
     }
@@ -76,10 +76,10 @@ mod tests {
         let board = Board::new("DraughtsBoard", 8, 8).unwrap();
         let text = numbering.describe(&board);
         assert!(
-            text.contains("row 8: 1-4 at x 2-8; row 7: 5-8 at x 1-7"),
+            text.contains("row 8: 1-4 at x = 2 4 6 8; row 7: 5-8 at x = 1 3 5 7"),
             "{text}"
         );
-        assert!(text.ends_with("row 1: 29-32 at x 1-7."), "{text}");
+        assert!(text.ends_with("row 1: 29-32 at x = 1 3 5 7."), "{text}");
     }
 
     #[test]
