@@ -50,8 +50,7 @@ impl Numbering {
             })
             .collect();
         format!(
-            "This game's notation numbers the squares (as in 11-15), left to right; the \
-             cursor line shows the number under the cursor. {}.",
+            "This game's notation numbers the squares (as in 11-15), left to right: {}.",
             rows.join("; ")
         )
     }
