@@ -215,15 +215,17 @@ fn count(board: &[Square], piece: &str) -> usize {
     board.iter().filter(|(_, _, p)| p == piece).count()
 }
 
-/// The discs on the board are the count `why` gives (`33-31`, black first).
+/// The discs on the board are the count `why` gives (`33-31`, the winner's
+/// first); returns them as (black, white).
 fn assert_reversi_count(why: &str, board: &[Square]) -> (usize, usize) {
-    let (black, white) = why
+    let (winner, loser): (usize, usize) = why
         .split_once('-')
-        .and_then(|(b, w)| Some((b.parse().ok()?, w.parse().ok()?)))
+        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
         .unwrap_or_else(|| panic!("a disc count, not {why:?}"));
+    let (black, white) = (count(board, "black"), count(board, "white"));
     assert_eq!(
-        (count(board, "black"), count(board, "white")),
-        (black, white),
+        (black.max(white), black.min(white)),
+        (winner, loser),
         "the board shown against {why}"
     );
     (black, white)
