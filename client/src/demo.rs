@@ -68,6 +68,9 @@ impl Drop for Server {
     /// SIGTERM first, so the server shuts down cleanly (ending its sessions and
     /// removing its own journal directory); SIGKILL if it has not ended in time.
     fn drop(&mut self) {
+        if let Ok(Some(_)) = self.0.try_wait() {
+            return; // Reaped already: its pid may be someone else's now.
+        }
         // SAFETY: kill(2) on our own child's pid, which we have not reaped yet.
         unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
         let deadline = Instant::now() + SHUTDOWN;
