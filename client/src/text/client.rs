@@ -100,8 +100,9 @@ pub enum Notice {
     Aborted(String),
     /// A request refused here, without sending anything.
     Refused(Refusal),
-    /// The user quit: `GAME QUIT` was sent.
-    Quit,
+    /// The user quit: `GAME QUIT` was sent; `paired`: a game had started
+    /// (its seat given), which quitting resigns.
+    Quit { paired: bool },
     /// The server closed the connection; `finished`: after the game's end
     /// (or with no game running), as expected.
     Closed { finished: bool },
@@ -365,12 +366,13 @@ impl Client {
             }
             Phase::Disconnected | Phase::Closed(_) => Client::refuse(Refusal::NotConnected),
             _ if request == Request::Quit => {
+                let paired = matches!(self.phase, Phase::Starting { .. } | Phase::Playing(_));
                 let game = self.take_game();
                 self.phase = Phase::Closed(game);
                 vec![
                     Action::Send(ClientMessage::Quit),
                     Action::Close,
-                    Action::Show(Notice::Quit),
+                    Action::Show(Notice::Quit { paired }),
                     Action::Exit(exit::OK),
                 ]
             }

@@ -154,6 +154,19 @@ fn moves_are_refused_here_until_ready() {
 }
 
 #[test]
+fn quitting_says_whether_a_game_had_started() {
+    // Queued: nothing to resign.
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    let quit = c.handle(Event::User(Request::Quit));
+    assert_eq!(notices(&quit), vec![Notice::Quit { paired: false }]);
+    // `GAME TYPE` came: the seat is ours even before the board, and quitting resigns.
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, "GAME TYPE TicTacToe");
+    let quit = c.handle(Event::User(Request::Quit));
+    assert_eq!(notices(&quit), vec![Notice::Quit { paired: true }]);
+}
+
+#[test]
 fn a_viewer_sees_the_game_and_cannot_play() {
     let (mut c, actions) = connected(Request::Watch(4));
     assert_eq!(actions, vec![send("GAME WATCH 4")]);

@@ -117,7 +117,7 @@ impl Screen {
             if *notice == Notice::Started {
                 self.picked.clear();
             }
-            if *notice == Notice::Quit {
+            if matches!(notice, Notice::Quit { .. }) {
                 self.leave = Some(exit::OK);
             }
             self.note(notice);

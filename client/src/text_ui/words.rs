@@ -126,8 +126,8 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Result { standing, why } => format!("{}: {why}", verdict(*standing)),
         Notice::Aborted(why) => format!("the server stopped the game: {why}"),
         Notice::Refused(why) => format!("refused: {why}"),
-        Notice::Quit if game.is_none() => "you left the queue".to_owned(),
-        Notice::Quit => "you left the game".to_owned(),
+        Notice::Quit { paired: false } => "you left the queue".to_owned(),
+        Notice::Quit { paired: true } => "you left the game".to_owned(),
         Notice::Closed { finished: true } => "the server closed the connection".to_owned(),
         Notice::Closed { finished: false } => {
             "the server closed the connection before the game ended".to_owned()
