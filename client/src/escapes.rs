@@ -12,7 +12,8 @@ pub fn strip(line: &str) -> String {
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            ESC => match chars.next() {
+            // A second ESC starts a sequence of its own (Alt+arrow: `ESC ESC [ A`).
+            ESC => match chars.next_if(|&c| c != ESC) {
                 // Control Sequence: parameter and intermediate bytes, then one final byte.
                 Some('[') => {
                     while chars
@@ -48,6 +49,8 @@ mod tests {
         assert_eq!(strip("\u{1b}[1;5Cquit"), "quit");
         assert_eq!(strip("4 6\u{1b}"), "4 6");
         assert_eq!(strip("11-15\r"), "11-15");
+        assert_eq!(strip("\u{1b}\u{1b}[Ad3"), "d3");
+        assert_eq!(strip("\u{1b}\u{1b}\u{1b}OPquit"), "quit");
     }
 
     #[test]
