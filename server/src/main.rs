@@ -67,15 +67,37 @@ fn run(cli: &Cli) -> std::io::Result<()> {
     journals
         .create()
         .map_err(|e| about("journal directory", journals.path(), e))?;
-    let served = serve(cli);
-    // Every session has ended (or none started): no journal in it is needed unless one
-    // was left behind, and then it is kept. (A daemon's parent _exits before this.)
-    journals.close();
-    served
+    match serve(cli) {
+        // Every session has ended (or none started): no journal in it is needed unless
+        // one was left behind, and then it is kept. (A daemon's parent _exits before this.)
+        Ok(()) => {
+            journals.close();
+            Ok(())
+        }
+        Err(Failure::SetUp(e)) => {
+            journals.close();
+            Err(e)
+        }
+        // Sessions may still be running and about to write their journals: the
+        // directory stays.
+        Err(Failure::Serving(e)) => Err(e),
+    }
+}
+
+/// Why `serve` failed: before any session could start, or while serving.
+enum Failure {
+    SetUp(std::io::Error),
+    Serving(std::io::Error),
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::SetUp(e)
+    }
 }
 
 /// Sets up the listeners and the supervisor, detaches if asked, and serves until shutdown.
-fn serve(cli: &Cli) -> std::io::Result<()> {
+fn serve(cli: &Cli) -> Result<(), Failure> {
     if cli.daemon && cli.log_file.is_none() {
         warn!("--daemon without --log-file: the daemon's log goes nowhere");
     }
@@ -135,7 +157,7 @@ fn serve(cli: &Cli) -> std::io::Result<()> {
         env!("CARGO_PKG_VERSION"),
         std::process::id()
     );
-    supervisor.run()?;
+    supervisor.run().map_err(Failure::Serving)?;
     if let Some(pid_file) = &pid_file {
         let _ = std::fs::remove_file(pid_file.path());
     }
