@@ -91,6 +91,11 @@ local function starts_text(tvb)
     if tvb:len() == 0 then
         return false
     end
+    -- A PROXY v2 header's signature begins with an empty line, but its NUL
+    -- makes it binary, as the server judges it.
+    if tvb:len() >= 12 and tvb(0, 12):bytes():tohex(true) == "0d0a0d0a000d0a515549540a" then
+        return false
+    end
     for i = 0, tvb:len() - 1 do
         local byte = tvb(i, 1):uint()
         if byte == 0x0a then
