@@ -14,6 +14,28 @@ mod screen;
 mod typed;
 mod words;
 
+/// For the screens' tests: `game` on a board named `board` of `columns` x `rows`,
+/// seen from `seat`, team 1 to move, no move made.
+#[cfg(test)]
+fn test_game(
+    game: &str,
+    (board, columns, rows): (&str, u8, u8),
+    seat: reversi_client::text::Seat,
+) -> reversi_client::text::Game {
+    reversi_client::text::Game {
+        game: game.into(),
+        board: reversi_client::text::Board::new(board, columns, rows).unwrap(),
+        seat,
+        turn: Some(1),
+        ready: false,
+        moves: Vec::new(),
+        changed: Vec::new(),
+        over: None,
+        round: 1,
+        teams: Vec::new(),
+    }
+}
+
 use std::io::IsTerminal;
 use std::sync::mpsc::{self, Sender};
 use std::thread;

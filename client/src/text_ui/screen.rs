@@ -724,21 +724,10 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reversi_client::text::{Board, Seat};
+    use reversi_client::text::Seat;
 
     fn game(seat: Seat) -> Game {
-        Game {
-            game: "TicTacToe".into(),
-            board: Board::new("TicTacToeBoard", 3, 3).unwrap(),
-            seat,
-            turn: Some(1),
-            ready: false,
-            moves: Vec::new(),
-            changed: Vec::new(),
-            over: None,
-            round: 1,
-            teams: Vec::new(),
-        }
+        super::super::test_game("TicTacToe", ("TicTacToeBoard", 3, 3), seat)
     }
 
     #[test]

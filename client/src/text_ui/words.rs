@@ -189,18 +189,8 @@ mod tests {
 
     #[test]
     fn a_viewer_is_told_its_moves_start_when_it_began_watching() {
-        let mut game = reversi_client::text::Game {
-            game: "Reversi".into(),
-            board: Board::new("ReversiBoard", 8, 8).unwrap(),
-            seat: Seat::Viewer { id: 4 },
-            turn: Some(2),
-            ready: false,
-            moves: Vec::new(),
-            changed: Vec::new(),
-            over: None,
-            round: 1,
-            teams: Vec::new(),
-        };
+        let mut game =
+            super::super::test_game("Reversi", ("ReversiBoard", 8, 8), Seat::Viewer { id: 4 });
         let heading = moves_heading(&game);
         assert!(
             heading.starts_with("moves since you began watching (0"),
@@ -216,21 +206,11 @@ mod tests {
 
     #[test]
     fn the_cursor_says_its_square_number_where_the_notation_numbers_squares() {
-        let mut game = reversi_client::text::Game {
-            game: "Draughts".into(),
-            board: Board::new("DraughtsBoard", 8, 8).unwrap(),
-            seat: Seat::Player {
-                team: 1,
-                name: "black".into(),
-            },
-            turn: Some(1),
-            ready: true,
-            moves: Vec::new(),
-            changed: Vec::new(),
-            over: None,
-            round: 1,
-            teams: Vec::new(),
+        let seat = Seat::Player {
+            team: 1,
+            name: "black".into(),
         };
+        let mut game = super::super::test_game("Draughts", ("DraughtsBoard", 8, 8), seat);
         // spec/games/draughts.md: square 11 is (6, 6); (3, 6) is a light square.
         assert_eq!(cursor(&game, (6, 6)), "cursor at 6 6, square 11");
         assert_eq!(cursor(&game, (3, 6)), "cursor at 3 6");
