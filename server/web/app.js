@@ -177,7 +177,7 @@ class Game {
         break;
       case "GAME TEAM":
         this.team = { number: Number(w[2]), name: rest(3) };
-        log(`You play ${this.team.name}.`);
+        log(`You play ${cap(this.team.name)}.`);
         break;
       case "GAME WATCHING":
         this.watching = w[2];
@@ -256,6 +256,8 @@ class Game {
     if (!this.picked.length || !this.canPick()) return;
     const squares = this.picked.map(([x, y]) => `${x} ${y}`).join(" ");
     this.sendMove(`MOVE ${this.picked.length} ${squares}`);
+    // A capture entered jump by jump goes on from where it landed: the next READY starts afresh.
+    this.picked = [];
     schedule();
   }
 
@@ -273,7 +275,7 @@ class Game {
     if (this.waiting !== null) return `Waiting for an opponent (${this.waiting} more player${this.waiting === 1 ? "" : "s"} needed)…`;
     if (!this.board) return "Connecting…";
     if (this.watching) return this.turn ? `Watching: ${this.teamName(this.turn)} to move` : "Watching";
-    if (this.ready) return `Your move, ${this.team ? this.team.name : ""}`;
+    if (this.ready) return this.team ? `Your move — you play ${cap(this.team.name)}` : "Your move";
     if (this.turn) return `${cap(this.teamName(this.turn))} to move — waiting for the opponent`;
     if (this.team && this.readies > 0) return "Wait: you may move again in a moment";
     return "Waiting for the server…";
@@ -691,7 +693,7 @@ function showPointed() {
   } else if (pointedAt) {
     where.textContent = squareWords(...pointedAt);
   } else {
-    where.textContent = "Point at a square to read its name and what stands on it.";
+    where.textContent = "Point at (or tap) a square to read its name and what stands on it.";
   }
 }
 
