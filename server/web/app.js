@@ -1,14 +1,15 @@
-// The browser client of reversid. It knows no game: it draws the squares and
-// pieces the server's DRAW messages describe (spec/TEXT-PROTOCOL.md §2) and
-// sends the squares the person picks, as the terminal client does. Every
-// server message arrives as one WebSocket message holding one protocol line
-// (§15); each action (list, play, watch) opens its own connection.
+// The browser client of reversid. It draws the squares and pieces the
+// server's DRAW messages describe (spec/TEXT-PROTOCOL.md §2) and sends the
+// squares the person picks, as the terminal client does. Every server message
+// arrives as one WebSocket message holding one protocol line (§15); each
+// action (list, play, watch) opens its own connection. For the games of §10
+// it also knows pictures, square names, a short rules text and (in Reversi)
+// where a move is legal: GUIDES below; any other game is drawn generically.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 100; // one square in SVG units
-const MARGIN = 44; // room for the coordinates
 
 /** The games this server plays: {name, type, teams, title}, from /games. */
 let games = [];
@@ -157,7 +158,7 @@ class Game {
         this.waiting = Number(w[2]);
         break;
       case "GAME TYPE": // a game starts (again, in a rematch)
-        this.info = gameOfType(w[2]) || this.info || { title: w[2], teams: [], type: w[2] };
+        this.info = gameOfType(w[2]) || this.info || { name: w[2].toLowerCase(), title: w[2], teams: [], type: w[2] };
         this.cells.clear();
         this.changed.clear();
         Object.assign(this, { waiting: null, over: null, result: null, turn: null, ready: false, picked: [] });
@@ -176,7 +177,7 @@ class Game {
         break;
       case "GAME TEAM":
         this.team = { number: Number(w[2]), name: rest(3) };
-        log(`You play ${this.team.name}.`);
+        log(`You play ${cap(this.team.name)}.`);
         break;
       case "GAME WATCHING":
         this.watching = w[2];
@@ -255,6 +256,8 @@ class Game {
     if (!this.picked.length || !this.canPick()) return;
     const squares = this.picked.map(([x, y]) => `${x} ${y}`).join(" ");
     this.sendMove(`MOVE ${this.picked.length} ${squares}`);
+    // A capture entered jump by jump goes on from where it landed: the next READY starts afresh.
+    this.picked = [];
     schedule();
   }
 
@@ -272,8 +275,9 @@ class Game {
     if (this.waiting !== null) return `Waiting for an opponent (${this.waiting} more player${this.waiting === 1 ? "" : "s"} needed)…`;
     if (!this.board) return "Connecting…";
     if (this.watching) return this.turn ? `Watching: ${this.teamName(this.turn)} to move` : "Watching";
-    if (this.ready) return `Your move, ${this.team ? this.team.name : ""}`;
+    if (this.ready) return this.team ? `Your move — you play ${cap(this.team.name)}` : "Your move";
     if (this.turn) return `${cap(this.teamName(this.turn))} to move — waiting for the opponent`;
+    if (this.team && this.readies > 0) return "Wait: you may move again in a moment";
     return "Waiting for the server…";
   }
 }
@@ -299,6 +303,7 @@ function enterGame(title) {
   $("game").hidden = false;
   $("log").replaceChildren();
   $("title").textContent = title;
+  rulesShown = null;
   document.body.dataset.view = "game";
 }
 
@@ -324,6 +329,143 @@ function leave() {
   showLobby();
 }
 
+// ------------------------------------------------------- what the page knows
+
+/** A kind of piece for the legend: the name drawn as its sample, the words for
+ * one and for many, and which DRAW PIECE names it covers (by default its own). */
+function kind(sample, one, many, match) {
+  return { sample, one, many, match: match || ((name) => name === sample) };
+}
+
+/** The time limits of the turn-based games (spec/TEXT-PROTOCOL.md §8). */
+const TURN_CLOCK = "Time: 600 s for each move and 30 s for your first one (the server's defaults). "
+  + "Running out of time loses; a first move not made in time stops the game without a result.";
+
+/** What the page knows of each game of spec/TEXT-PROTOCOL.md §10, by its name in /games:
+ * its pieces (for the legend, team 1's first), the squares worth a word, an example of
+ * its notation, its rules in brief, and where it names squares or finds legal moves. */
+const GUIDES = {
+  tictactoe: {
+    pieces: [[kind("x", "mark", "marks")], [kind("o", "mark", "marks")]],
+    example: "b2",
+    rules: [
+      "X moves first. A move puts your mark on an empty square: click it twice, or click it and press Play, or type its name (b2).",
+      "Three of your marks in a row, a column or a diagonal win; a full board without one is a draw.",
+      "An illegal move (a square already taken) loses the game.",
+      TURN_CLOCK,
+    ],
+  },
+  reversi: {
+    pieces: [[kind("black", "disc", "discs")], [kind("white", "disc", "discs")]],
+    example: "d3",
+    rules: [
+      "Black moves first. Place a disc so that one or more straight lines (row, column or diagonal) of your opponent's discs lie between it and another disc of yours: all those discs turn to your side. A move must turn at least one.",
+      "The small dots show where you can play. A side that cannot move passes; the game ends when neither can, and the side with more discs wins.",
+      "An illegal move is refused: play again.",
+      TURN_CLOCK,
+    ],
+    hints: reversiMoves,
+  },
+  draughts: {
+    pieces: [
+      [kind("man", "man", "men"), kind("king", "king", "kings")],
+      [kind("man", "man", "men"), kind("king", "king", "kings")],
+    ],
+    example: "11-15",
+    rules: [
+      "English draughts. Black moves first. A man moves one square diagonally forward to an empty dark square; a king (crowned) moves one square diagonally either way.",
+      "Capture by jumping a diagonally neighbouring enemy piece onto the empty square beyond it. Capturing is compulsory, and a piece jumps on while it can. Click the piece, then each square it lands on.",
+      "A man that reaches the far row becomes a king. A side with no move (no pieces, or all blocked) loses. Draws: by agreement, the same position three times, or 40 moves each without a capture or a man moving.",
+      "The dark squares are numbered 1 to 32, as moves are written: 11-15 is a step, 15x24 a capture.",
+      "After a game the same two players get a new one, colours swapped.",
+      TURN_CLOCK,
+    ],
+    squareName: draughtsNumber,
+    moveText: (names, picked) => names.join(picked.some(([, y], i) => i > 0 && Math.abs(y - picked[i - 1][1]) === 2) ? "x" : "-"),
+  },
+  duell: {
+    pieces: [
+      [kind("die536", "die", "dice", (n) => n.startsWith("die")), kind("key111", "key", "keys", (n) => n.startsWith("key"))],
+      [kind("die536", "die", "dice", (n) => n.startsWith("die")), kind("key111", "key", "keys", (n) => n.startsWith("key"))],
+    ],
+    squares: [["key", "a key square: a key that reaches the enemy's wins"]],
+    example: "a1-a6",
+    rules: [
+      "South moves first. Each side has eight dice and a key. A die rolls exactly as many squares as the pips on its top, along rows and columns, turning at most once and never through a piece; each square rolled tips it over. The key moves one square.",
+      "Land on an enemy piece to capture it. Click the piece, the corner if it turns, then where it ends; or type a1-a6.",
+      "Win by capturing the enemy key, or by moving your key onto the enemy's key square. A side with no legal move loses; 50 moves each without a capture is a draw.",
+      "Point at a die to read all its faces.",
+      TURN_CLOCK,
+    ],
+  },
+  foxes: {
+    pieces: [[kind("fox", "fox", "foxes")], [kind("dolphin", "dolphin", "dolphins")]],
+    squares: [["land", "land"], ["water", "water"]],
+    example: "4,1-4,2",
+    rules: [
+      "Real time: no turns. A move steps one of your animals to a neighbouring tile (up, down, left or right): click it, then where it goes. After every attempt you wait 0.5 s.",
+      "A dolphin swims from water to water only. A fox moves only within two steps of land. A fox eats a dolphin stranded on land; a dolphin eats a fox swimming in the water.",
+      "Every 10 s the tide turns some coast to water, or some water to land.",
+      "Eating the other side's last animal wins. When nothing has been eaten for 120 s the side with more animals wins (equal numbers draw).",
+      "The times are the server's defaults; it may be set otherwise.",
+    ],
+  },
+};
+
+function guide() {
+  return (game && game.info && GUIDES[game.info.name]) || {};
+}
+
+/** English draughts' number of the dark square (x, y), spec/games/draughts.md. */
+function draughtsNumber(x, y) {
+  if (game.board.w !== 8 || game.board.h !== 8 || (x + y) % 2 !== 0) return null;
+  const row = 8 - y; // from Black's back row
+  const column = row % 2 === 0 ? (x - 2) / 2 : (x - 1) / 2;
+  return String(4 * row + column + 1);
+}
+
+/** A square's name in the game's notation: as the game numbers it, else its column's
+ * and row's names (GAME COLUMNS, GAME ROWS), else its coordinates (Foxes & Dolphins). */
+function squareName(x, y) {
+  const own = guide().squareName;
+  const named = own && own(x, y);
+  if (named) return named;
+  const b = game.board;
+  if (b.columns && b.rows) return b.columns[x - 1] + b.rows[y - 1];
+  return `${x},${y}`;
+}
+
+/** The picked squares as the game writes a move. */
+function moveText(picked) {
+  const names = picked.map(([x, y]) => squareName(x, y));
+  const own = guide().moveText;
+  return own ? own(names, picked) : names.join("-");
+}
+
+/** Reversi's legal squares for `team`: empty, and closing at least one line of the
+ * opponent's discs with one of the team's (spec/PROTOCOL.md §7). */
+function reversiMoves(cells, team, board) {
+  const at = (x, y) => cells.get(`${x},${y}`);
+  const flips = (x, y, dx, dy) => {
+    let n = 0;
+    for (let cx = x + dx, cy = y + dy; cx >= 1 && cy >= 1 && cx <= board.w && cy <= board.h; cx += dx, cy += dy) {
+      const cell = at(cx, cy);
+      if (!cell || !cell.piece) return false;
+      if (cell.piece.team === team) return n > 0;
+      n += 1;
+    }
+    return false;
+  };
+  const legal = new Set();
+  for (const [key, cell] of cells) {
+    if (cell.piece) continue;
+    const [x, y] = key.split(",").map(Number);
+    const any = [-1, 0, 1].some((dx) => [-1, 0, 1].some((dy) => (dx || dy) && flips(x, y, dx, dy)));
+    if (any) legal.add(key);
+  }
+  return legal;
+}
+
 // ------------------------------------------------------------------ drawing
 
 let drawPending = false;
@@ -335,13 +477,13 @@ function schedule() {
 }
 
 const SQUARE_FILLS = {
-  empty: "#fbfaf7", green: "#3a7d44", water: "#4a7fb5", blue: "#4a7fb5", land: "#9bab6b",
+  empty: "#fbfaf7", green: "#3a7d44", water: "#4a7fb5", blue: "#4a7fb5", land: "#a9b873",
   dark: "#8b6b4a", black: "#8b6b4a", light: "#efe3c8", white: "#efe3c8",
   key: "#d4b13f", gold: "#d4b13f", yellow: "#d4b13f", red: "#c0504d",
 };
 const OTHER_FILLS = ["#7e9bb8", "#b49a7a", "#8fae9a", "#c49a9a", "#9a94c4", "#b8b07e"];
-const TEAM_COLOURS = ["#b03a2e", "#2463a6", "#2e8b57", "#a0522d"];
-const NAMED_COLOURS = { black: "#1d1d1d", white: "#fafafa", red: "#b03a2e", blue: "#2463a6" };
+/** Marks (x, o) keep a hue each; their shapes already tell them apart. */
+const MARK_COLOURS = ["#b03a2e", "#2463a6", "#2e8b57", "#a0522d"];
 
 function squareFill(kind, kinds) {
   if (SQUARE_FILLS[kind]) return SQUARE_FILLS[kind];
@@ -349,13 +491,21 @@ function squareFill(kind, kinds) {
   return OTHER_FILLS[kinds.indexOf(kind) % OTHER_FILLS.length];
 }
 
-/** A piece's colour: its name's if it is a colour, else its team's name's, else the team's. */
-function pieceColour(piece) {
+/** How a team's pieces look, told apart without colour: a dark body with a light
+ * outline, or a light body with a dark outline (then dashed, dotted for teams 3 and 4).
+ * A piece or team named black or white is that. */
+const DARK = { fill: "#262626", ink: "#f4f1ea", edge: "#f4f1ea", dash: "" };
+const LIGHT = { fill: "#f7f3ea", ink: "#262626", edge: "#262626", dash: "" };
+const TEAM_LOOKS = [DARK, LIGHT, { ...LIGHT, fill: "#c9c3b8", dash: "10 6" }, { ...DARK, fill: "#5b5b5b", dash: "3 6" }];
+
+function pieceLook(piece) {
   const team = game.teamName(piece.team).toLowerCase();
-  return NAMED_COLOURS[piece.name] || NAMED_COLOURS[team] || TEAM_COLOURS[(piece.team - 1) % TEAM_COLOURS.length];
+  if (piece.name === "black" || team === "black") return DARK;
+  if (piece.name === "white" || team === "white") return LIGHT;
+  return TEAM_LOOKS[(piece.team - 1) % TEAM_LOOKS.length];
 }
 
-/** The terminal client's label: the first letter, and the first digit after it (a die). */
+/** The generic label: the first letter, and the first digit after it (a die). */
 function pieceLabel(name) {
   const first = (name.match(/[A-Za-z0-9]/) || ["?"])[0].toUpperCase();
   const digit = name.slice(1).match(/[0-9]/);
@@ -369,24 +519,112 @@ function el(name, attrs, parent) {
   return e;
 }
 
-function drawPiece(g, piece, cx, cy) {
-  const colour = pieceColour(piece);
-  const r = CELL * 0.38;
-  if (piece.name === "x") {
+/** A disc of a team's look; every other picture is built on it or beside it. */
+function disc(g, look, cx, cy, r) {
+  el("circle", { cx, cy: cy + 4, r, fill: "#00000040" }, g);
+  el("circle", { cx, cy, r, fill: look.fill, stroke: look.edge, "stroke-width": 4, "stroke-dasharray": look.dash }, g);
+}
+
+/** The pips of a die's face `n`, on a square of half-side `h` around (cx, cy). */
+function pips(g, n, cx, cy, h, ink) {
+  const o = h * 0.55;
+  const spots = {
+    1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]], 4: [[-1, -1], [1, -1], [-1, 1], [1, 1]],
+    5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]], 6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]],
+  }[n] || [];
+  for (const [dx, dy] of spots) el("circle", { cx: cx + dx * o, cy: cy + dy * o, r: h * 0.16, fill: ink }, g);
+}
+
+const PICTURES = [
+  [(n) => n === "x", (g, p, cx, cy) => {
     const d = CELL * 0.27;
     el("path", { d: `M${cx - d} ${cy - d}L${cx + d} ${cy + d}M${cx + d} ${cy - d}L${cx - d} ${cy + d}`,
-      stroke: colour, "stroke-width": 11, "stroke-linecap": "round", fill: "none" }, g);
-  } else if (piece.name === "o") {
-    el("circle", { cx, cy, r: CELL * 0.28, stroke: colour, "stroke-width": 10, fill: "none" }, g);
-  } else {
-    const light = colour === NAMED_COLOURS.white;
-    el("circle", { cx, cy: cy + 3, r, fill: "#00000030" }, g);
-    el("circle", { cx, cy, r, fill: colour, stroke: light ? "#555" : "#00000066", "stroke-width": 2 }, g);
-    if (!["black", "white"].includes(piece.name)) {
-      const t = el("text", { x: cx, y: cy + 14, "text-anchor": "middle", class: "label", fill: light ? "#222" : "#fff" }, g);
-      t.textContent = pieceLabel(piece.name);
+      stroke: MARK_COLOURS[(p.team - 1) % 4], "stroke-width": 12, "stroke-linecap": "round", fill: "none" }, g);
+  }],
+  [(n) => n === "o", (g, p, cx, cy) => {
+    el("circle", { cx, cy, r: CELL * 0.27, stroke: MARK_COLOURS[(p.team - 1) % 4], "stroke-width": 11, fill: "none" }, g);
+  }],
+  [(n) => n === "black" || n === "white", (g, p, cx, cy) => disc(g, pieceLook(p), cx, cy, CELL * 0.38)],
+  [(n) => n === "man", (g, p, cx, cy) => {
+    const look = pieceLook(p);
+    disc(g, look, cx, cy, CELL * 0.38);
+    el("circle", { cx, cy, r: CELL * 0.24, fill: "none", stroke: look.ink, "stroke-width": 3, opacity: 0.6 }, g);
+  }],
+  [(n) => n === "king", (g, p, cx, cy) => {
+    // Two men stacked, as on a real board, and a crown.
+    const look = pieceLook(p);
+    disc(g, look, cx, cy + 6, CELL * 0.38);
+    disc(g, look, cx, cy - 4, CELL * 0.38);
+    el("path", { d: `M${cx - 20} ${cy + 10}v-22l10 10l10-16l10 16l10-10v22z`, fill: look.ink }, g);
+  }],
+  [(n) => /^die[1-6]/.test(n), (g, p, cx, cy) => {
+    const look = pieceLook(p);
+    const h = CELL * 0.34;
+    el("rect", { x: cx - h, y: cy - h + 4, width: 2 * h, height: 2 * h, rx: 12, fill: "#00000040" }, g);
+    el("rect", { x: cx - h, y: cy - h, width: 2 * h, height: 2 * h, rx: 12, fill: look.fill, stroke: look.edge,
+      "stroke-width": 4, "stroke-dasharray": look.dash }, g);
+    pips(g, Number(p.name[3]), cx, cy, h, look.ink);
+  }],
+  [(n) => n.startsWith("key"), (g, p, cx, cy) => {
+    // A round piece with a keyhole: no die is round.
+    const look = pieceLook(p);
+    disc(g, look, cx, cy, CELL * 0.38);
+    el("circle", { cx, cy: cy - 8, r: 10, fill: look.ink }, g);
+    el("path", { d: `M${cx - 6} ${cy - 4}L${cx - 11} ${cy + 20}h22L${cx + 6} ${cy - 4}z`, fill: look.ink }, g);
+  }],
+  [(n) => n === "fox", (g, p, cx, cy) => {
+    // A fox's head: pointed ears, pointed chin.
+    el("path", { d: `M${cx - 36} ${cy - 32}L${cx - 16} ${cy - 14}H${cx + 16}L${cx + 36} ${cy - 32}L${cx + 32} ${cy + 4}`
+      + `L${cx} ${cy + 36}L${cx - 32} ${cy + 4}Z`, fill: "#c8621f", stroke: "#2a1406", "stroke-width": 6,
+      "stroke-linejoin": "round" }, g);
+    for (const dx of [-12, 12]) el("circle", { cx: cx + dx, cy: cy + 2, r: 5, fill: "#2a1406" }, g);
+    el("circle", { cx, cy: cy + 26, r: 5, fill: "#2a1406" }, g);
+  }],
+  [(n) => n === "dolphin", (g, p, cx, cy) => {
+    // A dolphin from the side: a long light body, a fin, a tail.
+    const body = `M${cx - 42} ${cy + 4}C${cx - 26} ${cy - 18} ${cx + 16} ${cy - 18} ${cx + 30} ${cy - 2}`
+      + `L${cx + 44} ${cy - 14}L${cx + 40} ${cy + 6}L${cx + 46} ${cy + 22}L${cx + 28} ${cy + 10}`
+      + `C${cx + 12} ${cy + 22} ${cx - 22} ${cy + 20} ${cx - 42} ${cy + 4}Z`;
+    const fin = `M${cx - 6} ${cy - 12}L${cx + 6} ${cy - 32}L${cx + 14} ${cy - 9}Z`;
+    for (const d of [fin, body]) {
+      el("path", { d, fill: "#eef3f6", stroke: "#10303d", "stroke-width": 6, "stroke-linejoin": "round" }, g);
     }
+    el("circle", { cx: cx - 26, cy: cy + 1, r: 4, fill: "#10303d" }, g);
+  }],
+];
+
+function drawPiece(g, piece, cx, cy) {
+  const picture = PICTURES.find(([matches]) => matches(piece.name));
+  if (picture) {
+    picture[1](g, piece, cx, cy);
+    return;
   }
+  const look = pieceLook(piece);
+  disc(g, look, cx, cy, CELL * 0.38);
+  const t = el("text", { x: cx, y: cy + 14, "text-anchor": "middle", class: "label", fill: look.ink }, g);
+  t.textContent = pieceLabel(piece.name);
+}
+
+/** Marks on a square that say its kind without colour. */
+function drawTexture(g, kind, left, top) {
+  if (kind === "water" || kind === "blue") {
+    for (const dy of [35, 70]) {
+      el("path", { d: `M${left + 12} ${top + dy}q13 -10 25 0t25 0t25 0`, class: "wave" }, g);
+    }
+  } else if (kind === "key" || kind === "gold") {
+    el("rect", { x: left + 10, y: top + 10, width: CELL - 20, height: CELL - 20, rx: 6, class: "key-square" }, g);
+  }
+}
+
+/** A piece in words, for the legend and for pointing at a square. */
+function pieceWords(piece) {
+  const team = game.teamName(piece.team);
+  const die = piece.name.match(/^die([1-6])([1-6])([1-6])$/);
+  if (die) return `${team} die: ${die[1]} on top, ${die[2]} toward its owner, ${die[3]} on its owner's left`;
+  const known = (guide().pieces || [])[piece.team - 1];
+  const k = known && known.find((kd) => kd.match(piece.name));
+  if (k) return `${team} ${k.one}`;
+  return piece.name === team.toLowerCase() ? team : `${team} ${piece.name}`;
 }
 
 /** The squares' SVG groups, made once a board: re-drawing only their contents
@@ -395,34 +633,75 @@ let squares = null;
 
 function buildBoard(svg, board) {
   const { w, h } = board;
+  // The edges' names keep about the same size on screen whatever the board's size;
+  // a game that numbers its squares on them (draughts) has no edge names at all.
+  const scale = Math.max(0.5, Math.max(w, h) / 8);
+  const edges = !guide().squareName;
+  const margin = edges ? Math.round(44 * scale) : 0;
   svg.replaceChildren();
-  svg.setAttribute("viewBox", `0 0 ${MARGIN + w * CELL} ${h * CELL + MARGIN}`);
+  svg.setAttribute("viewBox", `0 0 ${margin + w * CELL} ${h * CELL + margin}`);
   squares = { key: boardKey(board), at: new Map() };
   for (let y = 1; y <= h; y++) {
     for (let x = 1; x <= w; x++) {
       // (1, 1) is the lower left: row h is drawn at the top.
-      const left = MARGIN + (x - 1) * CELL;
+      const left = margin + (x - 1) * CELL;
       const top = (h - y) * CELL;
       const g = el("g", { class: "sq", "data-x": x, "data-y": y }, svg);
       const tile = el("rect", { class: "tile", x: left, y: top, width: CELL, height: CELL }, g);
       const content = el("g", { class: "content" }, g);
+      const title = el("title", {}, g);
       g.addEventListener("click", () => game && game.pick(x, y));
-      squares.at.set(`${x},${y}`, { g, tile, content, left, top });
+      g.addEventListener("mouseenter", () => { pointedAt = [x, y]; showPointed(); });
+      g.addEventListener("mouseleave", () => { pointedAt = null; showPointed(); });
+      squares.at.set(`${x},${y}`, { g, tile, content, title, left, top, x, y });
     }
   }
+  if (!edges) return;
+  const font = { class: "coord", "font-size": Math.round(28 * scale), "text-anchor": "middle", "dominant-baseline": "central" };
   for (let x = 1; x <= w; x++) {
-    const t = el("text", { class: "coord", x: MARGIN + (x - 0.5) * CELL, y: h * CELL + 34, "text-anchor": "middle" }, svg);
+    const t = el("text", { ...font, x: margin + (x - 0.5) * CELL, y: h * CELL + margin / 2 }, svg);
     t.textContent = board.columns ? board.columns[x - 1] : x;
   }
   for (let y = 1; y <= h; y++) {
-    const t = el("text", { class: "coord", x: MARGIN / 2, y: (h - y + 0.5) * CELL + 10, "text-anchor": "middle" }, svg);
+    const t = el("text", { ...font, x: margin / 2, y: (h - y + 0.5) * CELL }, svg);
     t.textContent = board.rows ? board.rows[y - 1] : y;
   }
 }
 
-/** What the board's picture is built from: its size and its edges' names. */
+/** What the board's picture is built from: its size, its edges' names, its game. */
 function boardKey(board) {
-  return JSON.stringify([board.w, board.h, board.columns, board.rows]);
+  return JSON.stringify([board.w, board.h, board.columns, board.rows, game.info && game.info.name]);
+}
+
+/** The square the pointer is on, named under the board. */
+let pointedAt = null;
+
+function squareWords(x, y) {
+  const cell = game.cells.get(`${x},${y}`);
+  const own = guide().squareName;
+  const number = own && own(x, y);
+  const name = !own ? squareName(x, y) : number ? `square ${number}` : `(${x}, ${y})`;
+  const what = cell && cell.piece ? pieceWords(cell.piece) : "empty";
+  const told = cell && (guide().squares || []).some(([k]) => k === cell.kind);
+  return `${name}: ${what}${told ? ` (${cell.kind})` : ""}`;
+}
+
+function showPointed() {
+  const where = $("where");
+  if (!game || !game.board) {
+    where.textContent = "";
+  } else if (pointedAt) {
+    where.textContent = squareWords(...pointedAt);
+  } else {
+    where.textContent = "Point at (or tap) a square to read its name and what stands on it.";
+  }
+}
+
+/** Where the player may move now, when the page can tell (Reversi). */
+function legalHints() {
+  const hints = guide().hints;
+  if (!hints || !game.canPick() || !game.team) return new Set();
+  return hints(game.cells, game.team.number, game.board);
 }
 
 function renderBoard() {
@@ -438,31 +717,124 @@ function renderBoard() {
   const kinds = [];
   const pickable = game.canPick();
   const pickOrder = new Map(game.picked.map(([x, y], i) => [`${x},${y}`, i + 1]));
-  for (const [at, { g, tile, content, left, top }] of squares.at) {
+  const hints = legalHints();
+  const number = guide().squareName;
+  for (const [at, { g, tile, content, title, left, top, x, y }] of squares.at) {
     const cell = game.cells.get(at);
     g.setAttribute("class", pickable ? "sq can-pick" : "sq");
     tile.setAttribute("fill", cell ? squareFill(cell.kind, kinds) : "#ddd");
     content.replaceChildren();
-    for (const key of ["kind", "piece", "team"]) delete g.dataset[key];
-    if (cell && cell.kind) g.dataset.kind = cell.kind;
+    for (const key of ["kind", "piece", "team", "hint"]) delete g.dataset[key];
+    if (cell && cell.kind) {
+      g.dataset.kind = cell.kind;
+      drawTexture(content, cell.kind, left, top);
+    }
     if (cell && cell.piece) {
       g.dataset.piece = cell.piece.name;
       g.dataset.team = cell.piece.team;
       drawPiece(content, cell.piece, left + CELL / 2, top + CELL / 2);
+    }
+    const n = number && number(x, y);
+    if (n) el("text", { class: "number", x: left + 5, y: top + 21 }, content).textContent = n;
+    if (hints.has(at)) {
+      g.dataset.hint = "yes";
+      const look = pieceLook({ name: "", team: game.team.number });
+      el("circle", { class: "hint", cx: left + CELL / 2, cy: top + CELL / 2, r: 15, fill: look.fill, stroke: look.edge }, content);
     }
     if (game.changed.has(at)) {
       el("rect", { class: "changed", x: left + 4, y: top + 4, width: CELL - 8, height: CELL - 8, rx: 8 }, content);
     }
     if (pickOrder.has(at)) {
       el("rect", { class: "pick", x: left + 6, y: top + 6, width: CELL - 12, height: CELL - 12, rx: 10 }, content);
-      const t = el("text", { class: "order", x: left + 14, y: top + 30 }, content);
-      t.textContent = pickOrder.get(at);
+      el("text", { class: "order", x: left + CELL - 26, y: top + 30 }, content).textContent = pickOrder.get(at);
     }
+    title.textContent = cell ? squareWords(x, y) : "";
   }
+  showPointed();
 }
 
-function teamBadge(k) {
-  return k ? cap(game.teamName(k)) : "—";
+// --------------------------------------------------------- legend and rules
+
+/** A piece drawn small, for the legend. */
+function glyph(name, team) {
+  const svg = el("svg", { viewBox: "0 0 100 100", class: "glyph", "aria-hidden": "true" });
+  drawPiece(svg, { name, team }, 50, 50);
+  return svg;
+}
+
+/** Each team's kinds of piece: the game's own, else the names drawn for it so far. */
+function teamKinds(team) {
+  const known = (guide().pieces || [])[team - 1];
+  if (known) return known;
+  const names = new Set();
+  for (const cell of game.cells.values()) {
+    if (cell.piece && cell.piece.team === team) names.add(cell.piece.name);
+  }
+  return [...names].map((n) => kind(n, n, n));
+}
+
+function teamCount() {
+  if (game.teams) return game.teams.length;
+  if (game.info && game.info.teams && game.info.teams.length) return game.info.teams.length;
+  return Math.max(0, ...[...game.cells.values()].map((c) => (c.piece ? c.piece.team : 0)));
+}
+
+/** One line a team: its name, then each kind of its pieces as drawn, with how many stand on the board. */
+function renderLegend() {
+  const rows = [];
+  for (let team = 1; team <= teamCount(); team++) {
+    const li = document.createElement("li");
+    li.dataset.team = team;
+    const name = document.createElement("span");
+    name.className = "team";
+    name.textContent = cap(game.teamName(team)) + (game.team && game.team.number === team ? " (you)" : "");
+    li.append(name);
+    for (const k of teamKinds(team)) {
+      let n = 0;
+      for (const cell of game.cells.values()) if (cell.piece && cell.piece.team === team && k.match(cell.piece.name)) n += 1;
+      const part = document.createElement("span");
+      part.className = "count";
+      part.dataset.kind = k.sample;
+      part.append(glyph(k.sample, team), `${n} ${n === 1 ? k.one : k.many}`);
+      li.append(part);
+    }
+    rows.push(li);
+  }
+  for (const [kindName, words] of guide().squares || []) {
+    const li = document.createElement("li");
+    const swatch = el("svg", { viewBox: `0 0 ${CELL} ${CELL}`, class: "glyph", "aria-hidden": "true" });
+    el("rect", { x: 0, y: 0, width: CELL, height: CELL, fill: squareFill(kindName, []) }, swatch);
+    drawTexture(swatch, kindName, 0, 0);
+    const text = document.createElement("span");
+    text.textContent = words;
+    li.append(swatch, text);
+    rows.push(li);
+  }
+  $("legend").replaceChildren(...rows);
+}
+
+let rulesShown = null;
+function renderRules() {
+  const g = guide();
+  const name = game.info ? game.info.name : "";
+  if (rulesShown === name) return;
+  rulesShown = name;
+  $("rules").hidden = !g.rules;
+  $("rules-title").textContent = `How to play ${game.info ? game.info.title : ""}`;
+  $("rules-list").replaceChildren(...(g.rules || []).map((text) => {
+    const li = document.createElement("li");
+    li.textContent = text;
+    return li;
+  }));
+  $("typed-move").placeholder = `or type a move, e.g. ${g.example || "d3"}`;
+}
+
+/** Whose move it is; in a game without turns (real time), whether you may move. */
+function turnText() {
+  if (game.over || game.aborted) return "—";
+  if (game.turn) return cap(game.teamName(game.turn)) + (game.ready ? " (you)" : "");
+  if (game.readies > 0 || game.ready) return game.ready ? "You may move" : "Wait a moment";
+  return "—";
 }
 
 function render() {
@@ -475,9 +847,10 @@ function render() {
   // Once the game has ended the result says it all.
   $("status").hidden = Boolean(game.over || game.aborted);
   $("you").textContent = game.team ? cap(game.team.name) : game.watching ? `Watching game ${game.watching}` : "—";
-  $("turn").textContent = game.over || game.aborted ? "—" : teamBadge(game.turn) + (game.ready ? " (you)" : "");
+  $("turn").textContent = turnText();
   $("tools").hidden = Boolean(game.watching) || Boolean(game.over) || Boolean(game.aborted);
-  $("picked").textContent = game.picked.length ? game.picked.map(([x, y]) => `(${x}, ${y})`).join(" → ") : "—";
+  $("picked").textContent = game.picked.length ? moveText(game.picked) : "—";
+  if (game.info) $("title").textContent = game.info.title;
   $("send").disabled = !game.canPick() || !game.picked.length;
   $("clear").disabled = !game.picked.length;
   $("leave").textContent = game.over || game.aborted || game.closed ? "Back to the games" : game.watching ? "Stop watching" : "Leave";
@@ -496,6 +869,8 @@ function render() {
     result.dataset.why = game.over ? game.over.why : "";
   }
   renderBoard();
+  renderLegend();
+  renderRules();
 }
 
 // ------------------------------------------------------------------- wiring
