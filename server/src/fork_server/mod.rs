@@ -31,8 +31,8 @@ pub mod serve;
 use std::fmt;
 use std::net::SocketAddr;
 
+use crate::protocols::WireKind;
 use crate::session::handoff;
-use crate::wire::WireKind;
 
 /// The environment variable that makes reversid a fork server: the descriptor number of
 /// its socket to the supervisor.

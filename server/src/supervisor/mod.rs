@@ -9,16 +9,14 @@
 //! ([`crate::fork_server`]), not by the supervisor.
 
 mod addresses;
-pub mod cidr;
+mod cidr;
 mod forking;
-pub mod front;
 mod listener;
+mod options;
 mod origin;
 mod pending;
 mod reaper;
-pub mod spawn;
 
-use std::collections::HashMap;
 use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr};
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
@@ -28,26 +26,16 @@ use log::{debug, error, info, warn};
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
 use reversi_games::registry::Module;
-use reversi_text::ServerMessage;
 
-use crate::config::SupervisorConfig;
-use crate::session::{self, handoff, Group, SessionConfig};
+use crate::games::Games;
+use crate::protocols::{Lobby, Running, Stage, Verdict, WireKind, MAX_INPUT};
+use crate::session::{self, handoff, Group};
 use crate::signals::SelfPipe;
-use crate::wire::WireKind;
-pub use addresses::Limits;
 use addresses::{Host, Hosts};
-use front::{Front, Stage, Verdict};
+pub use options::{Options, SupervisorConfig};
 use origin::{Origin, Seed};
 use pending::{Pending, State, LINGER};
 use reaper::{Child, Children};
-
-/// What the supervisor serves: the games, and each game's session settings.
-pub struct Games {
-    pub front: Front,
-    pub sessions: HashMap<&'static str, SessionConfig>,
-    /// Players per team (seed 000's `-p N`): team mates take turns.
-    pub team_size: usize,
-}
 
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
@@ -57,8 +45,6 @@ const CONN_BASE: usize = 1 << 16;
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(10);
-/// A handshake that is still incomplete after this many bytes is refused.
-pub(crate) const MAX_INPUT: usize = 4096;
 /// A refused connection that sends more than this while we linger is closed at once:
 /// discarding a fast sender's stream would otherwise hold the loop for the whole linger.
 const MAX_DISCARD: usize = 64 * 1024;
@@ -471,7 +457,10 @@ impl Supervisor {
         if over_limit && self.pending.closing() >= self.config.max_pending {
             // Flooded: no room even to linger. Best effort, then close.
             warn!("{peer}: pending limit reached; refused");
-            let _ = io::Write::write(&mut stream, &front::BINARY_REFUSAL);
+            let _ = io::Write::write(
+                &mut stream,
+                &WireKind::refusal(None, "pending limit reached"),
+            );
             return;
         }
         let origin = Origin::of(peer, seed, &self.config.proxy_from);
@@ -548,9 +537,12 @@ impl Supervisor {
             peer,
             format_args!("{peer}: queued ({waiting} waiting) for {}", game.info.name),
         );
-        if waiting < needed && matches!(wire, Some(WireKind::Text | WireKind::WebSocket)) {
-            let more = (needed - waiting) as u32;
-            self.say(index, &front::line_of(&ServerMessage::Waiting { more }));
+        let more = needed.saturating_sub(waiting) as u32;
+        if let Some(told) = wire
+            .and_then(|w| w.protocol().waiting(more))
+            .filter(|_| more > 0)
+        {
+            self.reply(index, &told);
         }
     }
 
@@ -560,8 +552,18 @@ impl Supervisor {
             return;
         };
         debug!("-> {} refusal ({why})", conn.peer);
-        let farewell = front::refusal(conn.wire, why);
-        self.pending.start_closing(index, &farewell, now + LINGER);
+        let farewell = WireKind::refusal(conn.wire, why);
+        self.linger_at(index, &farewell, now);
+    }
+
+    /// Sends `farewell` and closes: the connection lingers ([`LINGER`]) so that the
+    /// client reads it before the close.
+    fn linger(&mut self, index: usize, farewell: &[u8]) {
+        self.linger_at(index, farewell, Instant::now());
+    }
+
+    fn linger_at(&mut self, index: usize, farewell: &[u8], now: Instant) {
+        self.pending.start_closing(index, farewell, now + LINGER);
         self.service(index);
     }
 
@@ -631,98 +633,89 @@ impl Supervisor {
         }
     }
 
+    /// Screens what a waiting connection has sent, request by request, until it must
+    /// wait for more bytes or is no longer screened (handed on, closing, gone).
     fn screen(&mut self, index: usize) {
         if !self.screen_origin(index) {
             return;
         }
-        loop {
-            let Some(conn) = self.pending.get_mut(index) else {
+        while let Some(verdict) = self.next_verdict(index) {
+            if let Some(conn) = self.pending.get_mut(index) {
+                let used = verdict.used().min(conn.input.len());
+                conn.input.drain(..used);
+            }
+            if !self.act(index, verdict) {
                 return;
-            };
-            let (Some(wire), false) = (conn.wire, conn.input.is_empty()) else {
-                return;
-            };
-            let stage = match conn.state {
-                State::Handshake => Stage::Handshake,
-                // Bytes that came with the join that completes a group go to the session.
-                State::Queued if conn.pairing => {
-                    if conn.input.len() > MAX_INPUT {
-                        return self.refuse(index, "too much input", Instant::now());
-                    }
-                    return;
-                }
-                State::Queued => Stage::Queued,
-                State::Closing => return,
-            };
-            let verdict = self.games.front.screen(wire, stage, &conn.input);
-            let peer = conn.peer;
-            match verdict {
-                Verdict::Wait if conn.input.len() > MAX_INPUT => {
-                    return self.refuse(index, "too much input", Instant::now())
-                }
-                Verdict::Wait => return,
-                Verdict::Join { game, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    self.join(index, game);
-                }
-                Verdict::Reply { reply, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    self.reply(index, &reply);
-                }
-                Verdict::List { used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    let listing = self.listing();
-                    self.say(index, &listing);
-                }
-                Verdict::Watch { id, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    return self.hand_to_viewer(index, id);
-                }
-                Verdict::WatchGame { game, used, none } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    let newest = self
-                        .children
-                        .iter()
-                        .filter(|c| c.module == game)
-                        .map(|c| c.id)
-                        .max();
-                    let Some(id) = newest else {
-                        info!("{peer}: no {} game to watch", game.info.name);
-                        self.pending
-                            .start_closing(index, &none, Instant::now() + LINGER);
-                        return self.service(index);
-                    };
-                    return self.hand_to_viewer(index, id);
-                }
-                Verdict::Left => {
-                    self.note(peer, format_args!("{peer}: left before being paired"));
-                    return self.close(index);
-                }
-                Verdict::Respond(bytes) => {
-                    self.pending
-                        .start_closing(index, &bytes, Instant::now() + LINGER);
-                    return self.service(index);
-                }
-                Verdict::Upgrade { response, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    conn.wire = Some(WireKind::WebSocket);
-                    debug!("{peer}: now a WebSocket");
-                    self.reply(index, &response);
-                }
-                Verdict::Refused(why) => {
-                    self.note(peer, format_args!("{peer}: refused: {why}"));
-                    return self.refuse(index, &why, Instant::now());
-                }
-                Verdict::NotText(why) => {
-                    conn.wire = Some(WireKind::Binary);
-                    self.note(
-                        peer,
-                        format_args!("{peer}: refused: not a protocol this server speaks ({why})"),
-                    );
-                    return self.refuse(index, &why, Instant::now());
-                }
             }
         }
+    }
+
+    /// Its protocol's verdict on connection `index`'s input, if there is one to judge.
+    fn next_verdict(&self, index: usize) -> Option<Verdict> {
+        let conn = self.pending.get(index)?;
+        let (Some(wire), false) = (conn.wire, conn.input.is_empty()) else {
+            return None;
+        };
+        let stage = match conn.state {
+            State::Handshake => Stage::Handshake,
+            // Bytes that came with the join that completes a group go to the session.
+            State::Queued if conn.pairing => return self.too_much_input(index),
+            State::Queued => Stage::Queued,
+            State::Closing => return None,
+        };
+        let running = || self.running();
+        let lobby = Lobby {
+            games: &self.games.modules,
+            running: &running,
+        };
+        match wire.protocol().screen(&lobby, stage, &conn.input) {
+            Verdict::Wait => self.too_much_input(index),
+            verdict => Some(verdict),
+        }
+    }
+
+    /// A refusal once a connection holds more than [`MAX_INPUT`] unjudged bytes.
+    fn too_much_input(&self, index: usize) -> Option<Verdict> {
+        let conn = self.pending.get(index)?;
+        (conn.input.len() > MAX_INPUT).then(|| Verdict::Close {
+            farewell: WireKind::refusal(conn.wire, "too much input"),
+            note: None,
+        })
+    }
+
+    /// Does what a verdict says; true while the connection is still to be screened.
+    fn act(&mut self, index: usize, verdict: Verdict) -> bool {
+        let Some(peer) = self.pending.get(index).map(|c| c.peer) else {
+            return false;
+        };
+        match verdict {
+            Verdict::Wait => return false,
+            Verdict::Reply { bytes, becomes, .. } => {
+                if let (Some(kind), Some(conn)) = (becomes, self.pending.get_mut(index)) {
+                    conn.wire = Some(kind);
+                    debug!("{peer}: now speaks {kind:?}");
+                }
+                self.reply(index, &bytes);
+            }
+            Verdict::Join { game, .. } => self.join(index, game),
+            Verdict::Watch { id, .. } => {
+                self.hand_to_viewer(index, id);
+                return false;
+            }
+            Verdict::Leave => {
+                self.note(peer, format_args!("{peer}: left before being paired"));
+                self.close(index);
+                return false;
+            }
+            Verdict::Close { farewell, note } => {
+                if let Some(note) = note {
+                    self.note(peer, format_args!("{peer}: {note}"));
+                }
+                self.linger(index, &farewell);
+                return false;
+            }
+        }
+        true
     }
 
     /// Queues `bytes` for a waiting connection and tries to send them.
@@ -735,49 +728,37 @@ impl Supervisor {
         }
     }
 
-    /// Queues protocol lines for a waiting connection, as its protocol carries them.
-    fn say(&mut self, index: usize, lines: &[u8]) {
-        if let Some(conn) = self.pending.get(index) {
-            let bytes = front::lines_for(conn.wire, lines);
-            self.reply(index, &bytes);
-        }
-    }
-
     /// How many players a game of `game` needs.
     fn group_size(&self, game: &Module) -> usize {
         game.info.team_count() * self.games.team_size
     }
 
-    /// `GAME SESSION` lines for every running game, then `GAME SESSIONS n`.
-    fn listing(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut children: Vec<&Child> = self.children.iter().collect();
-        children.sort_by_key(|c| c.id);
-        for child in &children {
-            out.extend(front::line_of(&ServerMessage::Session {
-                id: child.id,
-                game: child.module.info.wire_type.to_owned(),
-                seconds: child.started.elapsed().as_secs(),
-                players: child.peers.iter().map(ToString::to_string).collect(),
-            }));
-        }
-        out.extend(front::line_of(&ServerMessage::Sessions {
-            count: children.len() as u64,
-        }));
-        out
+    /// The games being played, oldest first.
+    fn running(&self) -> Vec<Running> {
+        let mut running: Vec<Running> = self
+            .children
+            .iter()
+            .map(|c| Running {
+                id: c.id,
+                game: c.module,
+                seconds: c.started.elapsed().as_secs(),
+                players: c.peers.clone(),
+            })
+            .collect();
+        running.sort_by_key(|r| r.id);
+        running
     }
 
     /// Hands a connection that asked to watch game `id` to that game's process.
     fn hand_to_viewer(&mut self, index: usize, id: u64) {
         let Some(child) = self.children.by_id(id) else {
-            let why = format!("no game {id} is running (GAME LIST shows them)");
-            let reply = front::line_of(&ServerMessage::Error { why });
-            return self.say(index, &reply);
+            let why = format!("game {id} cannot take a viewer now");
+            return self.refuse(index, &why, Instant::now());
         };
         let Some(conn) = self.pending.get(index) else {
             return;
         };
-        let wire = conn.wire.unwrap_or(WireKind::Text);
+        let wire = conn.wire.unwrap_or_default();
         let sent = handoff::send(
             child.id,
             conn.stream.as_raw_fd(),
@@ -807,13 +788,7 @@ impl Supervisor {
     fn try_pair(&mut self) {
         let games = self.pending.waiting_games();
         for name in games {
-            let Some(&game) = self
-                .games
-                .front
-                .games()
-                .iter()
-                .find(|m| m.info.name == name)
-            else {
+            let Some(&game) = self.games.modules.iter().find(|m| m.info.name == name) else {
                 continue;
             };
             self.try_start(game);
@@ -853,7 +828,7 @@ impl Supervisor {
                         stream,
                         peer: conn.peer,
                         early,
-                        wire: conn.wire.unwrap_or(WireKind::Text),
+                        wire: conn.wire.unwrap_or_default(),
                     }
                 })
                 .collect();
@@ -912,7 +887,10 @@ impl Supervisor {
             who.join(" and ")
         );
         for mut seat in seats {
-            let farewell = front::refusal(Some(seat.wire), "no game could be started; try again");
+            let farewell = seat
+                .wire
+                .protocol()
+                .refusal("no game could be started; try again");
             let _ = io::Write::write(&mut seat.stream, &farewell);
             let _ = seat.stream.shutdown(Shutdown::Write);
         }

@@ -19,10 +19,9 @@ use reversi_proxy::{parse, signature, Header, Signature, Status, Version};
 
 use super::addresses::Host;
 use super::cidr::Cidr;
-use super::front::Front;
 use super::pending::State;
 use super::Supervisor;
-use crate::wire::WireKind;
+use crate::protocols::WireKind;
 
 /// The seed protocol of the listener a connection came in on, if any.
 pub type Seed = Option<(&'static Module, WireKind)>;
@@ -139,7 +138,7 @@ impl Supervisor {
         }
         let (peer, origin) = (conn.peer, conn.origin);
         if !matches!(origin, Origin::Awaiting { .. }) && conn.wire.is_none() {
-            conn.wire = conn.input.first().map(|&b| Front::wire_of(b));
+            conn.wire = conn.input.first().map(|&b| WireKind::recognise(b));
         }
         match screen(origin, peer, &conn.input) {
             Screened::Pass => {
@@ -157,9 +156,9 @@ impl Supervisor {
             }
             Screened::Spoof(version) => {
                 // The v2 signature opens with blank lines (text, by its first byte), but
-                // its NUL is in no line of text: it is refused as binary.
+                // its NUL is in no line of text: it is refused as what is no protocol.
                 if version == Version::V2 {
-                    conn.wire = Some(WireKind::Binary);
+                    conn.wire = Some(WireKind::FALLBACK);
                 }
                 self.note(peer, format_args!("{peer}: refused: {SPOOF}"));
                 self.refuse(index, SPOOF, Instant::now());
@@ -194,7 +193,7 @@ impl Supervisor {
         };
         self.pending.settle(index, client, origin);
         if let Some(conn) = self.pending.get_mut(index) {
-            conn.wire = conn.input.first().map(|&b| Front::wire_of(b));
+            conn.wire = conn.input.first().map(|&b| WireKind::recognise(b));
         }
         if let Err(refusal) = host_full {
             self.note(client, format_args!("{client}: refused: {refusal}"));

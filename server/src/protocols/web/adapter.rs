@@ -4,10 +4,10 @@
 
 use tungstenite::protocol::frame::coding::CloseCode;
 
-use super::text::Text;
-use super::{Event, Input, Wire};
+use super::frames::{self, Incoming};
 use crate::outbox::Outbox;
-use crate::web::frames::{self, Incoming};
+use crate::protocols::text::Adapter as Text;
+use crate::protocols::{Event, Input, Wire};
 
 pub struct WebSocket {
     text: Text,
@@ -116,7 +116,7 @@ impl Wire for WebSocket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::Role;
+    use crate::protocols::Role;
     use reversi_games::registry;
 
     /// A client frame: FIN, `opcode`, masked.
