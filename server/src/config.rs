@@ -9,6 +9,7 @@ use clap::Parser;
 use crate::fork_server::handle::ForkServerSpec;
 use crate::games::{self, Dirs, Games};
 use crate::journal_dir::JournalDir;
+use crate::protocols;
 use crate::supervisor::{self, SupervisorConfig};
 
 /// reversid: a server for networked board games. It queues players per game and plays each
@@ -25,6 +26,9 @@ use crate::supervisor::{self, SupervisorConfig};
 pub struct Cli {
     #[command(flatten)]
     pub supervisor: supervisor::Options,
+
+    #[command(flatten)]
+    pub protocols: protocols::Options,
 
     #[command(flatten)]
     pub games: games::Options,
@@ -86,7 +90,8 @@ impl Cli {
             dir: self.start_dir.clone(),
             extra_args: vec!["--journal-dir".into(), self.journals().path().into()],
         });
-        self.supervisor.config(fork_server)
+        let seeds = self.protocols.listen_seed.clone();
+        self.supervisor.config(seeds, fork_server)
     }
 
     /// The games to serve with each one's session settings.

@@ -214,12 +214,12 @@ mod tests {
             game: "ttt".into(),
             seats: vec![
                 SeatHeader {
-                    wire: WireKind::Text,
+                    wire: WireKind::default(),
                     peer: "10.0.0.1:5".parse().unwrap(),
                     early: b"MOVE".to_vec(),
                 },
                 SeatHeader {
-                    wire: WireKind::Binary,
+                    wire: WireKind::FALLBACK,
                     peer: "[::1]:9".parse().unwrap(),
                     early: vec![],
                 },

@@ -210,6 +210,17 @@ impl Lobby<'_> {
     }
 }
 
+/// The protocols' command-line options.
+#[derive(Debug, Clone, clap::Args)]
+#[group(id = "protocol_options")]
+pub struct Options {
+    /// A listener for clients that speak a seed document's own protocol, as GAME=ADDR (duell:
+    /// seed 000's Conquest clients, queued on arrival; foxes: seed 002's clients, which join with
+    /// PBJ or watch with QBJ); may be given several times.
+    #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = clap::ArgAction::Append)]
+    pub listen_seed: Vec<SeedListener>,
+}
+
 /// A `--listen-seed` listener: the game its clients play, in which protocol, and where.
 #[derive(Debug, Clone)]
 pub struct SeedListener {
@@ -380,5 +391,24 @@ mod tests {
         }
         let err = "reversi=127.0.0.1:0".parse::<SeedListener>().unwrap_err();
         assert!(err.ends_with("(try duell or foxes)"), "{err}");
+    }
+
+    #[test]
+    fn seed_listeners_repeat_on_the_command_line() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            options: Options,
+        }
+        let cli = Cli::parse_from([
+            "reversid",
+            "--listen-seed",
+            "conquest=127.0.0.1:0",
+            "--listen-seed",
+            "foxes=127.0.0.1:0",
+        ]);
+        assert_eq!(cli.options.listen_seed.len(), 2);
+        assert!(Cli::try_parse_from(["reversid", "--listen-seed", "reversi=127.0.0.1:0"]).is_err());
     }
 }

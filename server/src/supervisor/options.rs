@@ -21,12 +21,6 @@ pub struct Options {
           default_value = "127.0.0.1:8765")]
     pub listen: Vec<SocketAddr>,
 
-    /// A listener for clients that speak a seed document's own protocol, as GAME=ADDR (duell:
-    /// seed 000's Conquest clients, queued on arrival; foxes: seed 002's clients, which join with
-    /// PBJ or watch with QBJ); may be given several times.
-    #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = ArgAction::Append)]
-    pub listen_seed: Vec<SeedListener>,
-
     /// Trust the PROXY protocol header (v1 or v2) from this address block, e.g. a load
     /// balancer's 10.0.0.5/32: a connection from there must start with one, and the client
     /// address it carries is used instead of the balancer's (spec/DEPLOY.md). Anyone else
@@ -95,11 +89,15 @@ fn count(n: u64) -> usize {
 }
 
 impl Options {
-    /// The settings, with where sessions come from.
-    pub fn config(&self, fork_server: Option<ForkServerSpec>) -> SupervisorConfig {
+    /// The settings, with the seed protocols' listeners and where sessions come from.
+    pub fn config(
+        &self,
+        listen_seed: Vec<SeedListener>,
+        fork_server: Option<ForkServerSpec>,
+    ) -> SupervisorConfig {
         SupervisorConfig {
             listen: self.listen.clone(),
-            listen_seed: self.listen_seed.clone(),
+            listen_seed,
             proxy_from: self.proxy_from.clone(),
             limits: Limits {
                 pending_per_host: count(self.max_pending_per_address),
@@ -131,7 +129,7 @@ mod tests {
 
     fn config(args: &[&str]) -> SupervisorConfig {
         let args = std::iter::once("reversid").chain(args.iter().copied());
-        Cli::parse_from(args).options.config(None)
+        Cli::parse_from(args).options.config(Vec::new(), None)
     }
 
     #[test]
@@ -165,16 +163,5 @@ mod tests {
     fn zero_limits_are_refused() {
         assert!(Cli::try_parse_from(["reversid", "--max-sessions", "0"]).is_err());
         assert!(Cli::try_parse_from(["reversid", "--handshake-timeout", "0"]).is_err());
-    }
-
-    #[test]
-    fn seed_listeners_are_read_by_their_protocols() {
-        assert_eq!(
-            config(&["--listen-seed", "conquest=127.0.0.1:0"])
-                .listen_seed
-                .len(),
-            1
-        );
-        assert!(Cli::try_parse_from(["reversid", "--listen-seed", "reversi=127.0.0.1:0"]).is_err());
     }
 }
