@@ -9,9 +9,10 @@ use std::time::Instant;
 use log::{debug, info, warn};
 use mio::{Interest, Token};
 use reversi_games::registry::Module;
+use reversi_proxy::Version;
 
 use super::addresses::Host;
-use super::origin::{Origin, Seed};
+use super::origin::{self, Origin, Screened, Seed, SPOOF};
 use super::pending::{State, LINGER};
 use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, MAX_DISCARD};
 use crate::protocols::{Lobby, Running, Stage, Verdict, WireKind, MAX_INPUT};
@@ -379,5 +380,83 @@ impl Supervisor {
                 );
             }
         }
+    }
+
+    /// Screens where connection `index` comes from, reading a trusted proxy's header;
+    /// true once its game protocol may be screened. Also tells the protocol from the
+    /// first byte that is not a proxy's header.
+    pub(super) fn screen_origin(&mut self, index: usize) -> bool {
+        let Some(conn) = self.pending.get_mut(index) else {
+            return false;
+        };
+        if conn.state == State::Closing {
+            return false;
+        }
+        let (peer, origin) = (conn.peer, conn.origin);
+        if !matches!(origin, Origin::Awaiting { .. }) && conn.wire.is_none() {
+            conn.wire = conn.input.first().map(|&b| WireKind::recognise(b));
+        }
+        match origin::screen(origin, peer, &conn.input) {
+            Screened::Pass => {
+                conn.origin = match origin {
+                    Origin::Direct { .. } => Origin::Direct { screened: true },
+                    other => other,
+                };
+                true
+            }
+            Screened::Wait => false,
+            Screened::Refuse(why) => {
+                self.note(peer, format_args!("{peer}: refused: {why}"));
+                self.refuse(index, &why, Instant::now());
+                false
+            }
+            Screened::Spoof(version) => {
+                // The v2 signature opens with blank lines (text, by its first byte), but
+                // its NUL is in no line of text: it is refused as what is no protocol.
+                if version == Version::V2 {
+                    conn.wire = Some(WireKind::FALLBACK);
+                }
+                self.note(peer, format_args!("{peer}: refused: {SPOOF}"));
+                self.refuse(index, SPOOF, Instant::now());
+                false
+            }
+            Screened::Header {
+                peer: client,
+                origin: now_from,
+                used,
+            } => {
+                conn.input.drain(..used);
+                let Origin::Awaiting { seed } = origin else {
+                    return false;
+                };
+                match now_from {
+                    Origin::Check => debug!("{peer}: the proxy's own connection (health check)"),
+                    _ => debug!("{client}: relayed by {peer}"),
+                }
+                self.relayed(index, client, now_from, seed)
+            }
+        }
+    }
+
+    /// Connection `index` is `client`'s, of `origin`, from now on: the per-address
+    /// limit applies to that address, and its listener's seed protocol starts.
+    fn relayed(&mut self, index: usize, client: SocketAddr, origin: Origin, seed: Seed) -> bool {
+        let host_full = if origin.counts() {
+            self.hosts
+                .may_wait(self.pending.waiting_of(Host::of(client)))
+        } else {
+            Ok(())
+        };
+        self.pending.settle(index, client, origin);
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.wire = conn.input.first().map(|&b| WireKind::recognise(b));
+        }
+        if let Err(refusal) = host_full {
+            self.note(client, format_args!("{client}: refused: {refusal}"));
+            self.refuse(index, &refusal.to_string(), Instant::now());
+            return false;
+        }
+        self.arrived(index, seed);
+        true
     }
 }
