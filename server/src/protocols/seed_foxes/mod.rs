@@ -10,7 +10,7 @@ use log::debug;
 use reversi_games::foxes;
 use reversi_text::{opening_line, Opening};
 
-use super::{text, Lobby, Protocol, Stage, Verdict, Wire};
+use super::{lines, Lobby, Protocol, Stage, Verdict, Wire};
 use line::{Notice, Request};
 
 pub struct SeedFoxes;
@@ -23,8 +23,8 @@ impl Protocol for SeedFoxes {
         let (line, used) = match opening_line(input) {
             Opening::Incomplete => return Verdict::Wait,
             Opening::Line { text, used } => (text, used),
-            Opening::NotText(byte) => return self.refuse(text::not_text(byte)),
-            Opening::TooLong => return self.refuse(text::too_long()),
+            Opening::NotText(byte) => return self.refuse(lines::not_text(byte)),
+            Opening::TooLong => return self.refuse(lines::too_long()),
         };
         debug!("<- {line}");
         let nothing = Verdict::reply(Vec::new(), used);

@@ -9,10 +9,9 @@ mod adapter;
 
 pub use adapter::Text as Adapter;
 
-use reversi_text::{
-    is_opening_text, opening_line, ClientMessage, Opening, ServerMessage, MAX_LINE,
-};
+use reversi_text::{is_opening_text, opening_line, ClientMessage, Opening, ServerMessage};
 
+use super::lines::{not_text, too_long};
 use super::{web, Lobby, Protocol, Running, Stage, Verdict, Wire, WireKind};
 
 pub struct Text;
@@ -66,16 +65,6 @@ pub fn screen_lines(lobby: &Lobby<'_>, stage: Stage, input: &[u8]) -> Verdict {
             }
         }
     }
-}
-
-/// Why a line with `byte` in it is not text.
-pub fn not_text(byte: u8) -> String {
-    format!("byte {byte:#04x} in a text line")
-}
-
-/// Why a line without an end is refused.
-pub fn too_long() -> String {
-    format!("a line longer than {MAX_LINE} bytes")
 }
 
 /// Answers one whole line of a waiting client; `used` bytes were that line.
@@ -231,7 +220,7 @@ mod tests {
         assert!(
             reply(text(Stage::Handshake, "GAME VERSION\n")).starts_with("GAME VERSION 1 reversid")
         );
-        let long = "G".repeat(MAX_LINE);
+        let long = "G".repeat(reversi_text::MAX_LINE);
         assert!(matches!(
             text(Stage::Handshake, &long),
             Verdict::Close { note: Some(_), .. }

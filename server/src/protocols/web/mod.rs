@@ -11,7 +11,7 @@ mod http;
 use reversi_text::{opening_line, Opening};
 use tungstenite::protocol::frame::coding::CloseCode;
 
-use super::{text, Lobby, Protocol, Stage, Verdict, Wire, WireKind};
+use super::{lines, text, Lobby, Protocol, Stage, Verdict, Wire, WireKind};
 use frames::Incoming;
 use http::Answer;
 
@@ -56,10 +56,10 @@ impl Protocol for Web {
                     other => other,
                 }
             }
-            Opening::NotText(byte) => error(&text::not_text(byte)),
+            Opening::NotText(byte) => error(&lines::not_text(byte)),
             // The line has its end: only its length can keep it from being whole.
             Opening::TooLong | Opening::Incomplete => {
-                let why = text::too_long();
+                let why = lines::too_long();
                 Verdict::Close {
                     farewell: self.refusal(&why),
                     note: Some(format!("refused: {why}")),
