@@ -28,13 +28,12 @@ use std::time::{Duration, Instant};
 use log::{debug, error, info, warn};
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
-use reversi_games::registry::Module;
 
 use crate::games::Games;
-use crate::protocols::WireKind;
 use crate::signals::SelfPipe;
 use addresses::{Host, Hosts};
 pub use options::{Options, SupervisorConfig};
+use origin::Seed;
 use pending::{Pending, State};
 use reaper::Children;
 
@@ -67,15 +66,11 @@ struct Listener {
     socket: mio::net::TcpListener,
     addr: SocketAddr,
     /// A seed protocol's listener: every client here plays this game in that protocol.
-    seed: Option<(&'static Module, WireKind)>,
+    seed: Seed,
 }
 
 /// A bound listening socket, its address, and the seed protocol it is for, if any.
-pub type Bound = (
-    mio::net::TcpListener,
-    SocketAddr,
-    Option<(&'static Module, WireKind)>,
-);
+pub type Bound = (mio::net::TcpListener, SocketAddr, Seed);
 
 pub struct Supervisor {
     games: Games,
