@@ -1,4 +1,4 @@
-//! Arbitrary bytes through the browser client's front door (server/src/web/):
+//! Arbitrary bytes through the browser client's front door (server/src/protocols/web/):
 //! the HTTP request screen and the WebSocket frame reader never panic, never
 //! claim more bytes than they were given, and a request is answered once whole.
 
@@ -7,14 +7,14 @@
 use libfuzzer_sys::fuzz_target;
 
 // The server is a binary crate: its web modules are compiled in here as they are
-// (at the root, where request.rs finds `super::assets`).
-#[path = "../../server/src/web/assets.rs"]
+// (at the root, where http.rs finds `super::assets`).
+#[path = "../../server/src/protocols/web/assets.rs"]
 mod assets;
 // The writers are the server's; only the reader is fuzzed here.
 #[allow(dead_code)]
-#[path = "../../server/src/web/frames.rs"]
+#[path = "../../server/src/protocols/web/frames.rs"]
 mod frames;
-#[path = "../../server/src/web/request.rs"]
+#[path = "../../server/src/protocols/web/http.rs"]
 mod request;
 
 use request::Answer;

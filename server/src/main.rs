@@ -4,14 +4,15 @@ mod config;
 mod daemon;
 mod fd_passing;
 mod fork_server;
+mod games;
 mod journal_dir;
 mod log;
 mod outbox;
+mod protocols;
 mod session;
 mod signals;
+mod spawn;
 mod supervisor;
-mod web;
-mod wire;
 
 use std::process::ExitCode;
 
@@ -23,7 +24,7 @@ use supervisor::Supervisor;
 
 fn main() -> ExitCode {
     if let Some(invocation) = fork_server::serve::invocation() {
-        return fork_server::serve::run(invocation);
+        return fork_server::serve::run(invocation, config::games_of_this_command_line);
     }
     let mut cli = Cli::parse();
     // --daemon changes directory to /: make the paths absolute first.

@@ -23,7 +23,7 @@ mod line;
 mod server;
 
 pub use client::ClientMessage;
-pub use line::{LineBuffer, LineError, MAX_LINE};
+pub use line::{is_opening_text, opening_line, LineBuffer, LineError, Opening, MAX_LINE};
 pub use server::{ServerMessage, Standing};
 
 use std::fmt;

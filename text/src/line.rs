@@ -61,16 +61,10 @@ impl LineBuffer {
     /// [`LineError::NotText`] the bad line is gone and the next may be read.
     pub fn next_line(&mut self) -> Result<Option<String>, LineError> {
         let rest = &self.buf[self.start..];
-        let Some(end) = rest.iter().position(|&b| b == b'\n') else {
-            if rest.len() >= MAX_LINE {
-                return Err(LineError::TooLong);
-            }
+        let Some(end) = line_end(rest)? else {
             self.compact();
             return Ok(None);
         };
-        if end + 1 > MAX_LINE {
-            return Err(LineError::TooLong);
-        }
         let mut line = &rest[..end];
         if let [head @ .., b'\r'] = line {
             line = head;
@@ -90,13 +84,55 @@ impl LineBuffer {
             self.start = 0;
         }
     }
+}
 
-    /// Takes every byte not yet read as a line (to hand a connection on).
-    pub fn take_rest(&mut self) -> Vec<u8> {
-        let rest = self.buf.split_off(self.start);
-        self.buf.clear();
-        self.start = 0;
-        rest
+/// Where the first line of `bytes` ends (the index of its LF): `Ok(None)` while it
+/// may still come, [`LineError::TooLong`] once [`MAX_LINE`] bytes hold none.
+fn line_end(bytes: &[u8]) -> Result<Option<usize>, LineError> {
+    match bytes.iter().take(MAX_LINE).position(|&b| b == b'\n') {
+        Some(end) => Ok(Some(end)),
+        None if bytes.len() >= MAX_LINE => Err(LineError::TooLong),
+        None => Ok(None),
+    }
+}
+
+/// A connection's first line, read before its protocol is known: stricter than the
+/// lines after it, so that a binary client is told apart by its first byte.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Opening {
+    /// No line end yet, and nothing that is not text.
+    Incomplete,
+    /// The line without its end (and without the CRs before it), and the bytes it took.
+    Line { text: String, used: usize },
+    /// A byte no opening line holds ([`is_opening_text`]), seen before the line's end.
+    NotText(u8),
+    /// [`MAX_LINE`] bytes without a line end.
+    TooLong,
+}
+
+/// Whether `byte` may stand in an opening line (before its LF): printable ASCII, tab, CR.
+pub fn is_opening_text(byte: u8) -> bool {
+    matches!(byte, b' '..=b'~' | b'\t' | b'\r')
+}
+
+/// Reads the opening line at the front of `input`. Each byte is judged as it arrives,
+/// so a stream that is not text is known at its first bad byte.
+pub fn opening_line(input: &[u8]) -> Opening {
+    let window = &input[..input.len().min(MAX_LINE)];
+    let bad = window.iter().take_while(|&&b| b != b'\n');
+    if let Some(&bad) = bad.clone().find(|&&b| !is_opening_text(b)) {
+        return Opening::NotText(bad);
+    }
+    match line_end(input) {
+        Ok(Some(end)) => {
+            let text = String::from_utf8_lossy(&input[..end]);
+            Opening::Line {
+                text: text.trim_end_matches('\r').to_owned(),
+                used: end + 1,
+            }
+        }
+        Ok(None) => Opening::Incomplete,
+        Err(_) => Opening::TooLong,
     }
 }
 
@@ -114,8 +150,6 @@ mod tests {
         assert_eq!(b.next_line(), Ok(Some("READY".into())));
         assert_eq!(b.next_line(), Ok(None));
         assert_eq!(b.pending(), 2);
-        assert_eq!(b.take_rest(), b"GA");
-        assert_eq!(b.pending(), 0);
     }
 
     #[test]
@@ -144,5 +178,23 @@ mod tests {
         assert_eq!(b.next_line(), Ok(Some("READY".into())));
         b.extend("h\u{e9}llo\twho\n".as_bytes());
         assert_eq!(b.next_line(), Ok(Some("h\u{e9}llo\twho".into())));
+    }
+
+    #[test]
+    fn an_opening_line_is_printable_ascii_judged_byte_by_byte() {
+        assert_eq!(opening_line(b"GAME"), Opening::Incomplete);
+        assert_eq!(
+            opening_line(b" GAME LIST\r\nMOVE"),
+            Opening::Line {
+                text: " GAME LIST".into(),
+                used: 12
+            }
+        );
+        assert_eq!(opening_line(b"G\x01"), Opening::NotText(0x01));
+        assert_eq!(opening_line("G\u{e9}\n".as_bytes()), Opening::NotText(0xc3));
+        assert_eq!(opening_line(&[b'G'; MAX_LINE]), Opening::TooLong);
+        let mut longest = vec![b'G'; MAX_LINE - 1];
+        longest.push(b'\n');
+        assert!(matches!(opening_line(&longest), Opening::Line { used, .. } if used == MAX_LINE));
     }
 }

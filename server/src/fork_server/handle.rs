@@ -5,6 +5,7 @@ use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use nix::sys::socket::{
@@ -14,10 +15,18 @@ use nix::sys::time::{TimeVal, TimeValLike};
 use nix::unistd::Pid;
 
 use super::{Request, SeatHeader, DIR_VAR, READY, SOCKET_VAR};
-use crate::config::ForkServerSpec;
 use crate::fd_passing;
 use crate::session::Group;
-use crate::supervisor::spawn::{self, Parent};
+use crate::spawn::{self, Parent};
+
+/// How the fork server is started: reversid's own command line, read again in `dir`, with
+/// `extra_args` after it (what the supervisor settled that the fork server must not
+/// settle again, such as the journal directory named after the supervisor's pid).
+#[derive(Debug, Clone)]
+pub struct ForkServerSpec {
+    pub dir: PathBuf,
+    pub extra_args: Vec<std::ffi::OsString>,
+}
 
 /// How long the supervisor waits for the fork server to start, or to answer one request.
 /// It answers in microseconds; this bounds a fork server that is stuck.

@@ -31,8 +31,8 @@ pub mod serve;
 use std::fmt;
 use std::net::SocketAddr;
 
+use crate::protocols::WireKind;
 use crate::session::handoff;
-use crate::wire::WireKind;
 
 /// The environment variable that makes reversid a fork server: the descriptor number of
 /// its socket to the supervisor.
@@ -214,12 +214,12 @@ mod tests {
             game: "ttt".into(),
             seats: vec![
                 SeatHeader {
-                    wire: WireKind::Text,
+                    wire: WireKind::default(),
                     peer: "10.0.0.1:5".parse().unwrap(),
                     early: b"MOVE".to_vec(),
                 },
                 SeatHeader {
-                    wire: WireKind::Binary,
+                    wire: WireKind::FALLBACK,
                     peer: "[::1]:9".parse().unwrap(),
                     early: vec![],
                 },

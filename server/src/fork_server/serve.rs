@@ -6,16 +6,14 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
 use log::{error, info};
 use nix::sys::socket::MsgFlags;
 
 use super::{Request, SeatHeader, DIR_VAR, MAX_MESSAGE, MAX_SEATS, READY, SOCKET_VAR};
-use crate::config::Cli;
 use crate::fd_passing;
+use crate::games::Games;
 use crate::session::{self, Group, Seat};
-use crate::supervisor::spawn::{self, Parent};
-use crate::supervisor::Games;
+use crate::spawn::{self, Parent};
 
 /// A fork server's start: its socket to the supervisor and where to read the command line.
 pub struct Invocation {
@@ -37,12 +35,16 @@ pub fn invocation() -> Option<Invocation> {
     Some(Invocation { socket, dir })
 }
 
-/// Serves the supervisor until it closes the socket.
-pub fn run(invocation: Invocation) -> ExitCode {
+/// Reads the supervisor's command line (the arguments this process was started with)
+/// and gives what it serves.
+pub type Configure = fn() -> io::Result<Games>;
+
+/// Serves the supervisor until it closes the socket; `configure` reads what to serve.
+pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
     crate::log::init();
     spawn::set_process_name("reversid-forks");
     ignore_stop_signals();
-    let games = match configuration(&invocation.dir) {
+    let games = match configuration(&invocation.dir, configure) {
         Ok(games) => games,
         Err(e) => {
             error!("fork server: {e}");
@@ -87,13 +89,12 @@ fn ignore_stop_signals() {
 
 /// The games and their session settings, from the supervisor's command line read where
 /// the supervisor read it.
-fn configuration(dir: &Path) -> io::Result<Games> {
+fn configuration(dir: &Path, configure: Configure) -> io::Result<Games> {
     let here = std::env::current_dir()?;
     std::env::set_current_dir(dir)?;
-    let cli = Cli::try_parse().map_err(|e| io::Error::other(e.to_string()));
-    let cli = cli.and_then(|mut cli| cli.absolutize_paths().map(|()| cli));
+    let games = configure();
     std::env::set_current_dir(here)?;
-    Ok(cli?.games())
+    games
 }
 
 /// Does what one message asks; the answer to send back, if it wants one.
@@ -139,7 +140,7 @@ fn reopen_log(stderr: &OwnedFd) {
 
 /// Clones the session of game `id`: its pid, or minus an errno.
 fn start(games: &Games, id: u64, game: &str, seats: Vec<SeatHeader>, mut fds: Vec<OwnedFd>) -> i32 {
-    let module = games.front.games().iter().find(|m| m.info.name == game);
+    let module = games.modules.iter().find(|m| m.info.name == game);
     let (Some(&module), Some(config)) = (module, games.sessions.get(game)) else {
         error!("fork server: asked for a game it does not serve: {game}");
         return -libc::EINVAL;

@@ -7,7 +7,7 @@ use std::net::Shutdown;
 use log::debug;
 
 use crate::outbox::Outbox;
-use crate::wire::{Input, Wire};
+use crate::protocols::{Input, Wire};
 
 /// After our last message, a client that sends more than this is closed at once:
 /// discarding a fast sender's stream would otherwise keep the session past its
@@ -179,7 +179,7 @@ mod tests {
             mio::net::TcpStream::from_std(served),
             "test".into(),
             Who::Viewer,
-            crate::wire::WireKind::Text.adapter(),
+            crate::protocols::WireKind::Text.adapter(),
         );
         client.write_all(&[0; MAX_DISCARD + 4096]).unwrap();
         // The client neither stops nor closes: only the cap can end the discarding.

@@ -23,11 +23,11 @@ use nix::sys::socket::{
 use nix::sys::time::{TimeVal, TimeValLike};
 
 use crate::fd_passing;
-use crate::wire::WireKind;
+use crate::protocols::WireKind;
 
 /// The largest message: the header, an address, and early bytes up to the
 /// supervisor's input cap.
-const MAX_MESSAGE: usize = 2 + 255 + crate::supervisor::MAX_INPUT;
+const MAX_MESSAGE: usize = 2 + 255 + crate::protocols::MAX_INPUT;
 /// How long a session waits for the message once its parent has connected (it is sent
 /// right after the connect, so this is only a bound against a stuck sender).
 const RECEIVE_TIMEOUT: Duration = Duration::from_secs(1);

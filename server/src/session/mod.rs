@@ -1,7 +1,7 @@
 //! The session runtime: the forked child's event loop for one game of any
 //! kind, over N seats and any number of viewers. It never knows which game
 //! it runs ([`referee`] asks the module) nor which protocol a connection
-//! speaks (each has a [`crate::wire::Wire`]).
+//! speaks (each has a [`crate::protocols::Wire`]).
 //!
 //! Rules of the loop: input that has arrived is read before any deadline is
 //! judged; a seat whose output backs up is not read until it drains; a viewer
@@ -25,8 +25,8 @@ use mio::{Events, Interest, Poll, Token};
 use reversi_games::registry::Module;
 use reversi_games::{Settings, Viewer};
 
+use crate::protocols::{Event, Input, Role, WireKind};
 use crate::signals::SelfPipe;
-use crate::wire::{Event, Input, Role, WireKind};
 use conn::{Conn, ReadOutcome, Who};
 use referee::{Delivery, Msg, Referee, Rules, To};
 

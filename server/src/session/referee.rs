@@ -12,7 +12,7 @@ use reversi_games::{
     Action, Game, GameInfo, IllegalPolicy, Millis, Outcome, Settings, Team, Update,
 };
 
-use crate::wire::Input;
+use crate::protocols::Input;
 
 /// How long after a game ends the next one of a rematch starts (seed 001).
 pub const REMATCH_DELAY: Duration = Duration::from_secs(3);
@@ -40,7 +40,7 @@ pub enum To {
     Everyone,
 }
 
-/// What they are told (the session turns it into a wire [`crate::wire::Event`]).
+/// What they are told (the session turns it into a wire [`crate::protocols::Event`]).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Msg {
     /// A game starts: each receiver gets the board as it may see it.

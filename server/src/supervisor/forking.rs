@@ -20,9 +20,10 @@ use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
-use super::{spawn, Supervisor};
+use super::Supervisor;
 use crate::fork_server::handle::{Failure, ForkServer};
 use crate::session::{self, Group, SessionConfig};
+use crate::spawn;
 
 /// Tokens from here up are a watched process's pidfd: the token less this is its pid.
 pub(super) const EXIT_BASE: usize = 1 << 40;

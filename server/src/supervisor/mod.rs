@@ -1,53 +1,41 @@
-//! The game-agnostic supervisor: accept, tell the protocols apart, queue per
-//! game, fork one session per group of players, hand viewers over, reap.
+//! The supervisor: accept, queue per game, fork one session per group of
+//! players, hand viewers over, reap. It knows no game's rules and no protocol
+//! by name: a waiting connection's protocol ([`crate::protocols`]) judges what
+//! it sends, and the session runtime ([`crate::session`]) plays the game in
+//! the child.
 //!
-//! It never parses a move: [`front`] screens what a connection sends before
-//! its game, and the session runtime ([`crate::session`]) does the rest in the
-//! child. A single-threaded mio loop; signals arrive through a self-pipe
-//! ([`crate::signals`]); a session's end through its exit signal or its pidfd
-//! ([`reaper`], [`forking`]). Sessions are forked by the fork server
-//! ([`crate::fork_server`]), not by the supervisor.
+//! A single-threaded mio loop ([`Supervisor::run`]): signals arrive through a
+//! self-pipe ([`crate::signals`]), waiting connections are served in
+//! [`waiting`], sessions started and ended in [`sessions`] (forked by the fork
+//! server, or by the supervisor itself with `--fork-directly`: [`forking`]),
+//! their exits seen by [`reaper`].
 
 mod addresses;
-pub mod cidr;
+mod cidr;
 mod forking;
-pub mod front;
 mod listener;
+mod options;
 mod origin;
 mod pending;
 mod reaper;
-pub mod spawn;
+mod sessions;
+mod waiting;
 
-use std::collections::HashMap;
-use std::io::{self, Read};
-use std::net::{Shutdown, SocketAddr};
-use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
+use std::io;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use log::{debug, error, info, warn};
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
-use reversi_games::registry::Module;
-use reversi_text::ServerMessage;
 
-use crate::config::SupervisorConfig;
-use crate::session::{self, handoff, Group, SessionConfig};
+use crate::games::Games;
 use crate::signals::SelfPipe;
-use crate::wire::WireKind;
-pub use addresses::Limits;
 use addresses::{Host, Hosts};
-use front::{Front, Stage, Verdict};
-use origin::{Origin, Seed};
-use pending::{Pending, State, LINGER};
-use reaper::{Child, Children};
-
-/// What the supervisor serves: the games, and each game's session settings.
-pub struct Games {
-    pub front: Front,
-    pub sessions: HashMap<&'static str, SessionConfig>,
-    /// Players per team (seed 000's `-p N`): team mates take turns.
-    pub team_size: usize,
-}
+pub use options::{Options, SupervisorConfig};
+use origin::Seed;
+use pending::{Pending, State};
+use reaper::Children;
 
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
@@ -57,8 +45,6 @@ const CONN_BASE: usize = 1 << 16;
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(10);
-/// A handshake that is still incomplete after this many bytes is refused.
-pub(crate) const MAX_INPUT: usize = 4096;
 /// A refused connection that sends more than this while we linger is closed at once:
 /// discarding a fast sender's stream would otherwise hold the loop for the whole linger.
 const MAX_DISCARD: usize = 64 * 1024;
@@ -80,15 +66,11 @@ struct Listener {
     socket: mio::net::TcpListener,
     addr: SocketAddr,
     /// A seed protocol's listener: every client here plays this game in that protocol.
-    seed: Option<(&'static Module, WireKind)>,
+    seed: Seed,
 }
 
 /// A bound listening socket, its address, and the seed protocol it is for, if any.
-pub type Bound = (
-    mio::net::TcpListener,
-    SocketAddr,
-    Option<(&'static Module, WireKind)>,
-);
+pub type Bound = (mio::net::TcpListener, SocketAddr, Seed);
 
 pub struct Supervisor {
     games: Games,
@@ -219,68 +201,6 @@ impl Supervisor {
                 return Ok(());
             }
         }
-    }
-
-    /// A session ended: its players' hosts have one game fewer, and one that abandoned
-    /// it gets a strike (and perhaps a penalty).
-    fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
-        use nix::sys::wait::WaitStatus;
-        if let Some(pidfd) = &child.pidfd {
-            self.unwatch(pidfd);
-        }
-        for peer in &child.peers {
-            self.hosts.game_ended(Host::of(*peer));
-        }
-        let why = match status {
-            WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
-                None
-            }
-            WaitStatus::Exited(_, code) => Some(format!("failed (status {code})")),
-            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
-            _ => Some("gone".to_owned()),
-        };
-        if let Some(why) = why {
-            self.recover_journal(child, &why);
-        }
-        let WaitStatus::Exited(_, code) = status else {
-            return;
-        };
-        let Some(peer) = session::abandoned_by(code).and_then(|s| child.peers.get(s)) else {
-            return;
-        };
-        let host = Host::of(*peer);
-        if let Some(wait) = self.hosts.abandoned(host, Instant::now()) {
-            warn!(
-                "{host}: abandons games again and again; may not queue for {} s",
-                wait.as_secs()
-            );
-        }
-    }
-
-    /// A session died before it could record its game: the game's journal becomes an
-    /// aborted game's record, and the log gets its result line.
-    fn recover_journal(&self, child: &Child, why: &str) {
-        let name = child.module.info.name;
-        let Some(config) = self.games.sessions.get(name) else {
-            return;
-        };
-        let orphan = session::journal::recover(
-            &config.journal_dir,
-            std::process::id(),
-            child.id,
-            why,
-            config.record_dir.as_deref(),
-        );
-        let (moves, transcript) = match &orphan {
-            Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
-            _ => (0, "-".to_owned()),
-        };
-        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
-        warn!(
-            "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
-            child.id,
-            players.join(" ")
-        );
     }
 
     /// Logs a routine event of `peer` at info, or only counts it when its host has had
@@ -428,493 +348,6 @@ impl Supervisor {
                 };
             }
             _ => {}
-        }
-    }
-
-    fn accept(&mut self, which: usize) {
-        loop {
-            if self.backoff_until.is_some() {
-                return;
-            }
-            let Some(listener) = self.listeners.get(which) else {
-                return;
-            };
-            let (stream, peer) = match listener.socket.accept() {
-                Ok(pair) => pair,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if is_resource_shortage(&e) => {
-                    warn!(
-                        "accept on {}: {e}; not accepting for {} ms",
-                        listener.addr,
-                        BACKOFF.as_millis()
-                    );
-                    self.deregister_listeners();
-                    self.backoff_until = Some(Instant::now() + BACKOFF);
-                    return;
-                }
-                Err(e) => {
-                    // ECONNABORTED and the like concern one connection only.
-                    debug!("accept on {}: {e}", listener.addr);
-                    continue;
-                }
-            };
-            let seed = listener.seed;
-            self.admit(stream, peer, seed);
-        }
-    }
-
-    fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr, seed: Seed) {
-        let _ = stream.set_nodelay(true);
-        let now = Instant::now();
-        let over_limit = self.pending.waiting() >= self.config.max_pending;
-        if over_limit && self.pending.closing() >= self.config.max_pending {
-            // Flooded: no room even to linger. Best effort, then close.
-            warn!("{peer}: pending limit reached; refused");
-            let _ = io::Write::write(&mut stream, &front::BINARY_REFUSAL);
-            return;
-        }
-        let origin = Origin::of(peer, seed, &self.config.proxy_from);
-        let host_full = match origin.counts() {
-            true => self.hosts.may_wait(self.pending.waiting_of(Host::of(peer))),
-            false => Ok(()),
-        };
-        let index = self
-            .pending
-            .insert(stream, peer, origin, now + self.config.handshake_timeout);
-        let conn = self.pending.get_mut(index).expect("just inserted");
-        if let Err(e) = self.poll.registry().register(
-            &mut conn.stream,
-            Token(CONN_BASE + index),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
-            warn!("{peer}: cannot register: {e}");
-            self.pending.remove(index);
-            return;
-        }
-        debug!("{peer}: accepted");
-        if over_limit {
-            warn!(
-                "{peer}: pending limit ({}) reached; refused",
-                self.config.max_pending
-            );
-            self.refuse(index, "pending limit reached", now);
-            return;
-        }
-        if let Err(refusal) = host_full {
-            self.note(peer, format_args!("{peer}: refused: {refusal}"));
-            self.refuse(index, &refusal.to_string(), now);
-            return;
-        }
-        // A proxy's connection arrives once its header is read (origin.rs).
-        if origin.counts() {
-            self.arrived(index, seed);
-        }
-        self.service(index);
-    }
-
-    /// A client's connection is there (its proxy's header, if any, read): on a seed
-    /// listener, the seed's protocol starts.
-    fn arrived(&mut self, index: usize, seed: Seed) {
-        if let Some((game, wire)) = seed {
-            if let Some(conn) = self.pending.get_mut(index) {
-                conn.wire = Some(wire);
-            }
-            // A seed 000 client sends nothing first: it joins its listener's game at once.
-            if wire.joins_on_arrival() {
-                self.join(index, game);
-            }
-        }
-    }
-
-    /// Queues a connection in Handshake for `game`, if its host may play.
-    fn join(&mut self, index: usize, game: &'static Module) {
-        let Some(conn) = self.pending.get(index) else {
-            return;
-        };
-        let (peer, wire) = (conn.peer, conn.wire);
-        if let Err(refusal) = self.hosts.may_play(Host::of(peer), Instant::now()) {
-            self.note(peer, format_args!("{peer}: refused: {refusal}"));
-            return self.refuse(index, &refusal.to_string(), Instant::now());
-        }
-        let needed = self.group_size(game);
-        let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
-        if let Some(conn) = self.pending.get_mut(index) {
-            conn.pairing = completes;
-        }
-        self.pending.enqueue(index, game);
-        let waiting = self.pending.queued_for(game.info.name);
-        self.note(
-            peer,
-            format_args!("{peer}: queued ({waiting} waiting) for {}", game.info.name),
-        );
-        if waiting < needed && matches!(wire, Some(WireKind::Text | WireKind::WebSocket)) {
-            let more = (needed - waiting) as u32;
-            self.say(index, &front::line_of(&ServerMessage::Waiting { more }));
-        }
-    }
-
-    /// Sends the refusal and moves the connection to Closing.
-    fn refuse(&mut self, index: usize, why: &str, now: Instant) {
-        let Some(conn) = self.pending.get(index) else {
-            return;
-        };
-        debug!("-> {} refusal ({why})", conn.peer);
-        let farewell = front::refusal(conn.wire, why);
-        self.pending.start_closing(index, &farewell, now + LINGER);
-        self.service(index);
-    }
-
-    fn close(&mut self, index: usize) {
-        if let Some(mut conn) = self.pending.remove(index) {
-            let _ = self.poll.registry().deregister(&mut conn.stream);
-            debug!("{}: closed", conn.peer);
-        }
-    }
-
-    /// Handles readiness (or a state change) of a pending connection: flush, read, screen.
-    fn service(&mut self, index: usize) {
-        let Some(conn) = self.pending.get_mut(index) else {
-            return;
-        };
-        if !conn.out.is_empty() {
-            match conn.out.flush(&mut conn.stream) {
-                Ok(_) => {}
-                Err(_) => return self.close(index),
-            }
-        }
-        if conn.state == State::Closing && conn.out.is_empty() && !conn.write_shut {
-            let _ = conn.stream.shutdown(Shutdown::Write);
-            conn.write_shut = true;
-        }
-        let eof = self.read_input(index);
-        let Some(conn) = self.pending.get(index) else {
-            return;
-        };
-        if eof {
-            match conn.state {
-                State::Handshake => debug!("{}: closed before its handshake", conn.peer),
-                State::Queued => info!("{}: left the queue (connection closed)", conn.peer),
-                State::Closing => {}
-            }
-            self.close(index);
-        }
-    }
-
-    /// Reads until WouldBlock, screening after every read: the verdict comes after the first
-    /// bytes, so a client streaming at full speed neither grows the input buffer nor holds
-    /// the loop. Returns true at EOF (or a read error), and for a refused connection that
-    /// keeps sending past [`MAX_DISCARD`].
-    fn read_input(&mut self, index: usize) -> bool {
-        let mut buf = [0u8; 1024];
-        loop {
-            let Some(conn) = self.pending.get_mut(index) else {
-                return false;
-            };
-            match conn.stream.read(&mut buf) {
-                Ok(0) => return true,
-                Ok(n) if conn.state == State::Closing => {
-                    conn.discarded += n;
-                    if conn.discarded > MAX_DISCARD {
-                        debug!("{}: kept sending after its refusal; closing", conn.peer);
-                        return true;
-                    }
-                }
-                Ok(n) => {
-                    conn.input.extend_from_slice(&buf[..n]);
-                    self.screen(index);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return true,
-            }
-        }
-    }
-
-    fn screen(&mut self, index: usize) {
-        if !self.screen_origin(index) {
-            return;
-        }
-        loop {
-            let Some(conn) = self.pending.get_mut(index) else {
-                return;
-            };
-            let (Some(wire), false) = (conn.wire, conn.input.is_empty()) else {
-                return;
-            };
-            let stage = match conn.state {
-                State::Handshake => Stage::Handshake,
-                // Bytes that came with the join that completes a group go to the session.
-                State::Queued if conn.pairing => {
-                    if conn.input.len() > MAX_INPUT {
-                        return self.refuse(index, "too much input", Instant::now());
-                    }
-                    return;
-                }
-                State::Queued => Stage::Queued,
-                State::Closing => return,
-            };
-            let verdict = self.games.front.screen(wire, stage, &conn.input);
-            let peer = conn.peer;
-            match verdict {
-                Verdict::Wait if conn.input.len() > MAX_INPUT => {
-                    return self.refuse(index, "too much input", Instant::now())
-                }
-                Verdict::Wait => return,
-                Verdict::Join { game, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    self.join(index, game);
-                }
-                Verdict::Reply { reply, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    self.reply(index, &reply);
-                }
-                Verdict::List { used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    let listing = self.listing();
-                    self.say(index, &listing);
-                }
-                Verdict::Watch { id, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    return self.hand_to_viewer(index, id);
-                }
-                Verdict::WatchGame { game, used, none } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    let newest = self
-                        .children
-                        .iter()
-                        .filter(|c| c.module == game)
-                        .map(|c| c.id)
-                        .max();
-                    let Some(id) = newest else {
-                        info!("{peer}: no {} game to watch", game.info.name);
-                        self.pending
-                            .start_closing(index, &none, Instant::now() + LINGER);
-                        return self.service(index);
-                    };
-                    return self.hand_to_viewer(index, id);
-                }
-                Verdict::Left => {
-                    self.note(peer, format_args!("{peer}: left before being paired"));
-                    return self.close(index);
-                }
-                Verdict::Respond(bytes) => {
-                    self.pending
-                        .start_closing(index, &bytes, Instant::now() + LINGER);
-                    return self.service(index);
-                }
-                Verdict::Upgrade { response, used } => {
-                    conn.input.drain(..used.min(conn.input.len()));
-                    conn.wire = Some(WireKind::WebSocket);
-                    debug!("{peer}: now a WebSocket");
-                    self.reply(index, &response);
-                }
-                Verdict::Refused(why) => {
-                    self.note(peer, format_args!("{peer}: refused: {why}"));
-                    return self.refuse(index, &why, Instant::now());
-                }
-                Verdict::NotText(why) => {
-                    conn.wire = Some(WireKind::Binary);
-                    self.note(
-                        peer,
-                        format_args!("{peer}: refused: not a protocol this server speaks ({why})"),
-                    );
-                    return self.refuse(index, &why, Instant::now());
-                }
-            }
-        }
-    }
-
-    /// Queues `bytes` for a waiting connection and tries to send them.
-    fn reply(&mut self, index: usize, bytes: &[u8]) {
-        if let Some(conn) = self.pending.get_mut(index) {
-            conn.out.push(bytes);
-            if conn.out.flush(&mut conn.stream).is_err() {
-                self.close(index);
-            }
-        }
-    }
-
-    /// Queues protocol lines for a waiting connection, as its protocol carries them.
-    fn say(&mut self, index: usize, lines: &[u8]) {
-        if let Some(conn) = self.pending.get(index) {
-            let bytes = front::lines_for(conn.wire, lines);
-            self.reply(index, &bytes);
-        }
-    }
-
-    /// How many players a game of `game` needs.
-    fn group_size(&self, game: &Module) -> usize {
-        game.info.team_count() * self.games.team_size
-    }
-
-    /// `GAME SESSION` lines for every running game, then `GAME SESSIONS n`.
-    fn listing(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut children: Vec<&Child> = self.children.iter().collect();
-        children.sort_by_key(|c| c.id);
-        for child in &children {
-            out.extend(front::line_of(&ServerMessage::Session {
-                id: child.id,
-                game: child.module.info.wire_type.to_owned(),
-                seconds: child.started.elapsed().as_secs(),
-                players: child.peers.iter().map(ToString::to_string).collect(),
-            }));
-        }
-        out.extend(front::line_of(&ServerMessage::Sessions {
-            count: children.len() as u64,
-        }));
-        out
-    }
-
-    /// Hands a connection that asked to watch game `id` to that game's process.
-    fn hand_to_viewer(&mut self, index: usize, id: u64) {
-        let Some(child) = self.children.by_id(id) else {
-            let why = format!("no game {id} is running (GAME LIST shows them)");
-            let reply = front::line_of(&ServerMessage::Error { why });
-            return self.say(index, &reply);
-        };
-        let Some(conn) = self.pending.get(index) else {
-            return;
-        };
-        let wire = conn.wire.unwrap_or(WireKind::Text);
-        let sent = handoff::send(
-            child.id,
-            conn.stream.as_raw_fd(),
-            &conn.peer.to_string(),
-            wire,
-            &conn.input,
-        );
-        match sent {
-            Ok(()) => {
-                info!("{}: watches game {id}", conn.peer);
-                // The session has its own copy of the descriptor now.
-                if let Some(mut conn) = self.pending.remove(index) {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                }
-            }
-            Err(e) => {
-                warn!("{}: cannot hand over to game {id}: {e}", conn.peer);
-                self.refuse(
-                    index,
-                    &format!("game {id} cannot take a viewer now"),
-                    Instant::now(),
-                );
-            }
-        }
-    }
-
-    fn try_pair(&mut self) {
-        let games = self.pending.waiting_games();
-        for name in games {
-            let Some(&game) = self
-                .games
-                .front
-                .games()
-                .iter()
-                .find(|m| m.info.name == name)
-            else {
-                continue;
-            };
-            self.try_start(game);
-        }
-    }
-
-    /// Starts games of `game` while enough players wait and the session cap allows.
-    fn try_start(&mut self, game: &'static Module) {
-        let name = game.info.name;
-        let needed = self.group_size(game);
-        while self.phase == Phase::Running && self.children.len() < self.config.max_sessions {
-            let Some(front) = self.pending.front_group(name, needed) else {
-                return;
-            };
-            // Last look before handing them over: a client whose quit or EOF is already in
-            // (but whose event is not handled yet) leaves instead of being paired.
-            let queued = self.pending.queued_for(name);
-            for index in front {
-                self.service(index);
-            }
-            if self.pending.queued_for(name) != queued {
-                continue;
-            }
-            let Some(conns) = self.pending.pop_group(name, needed) else {
-                return;
-            };
-            let seats: Vec<session::Seat> = conns
-                .into_iter()
-                .map(|mut conn| {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                    // SAFETY: the descriptor moves from the mio stream to a std one.
-                    let stream =
-                        unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
-                    let mut early = conn.input;
-                    early.shrink_to_fit();
-                    session::Seat {
-                        stream,
-                        peer: conn.peer,
-                        early,
-                        wire: conn.wire.unwrap_or(WireKind::Text),
-                    }
-                })
-                .collect();
-            self.start_session(game, seats);
-        }
-    }
-
-    fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
-        self.next_id += 1;
-        let id = self.next_id;
-        let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
-        let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
-        let config = self.games.sessions.get(game.info.name).cloned();
-        let viewers = match handoff::listener(id) {
-            Ok(listener) => listener,
-            Err(e) => return self.cannot_start(game, seats, &e),
-        };
-        let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
-        keep.push(viewers.as_raw_fd());
-        let group = Group {
-            id,
-            module: game,
-            seats,
-        };
-        let forked = self.fork_session(&keep, config, group, viewers);
-        match forked {
-            Ok((pid, group, pidfd)) => {
-                drop(group);
-                for peer in &peers {
-                    self.hosts.game_started(Host::of(*peer));
-                }
-                self.children.insert(Child {
-                    pid,
-                    id,
-                    module: game,
-                    peers,
-                    started: Instant::now(),
-                    pidfd,
-                });
-                info!(
-                    "session {pid} started: game {id} {} {} ({} running)",
-                    game.info.name,
-                    who.join(" vs "),
-                    self.children.len()
-                );
-            }
-            Err((e, group)) => self.cannot_start(game, group.seats, &e),
-        }
-    }
-
-    fn cannot_start(&mut self, game: &'static Module, seats: Vec<session::Seat>, e: &io::Error) {
-        let who: Vec<String> = seats.iter().map(|s| s.peer.to_string()).collect();
-        error!(
-            "cannot start a session of {} for {}: {e}",
-            game.info.name,
-            who.join(" and ")
-        );
-        for mut seat in seats {
-            let farewell = front::refusal(Some(seat.wire), "no game could be started; try again");
-            let _ = io::Write::write(&mut seat.stream, &farewell);
-            let _ = seat.stream.shutdown(Shutdown::Write);
         }
     }
 }

@@ -11,18 +11,12 @@
 //! connections from it that close without a byte count against no address.
 
 use std::net::SocketAddr;
-use std::time::Instant;
 
-use log::debug;
 use reversi_games::registry::Module;
 use reversi_proxy::{parse, signature, Header, Signature, Status, Version};
 
-use super::addresses::Host;
 use super::cidr::Cidr;
-use super::front::Front;
-use super::pending::State;
-use super::Supervisor;
-use crate::wire::WireKind;
+use crate::protocols::WireKind;
 
 /// The seed protocol of the listener a connection came in on, if any.
 pub type Seed = Option<(&'static Module, WireKind)>;
@@ -70,7 +64,7 @@ impl Origin {
 
 /// The verdict on a connection's first bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Screened {
+pub(super) enum Screened {
     /// On to its game protocol.
     Pass,
     /// Too few bytes to tell.
@@ -88,10 +82,11 @@ enum Screened {
 }
 
 /// Why a [`Screened::Spoof`] is turned away.
-const SPOOF: &str = "a PROXY header from an address that is not a trusted proxy (--proxy-from)";
+pub(super) const SPOOF: &str =
+    "a PROXY header from an address that is not a trusted proxy (--proxy-from)";
 
 /// Judges the first bytes `input` of a connection from `peer` of `origin`.
-fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened {
+pub(super) fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened {
     match origin {
         Origin::Direct { screened: false } => match signature(input) {
             Signature::Absent => Screened::Pass,
@@ -123,86 +118,6 @@ fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened {
         Origin::Direct { screened: true } | Origin::Check | Origin::Relayed { .. } => {
             Screened::Pass
         }
-    }
-}
-
-impl Supervisor {
-    /// Screens where connection `index` comes from, reading a trusted proxy's header;
-    /// true once its game protocol may be screened. Also tells the protocol from the
-    /// first byte that is not a proxy's header.
-    pub(super) fn screen_origin(&mut self, index: usize) -> bool {
-        let Some(conn) = self.pending.get_mut(index) else {
-            return false;
-        };
-        if conn.state == State::Closing {
-            return false;
-        }
-        let (peer, origin) = (conn.peer, conn.origin);
-        if !matches!(origin, Origin::Awaiting { .. }) && conn.wire.is_none() {
-            conn.wire = conn.input.first().map(|&b| Front::wire_of(b));
-        }
-        match screen(origin, peer, &conn.input) {
-            Screened::Pass => {
-                conn.origin = match origin {
-                    Origin::Direct { .. } => Origin::Direct { screened: true },
-                    other => other,
-                };
-                true
-            }
-            Screened::Wait => false,
-            Screened::Refuse(why) => {
-                self.note(peer, format_args!("{peer}: refused: {why}"));
-                self.refuse(index, &why, Instant::now());
-                false
-            }
-            Screened::Spoof(version) => {
-                // The v2 signature opens with blank lines (text, by its first byte), but
-                // its NUL is in no line of text: it is refused as binary.
-                if version == Version::V2 {
-                    conn.wire = Some(WireKind::Binary);
-                }
-                self.note(peer, format_args!("{peer}: refused: {SPOOF}"));
-                self.refuse(index, SPOOF, Instant::now());
-                false
-            }
-            Screened::Header {
-                peer: client,
-                origin: now_from,
-                used,
-            } => {
-                conn.input.drain(..used);
-                let Origin::Awaiting { seed } = origin else {
-                    return false;
-                };
-                match now_from {
-                    Origin::Check => debug!("{peer}: the proxy's own connection (health check)"),
-                    _ => debug!("{client}: relayed by {peer}"),
-                }
-                self.relayed(index, client, now_from, seed)
-            }
-        }
-    }
-
-    /// Connection `index` is `client`'s, of `origin`, from now on: the per-address
-    /// limit applies to that address, and its listener's seed protocol starts.
-    fn relayed(&mut self, index: usize, client: SocketAddr, origin: Origin, seed: Seed) -> bool {
-        let host_full = if origin.counts() {
-            self.hosts
-                .may_wait(self.pending.waiting_of(Host::of(client)))
-        } else {
-            Ok(())
-        };
-        self.pending.settle(index, client, origin);
-        if let Some(conn) = self.pending.get_mut(index) {
-            conn.wire = conn.input.first().map(|&b| Front::wire_of(b));
-        }
-        if let Err(refusal) = host_full {
-            self.note(client, format_args!("{client}: refused: {refusal}"));
-            self.refuse(index, &refusal.to_string(), Instant::now());
-            return false;
-        }
-        self.arrived(index, seed);
-        true
     }
 }
 

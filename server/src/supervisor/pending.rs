@@ -15,7 +15,7 @@ use reversi_games::registry::Module;
 use super::addresses::Host;
 use super::origin::Origin;
 use crate::outbox::Outbox;
-use crate::wire::WireKind;
+use crate::protocols::WireKind;
 
 /// How long a refused connection is drained before it is closed (spec §12).
 pub const LINGER: Duration = Duration::from_secs(1);

@@ -1,4 +1,7 @@
-//! Starting a session: fork, and everything the child does before the game runs.
+//! Forking a child process: what the supervisor uses to start the fork server
+//! (and sessions, with `--fork-directly`), and the fork server to start sessions
+//! (see supervisor/forking.rs for who forks what). The child keeps only the
+//! descriptors it is given and runs its body with a fresh signal set-up.
 
 use std::io;
 use std::os::fd::RawFd;

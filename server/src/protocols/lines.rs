@@ -1,10 +1,11 @@
 //! The input side of the line protocols: bytes cut into lines (at most
 //! `reversi_text::MAX_LINE`), each line read by its protocol. A line that is
 //! not text is not understood; a line too long breaks the protocol, and
-//! nothing after it is read.
+//! nothing after it is read. Also the words every line protocol refuses a
+//! connection's first line with.
 
 use log::debug;
-use reversi_text::{LineBuffer, LineError};
+use reversi_text::{LineBuffer, LineError, MAX_LINE};
 
 use super::Input;
 
@@ -48,4 +49,14 @@ impl LineReader {
             }
         }
     }
+}
+
+/// Why a line with `byte` in it is not text.
+pub fn not_text(byte: u8) -> String {
+    format!("byte {byte:#04x} in a text line")
+}
+
+/// Why a line without an end is refused.
+pub fn too_long() -> String {
+    format!("a line longer than {MAX_LINE} bytes")
 }

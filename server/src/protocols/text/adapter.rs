@@ -4,9 +4,9 @@ use log::debug;
 use reversi_games::{Action, Point, Standing as GameStanding};
 use reversi_text::{ClientMessage, ServerMessage, Standing};
 
-use super::lines::LineReader;
-use super::{Event, Input, Role, Wire};
 use crate::outbox::Outbox;
+use crate::protocols::lines::LineReader;
+use crate::protocols::{Event, Input, Role, Wire};
 
 pub struct Text {
     lines: LineReader,

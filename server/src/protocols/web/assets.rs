@@ -10,17 +10,17 @@ const FILES: [(&str, &str, &str); 3] = [
     (
         "/",
         "text/html; charset=utf-8",
-        include_str!("../../web/index.html"),
+        include_str!("../../../web/index.html"),
     ),
     (
         "/app.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../web/app.js"),
+        include_str!("../../../web/app.js"),
     ),
     (
         "/style.css",
         "text/css; charset=utf-8",
-        include_str!("../../web/style.css"),
+        include_str!("../../../web/style.css"),
     ),
 ];
 

@@ -4,10 +4,11 @@
 
 use tungstenite::protocol::frame::coding::CloseCode;
 
-use super::text::Text;
-use super::{Event, Input, Wire};
+use super::frames::{self, Incoming};
+use super::Message;
 use crate::outbox::Outbox;
-use crate::web::frames::{self, Incoming};
+use crate::protocols::text::Adapter as Text;
+use crate::protocols::{Event, Input, Wire};
 
 pub struct WebSocket {
     text: Text,
@@ -36,23 +37,12 @@ impl WebSocket {
     }
 
     fn take(&mut self, frame: Incoming, inputs: &mut Vec<Input>) {
-        match frame {
-            Incoming::Text(payload) => match frames::line_of(&payload) {
-                Some(line) => {
-                    let mut line = line.to_vec();
-                    line.push(b'\n');
-                    self.text.receive(&line, inputs);
-                }
-                None => inputs.push(Input::Confused(
-                    "a message holds one line (send each line as its own message)".to_owned(),
-                )),
-            },
-            Incoming::Binary => inputs.push(Input::Confused(
-                "binary messages are not understood: send text".to_owned(),
-            )),
-            Incoming::Ping(payload) => self.owed.extend(frames::pong(&payload)),
-            Incoming::Pong => {}
-            Incoming::Close(payload) => {
+        match Message::of(frame) {
+            Message::Line(line) => self.text.receive(&line, inputs),
+            Message::NotUnderstood(why) => inputs.push(Input::Confused(why.to_owned())),
+            Message::Ping(payload) => self.owed.extend(frames::pong(&payload)),
+            Message::Pong => {}
+            Message::Close(payload) => {
                 self.deaf = true;
                 if !self.closed {
                     self.closed = true;
@@ -116,7 +106,7 @@ impl Wire for WebSocket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::Role;
+    use crate::protocols::Role;
     use reversi_games::registry;
 
     /// A client frame: FIN, `opcode`, masked.

@@ -8,8 +8,8 @@ use reversi_pdu::{
     Colour, Direction, FrameBuffer, Pdu, Square, Squares, UpdateBoard, Winner, MAX_PDU_LEN,
 };
 
-use super::{Event, Input, Role, Wire};
 use crate::outbox::Outbox;
+use crate::protocols::{Event, Input, Role, Wire};
 
 /// A point no board has: what an off-board `place` becomes, so the game refuses it
 /// like any other illegal square (`place_error`, §8.4).

@@ -166,7 +166,7 @@ pub fn close_echo(payload: &[u8]) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
 
     /// A client frame: FIN and `opcode`, masked with `mask`.

@@ -5,17 +5,14 @@
 //! and `F` as its viewer. The seed's viewers get the whole board after every
 //! change, so the adapter keeps the board it has been drawn.
 
-mod line;
-
-pub use line::{Notice, Party, Request};
-
 use log::{debug, warn};
 use reversi_games::foxes::{Board, Species};
 use reversi_games::{Action, Cell};
 
-use super::lines::LineReader;
-use super::{Event, Input, Role, Wire};
+use super::line::{Notice, Party, Request};
 use crate::outbox::Outbox;
+use crate::protocols::lines::LineReader;
+use crate::protocols::{Event, Input, Role, Wire};
 
 /// The viewer a spectator is: the seed gives every viewer a team, and ours
 /// all see the same board, so every spectator is the foxes' viewer `G`.

@@ -1,0 +1,203 @@
+//! What the server serves: its games, each one's session settings, and how many
+//! players make a team; with the command-line options that choose them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use reversi_games::foxes::Timing;
+use reversi_games::registry::{self, Module};
+use reversi_games::Settings;
+
+use crate::session::referee::Rules;
+use crate::session::SessionConfig;
+
+/// The games served, and each game's session settings.
+pub struct Games {
+    pub modules: Vec<&'static Module>,
+    pub sessions: HashMap<&'static str, SessionConfig>,
+    /// Players per team (seed 000's `-p N`): team mates take turns.
+    pub team_size: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+#[group(id = "game_options")]
+pub struct Options {
+    /// Games to serve, comma-separated (default: every game built in).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = game_names())]
+    pub games: Vec<String>,
+
+    /// Players per team: team mates take turns (seed 000's `-p N`).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=8))]
+    pub team_size: u64,
+
+    /// No automatic rematch, even for games that have one by default (draughts).
+    #[arg(long)]
+    pub no_rematch: bool,
+
+    /// Foxes & Dolphins: milliseconds a player waits after every move attempt.
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.cooldown,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_cooldown_ms: u64,
+
+    /// Foxes & Dolphins: milliseconds between two tides (the first comes one period in).
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.tide_period,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_tide_ms: u64,
+
+    /// Foxes & Dolphins: milliseconds without anything eaten that end the game by numbers.
+    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.quiet_limit,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub foxes_quiet_ms: u64,
+
+    /// Seconds a player has to make a legal move after turn (0 = no limit).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub move_timeout: u64,
+
+    /// Seconds a player has for its first move of a game (0 = the move clock). When it runs
+    /// out the game never started: it is aborted, not scored, and counts as abandoned.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub first_move_timeout: u64,
+
+    /// Give the first team (black, X) to the client that queued first (default: drawn at random
+    /// in games that draw them).
+    #[arg(long)]
+    pub fixed_colours: bool,
+}
+
+/// The game names `--games` accepts, with each game's title as its help.
+fn game_names() -> clap::builder::PossibleValuesParser {
+    registry::all()
+        .iter()
+        .map(|m| clap::builder::PossibleValue::new(m.info.name).help(m.info.title))
+        .collect::<Vec<_>>()
+        .into()
+}
+
+/// Where sessions keep what they write.
+#[derive(Debug, Clone, Copy)]
+pub struct Dirs<'a> {
+    /// Each finished game's record (`--record-dir`).
+    pub records: Option<&'a Path>,
+    /// Journals of running games.
+    pub journals: &'a Path,
+}
+
+impl Options {
+    /// The games to serve with each one's session settings.
+    pub fn games(&self, dirs: Dirs<'_>) -> Games {
+        let modules: Vec<&'static Module> = registry::all()
+            .iter()
+            .filter(|m| self.games.is_empty() || self.games.iter().any(|g| g == m.info.name))
+            .collect();
+        let sessions = modules
+            .iter()
+            .map(|m| (m.info.name, self.session(m, dirs)))
+            .collect();
+        Games {
+            modules,
+            sessions,
+            team_size: usize::try_from(self.team_size).unwrap_or(1),
+        }
+    }
+
+    /// What every session of `module` is given.
+    pub fn session(&self, module: &Module, dirs: Dirs<'_>) -> SessionConfig {
+        let seconds = |secs: u64| (secs > 0).then(|| Duration::from_secs(secs));
+        SessionConfig {
+            rules: Rules {
+                move_timeout: seconds(self.move_timeout),
+                first_move_timeout: seconds(self.first_move_timeout),
+                fixed_teams: self.fixed_colours,
+                rematch: module.info.rematch && !self.no_rematch,
+            },
+            record_dir: dirs.records.map(PathBuf::from),
+            settings: Settings {
+                foxes_timing: Timing {
+                    cooldown: self.foxes_cooldown_ms,
+                    tide_period: self.foxes_tide_ms,
+                    quiet_limit: self.foxes_quiet_ms,
+                },
+                ..Settings::default()
+            },
+            journal_dir: dirs.journals.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn options(args: &[&str]) -> Options {
+        Cli::parse_from(std::iter::once("reversid").chain(args.iter().copied())).options
+    }
+
+    fn dirs() -> Dirs<'static> {
+        Dirs {
+            records: None,
+            journals: Path::new("/tmp"),
+        }
+    }
+
+    fn reversi() -> &'static Module {
+        registry::find("reversi").unwrap()
+    }
+
+    #[test]
+    fn defaults_follow_the_spec_and_zero_disables_the_clock() {
+        let rules = options(&[]).session(reversi(), dirs()).rules;
+        assert_eq!(rules.move_timeout, Some(Duration::from_secs(600)));
+        assert_eq!(
+            options(&[]).games(dirs()).modules.len(),
+            registry::all().len()
+        );
+        let untimed = options(&["--move-timeout", "0"]).session(reversi(), dirs());
+        assert_eq!(untimed.rules.move_timeout, None);
+    }
+
+    #[test]
+    fn games_are_chosen_by_name() {
+        let games = options(&["--games", "tictactoe"]).games(dirs());
+        let names: Vec<&str> = games.modules.iter().map(|m| m.info.name).collect();
+        assert_eq!(names, ["tictactoe"]);
+        assert!(Cli::try_parse_from(["reversid", "--games", "chess"]).is_err());
+    }
+
+    #[test]
+    fn foxes_has_its_own_times() {
+        let foxes = registry::find("foxes").unwrap();
+        let standard = options(&[]).session(foxes, dirs()).settings.foxes_timing;
+        assert_eq!(standard, Timing::STANDARD);
+        let quick = options(&[
+            "--foxes-cooldown-ms",
+            "20",
+            "--foxes-tide-ms",
+            "300",
+            "--foxes-quiet-ms",
+            "3000",
+        ]);
+        assert_eq!(
+            quick.session(foxes, dirs()).settings.foxes_timing,
+            Timing {
+                cooldown: 20,
+                tide_period: 300,
+                quiet_limit: 3000
+            }
+        );
+        for option in ["--foxes-cooldown-ms", "--foxes-tide-ms", "--foxes-quiet-ms"] {
+            assert!(
+                Cli::try_parse_from(["reversid", option, "0"]).is_err(),
+                "{option}"
+            );
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! The wire protocols, one folder each and each whole: how its first bytes are
+//! recognised, what it answers before a game (join, list, watch), how it carries
+//! a game (its [`Wire`] adapter: bytes into [`Input`]s, the session's [`Event`]s
+//! into bytes), and how it says "no". [`WireKind`] is their registry: the only
+//! place that lists them. The supervisor and the session runtime ask a
+//! connection's protocol through it and never name one.
+
+mod binary;
+mod lines;
+mod seed_duell;
+mod seed_foxes;
+mod text;
+mod web;
+
+use std::net::SocketAddr;
+
+use reversi_games::registry::{self, Module};
+use reversi_games::{Action, Cell, GameInfo, Outcome, Standing, Team, Update};
+
+use crate::outbox::Outbox;
+
+/// A handshake that is still incomplete after this many bytes is refused.
+pub const MAX_INPUT: usize = 4096;
+
+/// The registry: which protocol a connection speaks. The session is handed it with
+/// each connection (as a byte: [`WireKind::ALL`]'s order is part of the handoff).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum WireKind {
+    /// The binary Reversi protocol of spec/PROTOCOL.md.
+    Binary,
+    /// The text protocol of spec/TEXT-PROTOCOL.md.
+    #[default]
+    Text,
+    /// Seed 000's own protocol: the text protocol's seed messages only, none of its
+    /// additions (spec/TEXT-PROTOCOL.md §14), for clients written from the seed alone.
+    Seed000,
+    /// Seed 002's own line protocol for Foxes & Dolphins (spec/games/foxes.md, "The
+    /// seed's line protocol"), for clients written from the seed alone.
+    Seed002,
+    /// The text protocol in WebSocket messages, for the browser (spec/TEXT-PROTOCOL.md §15).
+    WebSocket,
+}
+
+impl WireKind {
+    pub const ALL: [WireKind; 5] = [
+        WireKind::Binary,
+        WireKind::Text,
+        WireKind::Seed000,
+        WireKind::Seed002,
+        WireKind::WebSocket,
+    ];
+
+    /// What a connection is judged to speak when no protocol recognises its bytes: it
+    /// gets this protocol's refusal (and so does one refused before its first byte).
+    pub const FALLBACK: WireKind = WireKind::Binary;
+
+    /// The protocol itself.
+    pub fn protocol(self) -> &'static dyn Protocol {
+        match self {
+            WireKind::Binary => &binary::Binary,
+            WireKind::Text => &text::Text,
+            WireKind::Seed000 => &seed_duell::SeedDuell,
+            WireKind::Seed002 => &seed_foxes::SeedFoxes,
+            WireKind::WebSocket => &web::Web,
+        }
+    }
+
+    /// A fresh adapter for a connection of this kind.
+    pub fn adapter(self) -> Box<dyn Wire> {
+        self.protocol().adapter()
+    }
+
+    /// Whether a client of this kind joins its listener's game on arrival.
+    pub fn joins_on_arrival(self) -> bool {
+        self.protocol().joins_on_arrival()
+    }
+
+    /// The protocol of a connection whose first byte is `first`.
+    pub fn recognise(first: u8) -> WireKind {
+        WireKind::ALL
+            .into_iter()
+            .find(|kind| kind.protocol().recognises(first))
+            .unwrap_or(WireKind::FALLBACK)
+    }
+
+    /// What a connection of `kind` (`None`: not known yet) is sent when refused.
+    pub fn refusal(kind: Option<WireKind>, why: &str) -> Vec<u8> {
+        kind.unwrap_or(WireKind::FALLBACK).protocol().refusal(why)
+    }
+}
+
+/// A protocol, as the supervisor sees it before a game and when it refuses.
+pub trait Protocol: Sync {
+    /// Whether a connection whose first byte is `first` speaks this protocol. A
+    /// protocol that a connection reaches another way (a seed listener, an upgrade,
+    /// the fallback) recognises nothing.
+    fn recognises(&self, _first: u8) -> bool {
+        false
+    }
+
+    /// Judges the bytes a waiting connection has sent so far.
+    fn screen(&self, lobby: &Lobby<'_>, stage: Stage, input: &[u8]) -> Verdict;
+
+    /// What a connection refused for `why` is sent before it is closed.
+    fn refusal(&self, why: &str) -> Vec<u8>;
+
+    /// What a client queued for a game that still needs `more` players is told.
+    fn waiting(&self, _more: u32) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// A fresh in-game adapter for a connection.
+    fn adapter(&self) -> Box<dyn Wire>;
+
+    /// The game whose `--listen-seed GAME=ADDR` listener speaks this protocol.
+    fn seed_game(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether a client on its seed listener joins the listener's game on arrival
+    /// (it sends nothing before the server speaks).
+    fn joins_on_arrival(&self) -> bool {
+        false
+    }
+}
+
+/// Where a waiting connection is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Nothing accepted yet: looking for a request.
+    Handshake,
+    /// Waiting for a game: looking for a goodbye, or requests it may make meanwhile.
+    Queued,
+}
+
+/// The verdict on the bytes a waiting connection has sent so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Incomplete: read more.
+    Wait,
+    /// Send `bytes` and carry on; `used` bytes were the request. `becomes`: from the
+    /// next byte on, the connection speaks this protocol (an upgrade).
+    Reply {
+        bytes: Vec<u8>,
+        used: usize,
+        becomes: Option<WireKind>,
+    },
+    /// Join the queue of `game`; `used` bytes were the request.
+    Join { game: &'static Module, used: usize },
+    /// Watch running game `id`; `used` bytes were the request.
+    Watch { id: u64, used: usize },
+    /// The client leaves: close it, send nothing.
+    Leave,
+    /// Send `farewell` and close. `note`: what the log says of it (a refusal's reason).
+    Close {
+        farewell: Vec<u8>,
+        note: Option<String>,
+    },
+}
+
+impl Verdict {
+    /// An answer after which the connection carries on as it was.
+    pub fn reply(bytes: Vec<u8>, used: usize) -> Verdict {
+        Verdict::Reply {
+            bytes,
+            used,
+            becomes: None,
+        }
+    }
+
+    /// How many bytes of input the verdict consumed.
+    pub fn used(&self) -> usize {
+        match self {
+            Verdict::Reply { used, .. }
+            | Verdict::Join { used, .. }
+            | Verdict::Watch { used, .. } => *used,
+            Verdict::Wait | Verdict::Leave | Verdict::Close { .. } => 0,
+        }
+    }
+}
+
+/// A game being played, as a waiting client may see it.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub id: u64,
+    pub game: &'static Module,
+    pub seconds: u64,
+    pub players: Vec<SocketAddr>,
+}
+
+/// What a waiting connection may ask about: the games served, and those running.
+pub struct Lobby<'a> {
+    pub games: &'a [&'static Module],
+    /// The running games, oldest first (asked for only when a client wants them).
+    pub running: &'a dyn Fn() -> Vec<Running>,
+}
+
+impl Lobby<'_> {
+    /// The game called `name` (its name or its wire type, in any case), if served.
+    fn game(&self, name: &str) -> Option<&'static Module> {
+        self.games.iter().copied().find(|m| {
+            m.info.name.eq_ignore_ascii_case(name) || m.info.wire_type.eq_ignore_ascii_case(name)
+        })
+    }
+
+    /// The games served, by name, space-separated.
+    fn names(&self) -> String {
+        let names: Vec<&str> = self.games.iter().map(|m| m.info.name).collect();
+        names.join(" ")
+    }
+}
+
+/// The protocols' command-line options.
+#[derive(Debug, Clone, clap::Args)]
+#[group(id = "protocol_options")]
+pub struct Options {
+    /// A listener for clients that speak a seed document's own protocol, as GAME=ADDR (duell:
+    /// seed 000's Conquest clients, queued on arrival; foxes: seed 002's clients, which join with
+    /// PBJ or watch with QBJ); may be given several times.
+    #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = clap::ArgAction::Append)]
+    pub listen_seed: Vec<SeedListener>,
+}
+
+/// A `--listen-seed` listener: the game its clients play, in which protocol, and where.
+#[derive(Debug, Clone)]
+pub struct SeedListener {
+    pub game: &'static Module,
+    pub wire: WireKind,
+    pub addr: SocketAddr,
+}
+
+impl std::str::FromStr for SeedListener {
+    type Err = String;
+
+    /// Reads `GAME=ADDR`, where GAME has a seed protocol of its own.
+    fn from_str(arg: &str) -> Result<SeedListener, String> {
+        let (game, addr) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("{arg:?} is not GAME=ADDR"))?;
+        let seed_game = |kind: &WireKind| kind.protocol().seed_game();
+        let module = registry::find(game);
+        let wire = WireKind::ALL
+            .into_iter()
+            .find(|kind| module.is_some_and(|m| seed_game(kind) == Some(m.info.name)));
+        let (Some(game), Some(wire)) = (module, wire) else {
+            let seeds: Vec<&str> = WireKind::ALL.iter().filter_map(seed_game).collect();
+            return Err(format!(
+                "{game:?} has no seed protocol of its own (try {})",
+                seeds.join(" or ")
+            ));
+        };
+        let addr = addr
+            .parse()
+            .map_err(|e| format!("{addr:?} is not an address: {e}"))?;
+        Ok(SeedListener { game, wire, addr })
+    }
+}
+
+/// What a connection is in a session.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Role {
+    Player(Team),
+    Viewer,
+}
+
+/// What a client asked for.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Input {
+    /// A move or a draw offer, in protocol terms.
+    Act(Action),
+    /// A move in the game's own notation, for the game to read.
+    Notation(String),
+    /// The whole board again, as the game started (seed 002's refresh `DBR`); no move.
+    Refresh,
+    /// The client leaves.
+    Quit,
+    /// A message that was not understood or is not for now: the client is told, nothing else happens.
+    Confused(String),
+    /// The client broke the protocol: its last words are [`Event::Violation`], and it forfeits.
+    Violation(String),
+}
+
+/// What the session tells a client.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    /// A game starts (or a viewer arrives): what it is, who you are, the whole board.
+    Start {
+        info: &'static GameInfo,
+        role: Role,
+        cells: &'a [Cell],
+        id: u64,
+    },
+    /// The board changed.
+    Update(&'a Update),
+    /// It is this team's turn (turn-based games).
+    Turn(Team),
+    /// Your move.
+    Ready,
+    /// Your action was refused; the game goes on. `again`: it is still your move.
+    Illegal { why: &'a str, again: bool },
+    /// Your message was not understood or is not for now. `again`: it is still your move.
+    Confused { why: &'a str, again: bool },
+    /// You broke the protocol; nothing follows.
+    Violation(&'a str),
+    /// The game is over. `standing` is yours (`None` for a viewer).
+    Over {
+        outcome: &'a Outcome,
+        standing: Option<Standing>,
+    },
+    /// The game was stopped with no result (fast shutdown).
+    Aborted(&'a str),
+}
+
+/// A connection's protocol.
+pub trait Wire: Send {
+    /// Takes bytes as they arrive and appends what they ask for to `inputs`. After a
+    /// [`Input::Violation`] it produces nothing more.
+    fn receive(&mut self, bytes: &[u8], inputs: &mut Vec<Input>);
+
+    /// Writes `event` for the client, if this protocol has a way to say it.
+    fn send(&mut self, event: &Event<'_>, out: &mut Outbox);
+
+    /// Writes what the protocol itself owes the client after [`Wire::receive`] (a
+    /// WebSocket pong, the echo of its close); most protocols owe nothing.
+    fn owed(&mut self, _out: &mut Outbox) {}
+
+    /// Writes the protocol's goodbye, once, before the server closes the connection
+    /// (a WebSocket close frame); most protocols just close.
+    fn farewell(&mut self, _out: &mut Outbox) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn running() -> Vec<Running> {
+        let players = vec![
+            "127.0.0.1:1".parse().unwrap(),
+            "127.0.0.1:2".parse().unwrap(),
+        ];
+        let game = |name| registry::find(name).unwrap();
+        vec![
+            Running {
+                id: 7,
+                game: game("tictactoe"),
+                seconds: 3,
+                players: players.clone(),
+            },
+            Running {
+                id: 9,
+                game: game("foxes"),
+                seconds: 1,
+                players,
+            },
+        ]
+    }
+
+    /// Every game built in, with a tic-tac-toe game (7) and a foxes game (9) running.
+    pub fn lobby() -> Lobby<'static> {
+        let games: Vec<&'static Module> = registry::all().iter().collect();
+        Lobby {
+            games: Vec::leak(games),
+            running: &running,
+        }
+    }
+
+    #[test]
+    fn every_protocol_has_a_refusal_and_a_fresh_adapter() {
+        for kind in WireKind::ALL {
+            assert!(!kind.protocol().refusal("full").is_empty(), "{kind:?}");
+            let _ = kind.adapter();
+        }
+        assert_eq!(WireKind::refusal(None, "x"), [0x00, 0x04, 0xff, 0xff]);
+    }
+
+    #[test]
+    fn seed_listeners_name_a_game_with_a_seed_protocol() {
+        let duell: SeedListener = "conquest=127.0.0.1:0".parse().unwrap();
+        assert_eq!(
+            (duell.game.info.name, duell.wire),
+            ("duell", WireKind::Seed000)
+        );
+        let foxes: SeedListener = "foxes=127.0.0.1:0".parse().unwrap();
+        assert_eq!(
+            (foxes.game.info.name, foxes.wire),
+            ("foxes", WireKind::Seed002)
+        );
+        assert!(WireKind::Seed000.joins_on_arrival() && !WireKind::Seed002.joins_on_arrival());
+        for bad in ["reversi=127.0.0.1:0", "duell", "duell=nowhere"] {
+            assert!(bad.parse::<SeedListener>().is_err(), "{bad}");
+        }
+        let err = "reversi=127.0.0.1:0".parse::<SeedListener>().unwrap_err();
+        assert!(err.ends_with("(try duell or foxes)"), "{err}");
+    }
+
+    #[test]
+    fn seed_listeners_repeat_on_the_command_line() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            options: Options,
+        }
+        let cli = Cli::parse_from([
+            "reversid",
+            "--listen-seed",
+            "conquest=127.0.0.1:0",
+            "--listen-seed",
+            "foxes=127.0.0.1:0",
+        ]);
+        assert_eq!(cli.options.listen_seed.len(), 2);
+        assert!(Cli::try_parse_from(["reversid", "--listen-seed", "reversi=127.0.0.1:0"]).is_err());
+    }
+}

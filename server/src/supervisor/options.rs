@@ -1,0 +1,167 @@
+//! The supervisor's command-line options, and the settings it runs by.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{ArgAction, Args};
+
+use super::addresses::Limits;
+use super::cidr::Cidr;
+use crate::fork_server::handle::ForkServerSpec;
+use crate::protocols::SeedListener;
+
+/// How long an abandoned game counts against its address.
+const STRIKE_WINDOW: Duration = Duration::from_secs(600);
+
+#[derive(Debug, Clone, Args)]
+#[group(id = "supervisor_options")]
+pub struct Options {
+    /// Address to listen on (IPv4 or IPv6, port 0 picks a free one); may be given several times.
+    #[arg(long = "listen", value_name = "ADDR", action = ArgAction::Append,
+          default_value = "127.0.0.1:8765")]
+    pub listen: Vec<SocketAddr>,
+
+    /// Trust the PROXY protocol header (v1 or v2) from this address block, e.g. a load
+    /// balancer's 10.0.0.5/32: a connection from there must start with one, and the client
+    /// address it carries is used instead of the balancer's (spec/DEPLOY.md). Anyone else
+    /// who sends one is refused. May be given several times.
+    #[arg(long = "proxy-from", value_name = "CIDR", action = ArgAction::Append)]
+    pub proxy_from: Vec<Cidr>,
+
+    /// Seconds a new connection has to send its first request (connect, or a line).
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub handshake_timeout: u64,
+
+    /// Most sessions running at once; further pairs wait in the queue.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions: u64,
+
+    /// Most connections waiting for a game (handshake or queued); more get error.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pending: u64,
+
+    /// Most connections from one address (an IPv6 /64) waiting for a game; more get error.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pending_per_address: u64,
+
+    /// Most games one address (an IPv6 /64) plays at once; it may queue again when one ends.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions_per_address: u64,
+
+    /// Games an address may abandon (leave without quitting, time out, never move) within
+    /// 10 minutes before it must wait to queue again.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub abandon_strikes: u64,
+
+    /// Seconds of the first wait after too many abandoned games; each further one doubles
+    /// (at most an hour).
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub abandon_penalty: u64,
+
+    /// Routine connection events (queued, left, refused) logged one by one per address and
+    /// 10 s at the default level; the rest are counted in one line (RUST_LOG=debug shows each).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub log_burst: u32,
+
+    /// Seconds a smart shutdown waits for running games before it turns fast.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub shutdown_timeout: u64,
+}
+
+/// What the supervisor runs by, whatever game it serves.
+#[derive(Debug, Clone)]
+pub struct SupervisorConfig {
+    pub listen: Vec<SocketAddr>,
+    pub listen_seed: Vec<SeedListener>,
+    /// Load balancers whose PROXY headers are believed.
+    pub proxy_from: Vec<Cidr>,
+    pub limits: Limits,
+    pub handshake_timeout: Duration,
+    pub max_sessions: usize,
+    pub max_pending: usize,
+    pub shutdown_timeout: Duration,
+    /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
+    pub fork_server: Option<ForkServerSpec>,
+}
+
+fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+impl Options {
+    /// The settings, with the seed protocols' listeners and where sessions come from.
+    pub fn config(
+        &self,
+        listen_seed: Vec<SeedListener>,
+        fork_server: Option<ForkServerSpec>,
+    ) -> SupervisorConfig {
+        SupervisorConfig {
+            listen: self.listen.clone(),
+            listen_seed,
+            proxy_from: self.proxy_from.clone(),
+            limits: Limits {
+                pending_per_host: count(self.max_pending_per_address),
+                sessions_per_host: count(self.max_sessions_per_address),
+                strikes: count(self.abandon_strikes),
+                strike_window: STRIKE_WINDOW,
+                penalty: Duration::from_secs(self.abandon_penalty),
+                log_burst: self.log_burst,
+            },
+            handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            max_sessions: count(self.max_sessions),
+            max_pending: count(self.max_pending),
+            shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
+            fork_server,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn config(args: &[&str]) -> SupervisorConfig {
+        let args = std::iter::once("reversid").chain(args.iter().copied());
+        Cli::parse_from(args).options.config(Vec::new(), None)
+    }
+
+    #[test]
+    fn defaults_follow_the_spec() {
+        let sup = config(&[]);
+        assert_eq!(sup.listen, vec!["127.0.0.1:8765".parse().unwrap()]);
+        assert_eq!(sup.handshake_timeout, Duration::from_secs(10));
+        assert_eq!((sup.max_sessions, sup.max_pending), (1024, 4096));
+        assert_eq!(sup.limits.strike_window, STRIKE_WINDOW);
+    }
+
+    #[test]
+    fn listen_repeats() {
+        assert_eq!(
+            config(&["--listen", "127.0.0.1:1", "--listen", "[::1]:2"])
+                .listen
+                .len(),
+            2
+        );
+    }
+
+    #[test]
+    fn proxies_are_trusted_by_address_block() {
+        let sup = config(&["--proxy-from", "10.0.0.0/8", "--proxy-from", "2001:db8::1"]);
+        let shown: Vec<String> = sup.proxy_from.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["10.0.0.0/8", "2001:db8::1/128"]);
+        assert!(Cli::try_parse_from(["reversid", "--proxy-from", "10.0.0.1/8"]).is_err());
+    }
+
+    #[test]
+    fn zero_limits_are_refused() {
+        assert!(Cli::try_parse_from(["reversid", "--max-sessions", "0"]).is_err());
+        assert!(Cli::try_parse_from(["reversid", "--handshake-timeout", "0"]).is_err());
+    }
+}

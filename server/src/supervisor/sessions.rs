@@ -1,0 +1,195 @@
+//! The supervisor's sessions: start one per group of queued players, and learn
+//! how each ended (strikes for abandoned games, journals of sessions that died).
+
+use std::io;
+use std::net::{Shutdown, SocketAddr};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
+use std::time::Instant;
+
+use log::{error, info, warn};
+use reversi_games::registry::Module;
+
+use super::addresses::Host;
+use super::reaper::Child;
+use super::{Phase, Supervisor};
+use crate::session::{self, handoff, Group};
+
+impl Supervisor {
+    /// A session ended: its players' hosts have one game fewer, and one that abandoned
+    /// it gets a strike (and perhaps a penalty).
+    pub(super) fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
+        use nix::sys::wait::WaitStatus;
+        if let Some(pidfd) = &child.pidfd {
+            self.unwatch(pidfd);
+        }
+        for peer in &child.peers {
+            self.hosts.game_ended(Host::of(*peer));
+        }
+        let why = match status {
+            WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
+                None
+            }
+            WaitStatus::Exited(_, code) => Some(format!("failed (status {code})")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+            _ => Some("gone".to_owned()),
+        };
+        if let Some(why) = why {
+            self.recover_journal(child, &why);
+        }
+        let WaitStatus::Exited(_, code) = status else {
+            return;
+        };
+        let Some(peer) = session::abandoned_by(code).and_then(|s| child.peers.get(s)) else {
+            return;
+        };
+        let host = Host::of(*peer);
+        if let Some(wait) = self.hosts.abandoned(host, Instant::now()) {
+            warn!(
+                "{host}: abandons games again and again; may not queue for {} s",
+                wait.as_secs()
+            );
+        }
+    }
+
+    /// A session died before it could record its game: the game's journal becomes an
+    /// aborted game's record, and the log gets its result line.
+    fn recover_journal(&self, child: &Child, why: &str) {
+        let name = child.module.info.name;
+        let Some(config) = self.games.sessions.get(name) else {
+            return;
+        };
+        let orphan = session::journal::recover(
+            &config.journal_dir,
+            std::process::id(),
+            child.id,
+            why,
+            config.record_dir.as_deref(),
+        );
+        let (moves, transcript) = match &orphan {
+            Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
+            _ => (0, "-".to_owned()),
+        };
+        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
+        warn!(
+            "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
+            child.id,
+            players.join(" ")
+        );
+    }
+
+    /// How many players a game of `game` needs.
+    pub(super) fn group_size(&self, game: &Module) -> usize {
+        game.info.team_count() * self.games.team_size
+    }
+
+    pub(super) fn try_pair(&mut self) {
+        let games = self.pending.waiting_games();
+        for name in games {
+            let Some(&game) = self.games.modules.iter().find(|m| m.info.name == name) else {
+                continue;
+            };
+            self.try_start(game);
+        }
+    }
+
+    /// Starts games of `game` while enough players wait and the session cap allows.
+    fn try_start(&mut self, game: &'static Module) {
+        let name = game.info.name;
+        let needed = self.group_size(game);
+        while self.phase == Phase::Running && self.children.len() < self.config.max_sessions {
+            let Some(front) = self.pending.front_group(name, needed) else {
+                return;
+            };
+            // Last look before handing them over: a client whose quit or EOF is already in
+            // (but whose event is not handled yet) leaves instead of being paired.
+            let queued = self.pending.queued_for(name);
+            for index in front {
+                self.service(index);
+            }
+            if self.pending.queued_for(name) != queued {
+                continue;
+            }
+            let Some(conns) = self.pending.pop_group(name, needed) else {
+                return;
+            };
+            let seats: Vec<session::Seat> = conns
+                .into_iter()
+                .map(|mut conn| {
+                    let _ = self.poll.registry().deregister(&mut conn.stream);
+                    // SAFETY: the descriptor moves from the mio stream to a std one.
+                    let stream =
+                        unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
+                    let mut early = conn.input;
+                    early.shrink_to_fit();
+                    session::Seat {
+                        stream,
+                        peer: conn.peer,
+                        early,
+                        wire: conn.wire.unwrap_or_default(),
+                    }
+                })
+                .collect();
+            self.start_session(game, seats);
+        }
+    }
+
+    fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
+        self.next_id += 1;
+        let id = self.next_id;
+        let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
+        let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
+        let config = self.games.sessions.get(game.info.name).cloned();
+        let viewers = match handoff::listener(id) {
+            Ok(listener) => listener,
+            Err(e) => return self.cannot_start(game, seats, &e),
+        };
+        let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
+        keep.push(viewers.as_raw_fd());
+        let group = Group {
+            id,
+            module: game,
+            seats,
+        };
+        let forked = self.fork_session(&keep, config, group, viewers);
+        match forked {
+            Ok((pid, group, pidfd)) => {
+                drop(group);
+                for peer in &peers {
+                    self.hosts.game_started(Host::of(*peer));
+                }
+                self.children.insert(Child {
+                    pid,
+                    id,
+                    module: game,
+                    peers,
+                    started: Instant::now(),
+                    pidfd,
+                });
+                info!(
+                    "session {pid} started: game {id} {} {} ({} running)",
+                    game.info.name,
+                    who.join(" vs "),
+                    self.children.len()
+                );
+            }
+            Err((e, group)) => self.cannot_start(game, group.seats, &e),
+        }
+    }
+
+    fn cannot_start(&mut self, game: &'static Module, seats: Vec<session::Seat>, e: &io::Error) {
+        let who: Vec<String> = seats.iter().map(|s| s.peer.to_string()).collect();
+        error!(
+            "cannot start a session of {} for {}: {e}",
+            game.info.name,
+            who.join(" and ")
+        );
+        for mut seat in seats {
+            let farewell = seat
+                .wire
+                .protocol()
+                .refusal("no game could be started; try again");
+            let _ = io::Write::write(&mut seat.stream, &farewell);
+            let _ = seat.stream.shutdown(Shutdown::Write);
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! The supervisor's waiting connections: accept, admit, screen what they send
+//! through their protocol, queue them, hand viewers over, refuse and close.
+
+use std::io::{self, Read};
+use std::net::{Shutdown, SocketAddr};
+use std::os::fd::AsRawFd;
+use std::time::Instant;
+
+use log::{debug, info, warn};
+use mio::{Interest, Token};
+use reversi_games::registry::Module;
+use reversi_proxy::Version;
+
+use super::addresses::Host;
+use super::origin::{self, Origin, Screened, Seed, SPOOF};
+use super::pending::{State, LINGER};
+use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, MAX_DISCARD};
+use crate::protocols::{Lobby, Running, Stage, Verdict, WireKind, MAX_INPUT};
+use crate::session::handoff;
+
+impl Supervisor {
+    pub(super) fn accept(&mut self, which: usize) {
+        loop {
+            if self.backoff_until.is_some() {
+                return;
+            }
+            let Some(listener) = self.listeners.get(which) else {
+                return;
+            };
+            let (stream, peer) = match listener.socket.accept() {
+                Ok(pair) => pair,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if is_resource_shortage(&e) => {
+                    warn!(
+                        "accept on {}: {e}; not accepting for {} ms",
+                        listener.addr,
+                        BACKOFF.as_millis()
+                    );
+                    self.deregister_listeners();
+                    self.backoff_until = Some(Instant::now() + BACKOFF);
+                    return;
+                }
+                Err(e) => {
+                    // ECONNABORTED and the like concern one connection only.
+                    debug!("accept on {}: {e}", listener.addr);
+                    continue;
+                }
+            };
+            let seed = listener.seed;
+            self.admit(stream, peer, seed);
+        }
+    }
+
+    fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr, seed: Seed) {
+        let _ = stream.set_nodelay(true);
+        let now = Instant::now();
+        let over_limit = self.pending.waiting() >= self.config.max_pending;
+        if over_limit && self.pending.closing() >= self.config.max_pending {
+            // Flooded: no room even to linger. Best effort, then close.
+            warn!("{peer}: pending limit reached; refused");
+            let _ = io::Write::write(
+                &mut stream,
+                &WireKind::refusal(None, "pending limit reached"),
+            );
+            return;
+        }
+        let origin = Origin::of(peer, seed, &self.config.proxy_from);
+        let host_full = match origin.counts() {
+            true => self.hosts.may_wait(self.pending.waiting_of(Host::of(peer))),
+            false => Ok(()),
+        };
+        let index = self
+            .pending
+            .insert(stream, peer, origin, now + self.config.handshake_timeout);
+        let conn = self.pending.get_mut(index).expect("just inserted");
+        if let Err(e) = self.poll.registry().register(
+            &mut conn.stream,
+            Token(CONN_BASE + index),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            warn!("{peer}: cannot register: {e}");
+            self.pending.remove(index);
+            return;
+        }
+        debug!("{peer}: accepted");
+        if over_limit {
+            warn!(
+                "{peer}: pending limit ({}) reached; refused",
+                self.config.max_pending
+            );
+            self.refuse(index, "pending limit reached", now);
+            return;
+        }
+        if let Err(refusal) = host_full {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            self.refuse(index, &refusal.to_string(), now);
+            return;
+        }
+        // A proxy's connection arrives once its header is read (origin.rs).
+        if origin.counts() {
+            self.arrived(index, seed);
+        }
+        self.service(index);
+    }
+
+    /// A client's connection is there (its proxy's header, if any, read): on a seed
+    /// listener, the seed's protocol starts.
+    pub(super) fn arrived(&mut self, index: usize, seed: Seed) {
+        if let Some((game, wire)) = seed {
+            if let Some(conn) = self.pending.get_mut(index) {
+                conn.wire = Some(wire);
+            }
+            // Some seed clients send nothing first: they join the listener's game at once.
+            if wire.joins_on_arrival() {
+                self.join(index, game);
+            }
+        }
+    }
+
+    /// Queues a connection in Handshake for `game`, if its host may play.
+    fn join(&mut self, index: usize, game: &'static Module) {
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        let (peer, wire) = (conn.peer, conn.wire);
+        if let Err(refusal) = self.hosts.may_play(Host::of(peer), Instant::now()) {
+            self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            return self.refuse(index, &refusal.to_string(), Instant::now());
+        }
+        let needed = self.group_size(game);
+        let completes = self.pending.queued_for(game.info.name) + 1 >= needed;
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.pairing = completes;
+        }
+        self.pending.enqueue(index, game);
+        let waiting = self.pending.queued_for(game.info.name);
+        self.note(
+            peer,
+            format_args!("{peer}: queued ({waiting} waiting) for {}", game.info.name),
+        );
+        let more = needed.saturating_sub(waiting) as u32;
+        if let Some(told) = wire
+            .and_then(|w| w.protocol().waiting(more))
+            .filter(|_| more > 0)
+        {
+            self.reply(index, &told);
+        }
+    }
+
+    /// Sends the refusal and moves the connection to Closing.
+    pub(super) fn refuse(&mut self, index: usize, why: &str, now: Instant) {
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        debug!("-> {} refusal ({why})", conn.peer);
+        let farewell = WireKind::refusal(conn.wire, why);
+        self.linger_at(index, &farewell, now);
+    }
+
+    /// Sends `farewell` and closes: the connection lingers ([`LINGER`]) so that the
+    /// client reads it before the close.
+    fn linger(&mut self, index: usize, farewell: &[u8]) {
+        self.linger_at(index, farewell, Instant::now());
+    }
+
+    fn linger_at(&mut self, index: usize, farewell: &[u8], now: Instant) {
+        self.pending.start_closing(index, farewell, now + LINGER);
+        self.service(index);
+    }
+
+    pub(super) fn close(&mut self, index: usize) {
+        if let Some(mut conn) = self.pending.remove(index) {
+            let _ = self.poll.registry().deregister(&mut conn.stream);
+            debug!("{}: closed", conn.peer);
+        }
+    }
+
+    /// Handles readiness (or a state change) of a pending connection: flush, read, screen.
+    pub(super) fn service(&mut self, index: usize) {
+        let Some(conn) = self.pending.get_mut(index) else {
+            return;
+        };
+        if !conn.out.is_empty() {
+            match conn.out.flush(&mut conn.stream) {
+                Ok(_) => {}
+                Err(_) => return self.close(index),
+            }
+        }
+        if conn.state == State::Closing && conn.out.is_empty() && !conn.write_shut {
+            let _ = conn.stream.shutdown(Shutdown::Write);
+            conn.write_shut = true;
+        }
+        let eof = self.read_input(index);
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        if eof {
+            match conn.state {
+                State::Handshake => debug!("{}: closed before its handshake", conn.peer),
+                State::Queued => info!("{}: left the queue (connection closed)", conn.peer),
+                State::Closing => {}
+            }
+            self.close(index);
+        }
+    }
+
+    /// Reads until WouldBlock, screening after every read: the verdict comes after the first
+    /// bytes, so a client streaming at full speed neither grows the input buffer nor holds
+    /// the loop. Returns true at EOF (or a read error), and for a refused connection that
+    /// keeps sending past [`MAX_DISCARD`].
+    fn read_input(&mut self, index: usize) -> bool {
+        let mut buf = [0u8; 1024];
+        loop {
+            let Some(conn) = self.pending.get_mut(index) else {
+                return false;
+            };
+            match conn.stream.read(&mut buf) {
+                Ok(0) => return true,
+                Ok(n) if conn.state == State::Closing => {
+                    conn.discarded += n;
+                    if conn.discarded > MAX_DISCARD {
+                        debug!("{}: kept sending after its refusal; closing", conn.peer);
+                        return true;
+                    }
+                }
+                Ok(n) => {
+                    conn.input.extend_from_slice(&buf[..n]);
+                    self.screen(index);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return true,
+            }
+        }
+    }
+
+    /// Screens what a waiting connection has sent, request by request, until it must
+    /// wait for more bytes or is no longer screened (handed on, closing, gone).
+    fn screen(&mut self, index: usize) {
+        if !self.screen_origin(index) {
+            return;
+        }
+        while let Some(verdict) = self.next_verdict(index) {
+            if let Some(conn) = self.pending.get_mut(index) {
+                let used = verdict.used().min(conn.input.len());
+                conn.input.drain(..used);
+            }
+            if !self.act(index, verdict) {
+                return;
+            }
+        }
+    }
+
+    /// Its protocol's verdict on connection `index`'s input, if there is one to judge.
+    fn next_verdict(&self, index: usize) -> Option<Verdict> {
+        let conn = self.pending.get(index)?;
+        let (Some(wire), false) = (conn.wire, conn.input.is_empty()) else {
+            return None;
+        };
+        let stage = match conn.state {
+            State::Handshake => Stage::Handshake,
+            // Bytes that came with the join that completes a group go to the session.
+            State::Queued if conn.pairing => return self.too_much_input(index),
+            State::Queued => Stage::Queued,
+            State::Closing => return None,
+        };
+        let running = || self.running();
+        let lobby = Lobby {
+            games: &self.games.modules,
+            running: &running,
+        };
+        match wire.protocol().screen(&lobby, stage, &conn.input) {
+            Verdict::Wait => self.too_much_input(index),
+            verdict => Some(verdict),
+        }
+    }
+
+    /// A refusal once a connection holds more than [`MAX_INPUT`] unjudged bytes.
+    fn too_much_input(&self, index: usize) -> Option<Verdict> {
+        let conn = self.pending.get(index)?;
+        (conn.input.len() > MAX_INPUT).then(|| Verdict::Close {
+            farewell: WireKind::refusal(conn.wire, "too much input"),
+            note: None,
+        })
+    }
+
+    /// Does what a verdict says; true while the connection is still to be screened.
+    fn act(&mut self, index: usize, verdict: Verdict) -> bool {
+        let Some(peer) = self.pending.get(index).map(|c| c.peer) else {
+            return false;
+        };
+        match verdict {
+            Verdict::Wait => return false,
+            Verdict::Reply { bytes, becomes, .. } => {
+                if let (Some(kind), Some(conn)) = (becomes, self.pending.get_mut(index)) {
+                    conn.wire = Some(kind);
+                    debug!("{peer}: now speaks {kind:?}");
+                }
+                self.reply(index, &bytes);
+            }
+            Verdict::Join { game, .. } => self.join(index, game),
+            Verdict::Watch { id, .. } => {
+                self.hand_to_viewer(index, id);
+                return false;
+            }
+            Verdict::Leave => {
+                self.note(peer, format_args!("{peer}: left before being paired"));
+                self.close(index);
+                return false;
+            }
+            Verdict::Close { farewell, note } => {
+                if let Some(note) = note {
+                    self.note(peer, format_args!("{peer}: {note}"));
+                }
+                self.linger(index, &farewell);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Queues `bytes` for a waiting connection and tries to send them.
+    fn reply(&mut self, index: usize, bytes: &[u8]) {
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.out.push(bytes);
+            if conn.out.flush(&mut conn.stream).is_err() {
+                self.close(index);
+            }
+        }
+    }
+
+    /// The games being played, oldest first.
+    fn running(&self) -> Vec<Running> {
+        let mut running: Vec<Running> = self
+            .children
+            .iter()
+            .map(|c| Running {
+                id: c.id,
+                game: c.module,
+                seconds: c.started.elapsed().as_secs(),
+                players: c.peers.clone(),
+            })
+            .collect();
+        running.sort_by_key(|r| r.id);
+        running
+    }
+
+    /// Hands a connection that asked to watch game `id` to that game's process.
+    fn hand_to_viewer(&mut self, index: usize, id: u64) {
+        let Some(child) = self.children.by_id(id) else {
+            let why = format!("game {id} cannot take a viewer now");
+            return self.refuse(index, &why, Instant::now());
+        };
+        let Some(conn) = self.pending.get(index) else {
+            return;
+        };
+        let wire = conn.wire.unwrap_or_default();
+        let sent = handoff::send(
+            child.id,
+            conn.stream.as_raw_fd(),
+            &conn.peer.to_string(),
+            wire,
+            &conn.input,
+        );
+        match sent {
+            Ok(()) => {
+                info!("{}: watches game {id}", conn.peer);
+                // The session has its own copy of the descriptor now.
+                if let Some(mut conn) = self.pending.remove(index) {
+                    let _ = self.poll.registry().deregister(&mut conn.stream);
+                }
+            }
+            Err(e) => {
+                warn!("{}: cannot hand over to game {id}: {e}", conn.peer);
+                self.refuse(
+                    index,
+                    &format!("game {id} cannot take a viewer now"),
+                    Instant::now(),
+                );
+            }
+        }
+    }
+
+    /// Screens where connection `index` comes from, reading a trusted proxy's header;
+    /// true once its game protocol may be screened. Also tells the protocol from the
+    /// first byte that is not a proxy's header.
+    pub(super) fn screen_origin(&mut self, index: usize) -> bool {
+        let Some(conn) = self.pending.get_mut(index) else {
+            return false;
+        };
+        if conn.state == State::Closing {
+            return false;
+        }
+        let (peer, origin) = (conn.peer, conn.origin);
+        if !matches!(origin, Origin::Awaiting { .. }) && conn.wire.is_none() {
+            conn.wire = conn.input.first().map(|&b| WireKind::recognise(b));
+        }
+        match origin::screen(origin, peer, &conn.input) {
+            Screened::Pass => {
+                conn.origin = match origin {
+                    Origin::Direct { .. } => Origin::Direct { screened: true },
+                    other => other,
+                };
+                true
+            }
+            Screened::Wait => false,
+            Screened::Refuse(why) => {
+                self.note(peer, format_args!("{peer}: refused: {why}"));
+                self.refuse(index, &why, Instant::now());
+                false
+            }
+            Screened::Spoof(version) => {
+                // The v2 signature opens with blank lines (text, by its first byte), but
+                // its NUL is in no line of text: it is refused as what is no protocol.
+                if version == Version::V2 {
+                    conn.wire = Some(WireKind::FALLBACK);
+                }
+                self.note(peer, format_args!("{peer}: refused: {SPOOF}"));
+                self.refuse(index, SPOOF, Instant::now());
+                false
+            }
+            Screened::Header {
+                peer: client,
+                origin: now_from,
+                used,
+            } => {
+                conn.input.drain(..used);
+                let Origin::Awaiting { seed } = origin else {
+                    return false;
+                };
+                match now_from {
+                    Origin::Check => debug!("{peer}: the proxy's own connection (health check)"),
+                    _ => debug!("{client}: relayed by {peer}"),
+                }
+                self.relayed(index, client, now_from, seed)
+            }
+        }
+    }
+
+    /// Connection `index` is `client`'s, of `origin`, from now on: the per-address
+    /// limit applies to that address, and its listener's seed protocol starts.
+    fn relayed(&mut self, index: usize, client: SocketAddr, origin: Origin, seed: Seed) -> bool {
+        let host_full = if origin.counts() {
+            self.hosts
+                .may_wait(self.pending.waiting_of(Host::of(client)))
+        } else {
+            Ok(())
+        };
+        self.pending.settle(index, client, origin);
+        if let Some(conn) = self.pending.get_mut(index) {
+            conn.wire = conn.input.first().map(|&b| WireKind::recognise(b));
+        }
+        if let Err(refusal) = host_full {
+            self.note(client, format_args!("{client}: refused: {refusal}"));
+            self.refuse(index, &refusal.to_string(), Instant::now());
+            return false;
+        }
+        self.arrived(index, seed);
+        true
+    }
+}
