@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+use crate::params::Params;
+
 /// Game time: milliseconds since the game started, as the runtime measures it.
 pub type Millis = u64;
 
@@ -274,17 +276,17 @@ impl GameInfo {
 }
 
 /// What a new game may be given.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Settings {
     /// For games with a random set-up (logged and recorded so a game can be replayed).
     pub seed: u64,
-    /// Foxes & Dolphins' cooldown, tide period and quiet limit (the server's
-    /// `--foxes-*-ms` options; the other games ignore it).
-    pub foxes_timing: crate::foxes::Timing,
+    /// Values for the parameters its module declares (the server's
+    /// `--game-option`); those not given have their defaults.
+    pub params: Params,
 }
 
 /// A game in progress. Object safe: the runtime holds a `Box<dyn Game>`.
-pub trait Game: Send {
+pub trait Game: CloneGame + Send {
     fn info(&self) -> &'static GameInfo;
 
     /// Whose turn it is in a turn-based game; `None` when the game is over or plays in real time.
@@ -330,14 +332,23 @@ pub trait Game: Send {
     /// Every action `team` may take now, for computer players.
     fn legal_actions(&self, team: Team) -> Vec<Action>;
 
-    /// A copy to search with (computer players).
-    fn clone_box(&self) -> Box<dyn Game>;
-
     /// The moves so far in the game's own notation, one per entry.
     fn history(&self) -> Vec<Moved>;
 
     /// The whole game in the game's record format ([`GameInfo::record_ext`]).
     fn record(&self, meta: &crate::record::RecordMeta) -> String;
+}
+
+/// A copy of a game to search with (computer players): every game that is
+/// `Clone` has it, so a `Box<dyn Game>` can be cloned too.
+pub trait CloneGame {
+    fn clone_box(&self) -> Box<dyn Game>;
+}
+
+impl<T: Game + Clone + 'static> CloneGame for T {
+    fn clone_box(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
 }
 
 impl Clone for Box<dyn Game> {

@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser};
-use reversi_games::foxes::Timing;
-use reversi_games::registry::{self, Module};
-use reversi_games::Settings;
+use reversi_games::registry::{self, GameOption, Module};
 
 use crate::journal_dir::JournalDir;
 use crate::session::referee::Rules;
@@ -56,20 +54,11 @@ pub struct Cli {
           value_parser = parse_seed_listener)]
     pub listen_seed: Vec<SeedListener>,
 
-    /// Foxes & Dolphins: milliseconds a player waits after every move attempt.
-    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.cooldown,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub foxes_cooldown_ms: u64,
-
-    /// Foxes & Dolphins: milliseconds between two tides (the first comes one period in).
-    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.tide_period,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub foxes_tide_ms: u64,
-
-    /// Foxes & Dolphins: milliseconds without anything eaten that end the game by numbers.
-    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.quiet_limit,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub foxes_quiet_ms: u64,
+    // Its help is the games' own words: each game module declares its parameters.
+    #[arg(long = "game-option", value_name = "GAME.KEY=VALUE", action = ArgAction::Append,
+          value_parser = registry::game_option, help = GAME_OPTION_HELP,
+          long_help = game_options_help())]
+    pub game_option: Vec<GameOption>,
 
     /// Trust the PROXY protocol header (v1 or v2) from this address block, e.g. a load
     /// balancer's 10.0.0.5/32: a connection from there must start with one, and the client
@@ -228,6 +217,14 @@ fn game_names() -> clap::builder::PossibleValuesParser {
         .into()
 }
 
+const GAME_OPTION_HELP: &str = "A value for a game's parameter, as GAME.KEY=VALUE; may be given \
+     several times (the last value of a key counts; --help lists every game's parameters)";
+
+/// `--game-option`'s long help: the short one, then every game's parameters.
+fn game_options_help() -> String {
+    format!("{GAME_OPTION_HELP}\n{}", registry::game_options_help())
+}
+
 impl Cli {
     /// Makes every path option absolute (against the current directory).
     pub fn absolutize_paths(&mut self) -> std::io::Result<()> {
@@ -301,14 +298,7 @@ impl Cli {
                 rematch: module.info.rematch && !self.no_rematch,
             },
             record_dir: self.record_dir.clone(),
-            settings: Settings {
-                foxes_timing: Timing {
-                    cooldown: self.foxes_cooldown_ms,
-                    tide_period: self.foxes_tide_ms,
-                    quiet_limit: self.foxes_quiet_ms,
-                },
-                ..Settings::default()
-            },
+            settings: module.settings(&self.game_option),
             journal_dir: self.journals().path().to_owned(),
         }
     }
@@ -387,34 +377,38 @@ mod tests {
     }
 
     #[test]
-    fn foxes_has_seed_002s_protocol_and_its_own_times() {
+    fn foxes_has_seed_002s_protocol() {
         let cli = Cli::parse_from(["reversid", "--listen-seed", "foxes=127.0.0.1:0"]);
         assert_eq!(cli.listen_seed[0].game.info.name, "foxes");
         assert_eq!(cli.listen_seed[0].wire, WireKind::Seed002);
+    }
+
+    #[test]
+    fn game_options_reach_their_games_sessions_only() {
         let foxes = registry::find("foxes").unwrap();
-        assert_eq!(cli.session(foxes).settings.foxes_timing, Timing::STANDARD);
+        let tide = foxes.param("tide-ms").unwrap();
+        let cli = Cli::parse_from(["reversid"]);
+        assert_eq!(cli.session(foxes).settings.params.get(tide), tide.default);
         let quick = Cli::parse_from([
             "reversid",
-            "--foxes-cooldown-ms",
-            "20",
-            "--foxes-tide-ms",
-            "300",
-            "--foxes-quiet-ms",
-            "3000",
+            "--game-option",
+            "foxes.tide-ms=300",
+            "--game-option",
+            "foxes.cooldown-ms=20",
         ]);
-        assert_eq!(
-            quick.session(foxes).settings.foxes_timing,
-            Timing {
-                cooldown: 20,
-                tide_period: 300,
-                quiet_limit: 3000
-            }
-        );
-        for option in ["--foxes-cooldown-ms", "--foxes-tide-ms", "--foxes-quiet-ms"] {
-            assert!(
-                Cli::try_parse_from(["reversid", option, "0"]).is_err(),
-                "{option}"
-            );
+        assert_eq!(quick.session(foxes).settings.params.get(tide), 300);
+        let reversi = registry::find("reversi").unwrap();
+        assert_eq!(quick.session(reversi).settings, Default::default());
+        for bad in [
+            "foxes.tide-ms=0",
+            "foxes.tide=1",
+            "chess.tide-ms=1",
+            "foxes",
+        ] {
+            let why = Cli::try_parse_from(["reversid", "--game-option", bad])
+                .unwrap_err()
+                .to_string();
+            assert!(why.contains("--game-option"), "{bad}: {why}");
         }
     }
 

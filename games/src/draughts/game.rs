@@ -5,8 +5,8 @@ use crate::game::{
     Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Point,
     Team, Update, Viewer,
 };
+use crate::module::Module;
 use crate::record::RecordMeta;
-use crate::registry::Module;
 
 use super::board::{Color, Position, Square};
 use super::draws::QuietRun;
@@ -36,6 +36,7 @@ pub static INFO: GameInfo = GameInfo {
 
 pub const MODULE: Module = Module {
     info: &INFO,
+    params: &[],
     new_game: |_| Box::new(Draughts::new()),
 };
 
@@ -326,10 +327,6 @@ impl Game for Draughts {
                     .collect()
             }
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn history(&self) -> Vec<Moved> {

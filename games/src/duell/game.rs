@@ -140,10 +140,6 @@ impl Game for Duell {
             .collect()
     }
 
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn history(&self) -> Vec<Moved> {
         self.played
             .iter()

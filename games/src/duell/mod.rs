@@ -27,7 +27,7 @@ pub use moves::{legal_moves, Move};
 pub use notation::square_name;
 
 use crate::game::{BoardSpec, GameInfo, IllegalPolicy};
-use crate::registry::Module;
+use crate::module::Module;
 
 pub static INFO: GameInfo = GameInfo {
     name: "duell",
@@ -50,5 +50,6 @@ pub static INFO: GameInfo = GameInfo {
 
 pub const MODULE: Module = Module {
     info: &INFO,
+    params: &[],
     new_game: |_| Box::new(Duell::new()),
 };

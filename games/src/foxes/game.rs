@@ -9,34 +9,8 @@ use super::board::{Board, Species, Step};
 use super::notation::{read_step, write_step};
 use super::rng::Rng;
 use super::terrain::Size;
+use super::timing::Timing;
 use super::INFO;
-
-/// The times the seed leaves open.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Timing {
-    /// How long a player waits after every move attempt, legal or not.
-    pub cooldown: Millis,
-    /// Time between tides; the first comes one period after the start.
-    pub tide_period: Millis,
-    /// Game time without anything eaten that ends the game (not in the seed:
-    /// without it two careful players, foxes inland and dolphins offshore,
-    /// could play forever).
-    pub quiet_limit: Millis,
-}
-
-impl Timing {
-    pub const STANDARD: Timing = Timing {
-        cooldown: 500,
-        tide_period: 10_000,
-        quiet_limit: 120_000,
-    };
-}
-
-impl Default for Timing {
-    fn default() -> Timing {
-        Timing::STANDARD
-    }
-}
 
 /// Something that changed the board, in the order it happened.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -192,7 +166,7 @@ impl Foxes {
             self.board.count(Species::Fox),
             self.board.count(Species::Dolphin),
         );
-        // A server may be given any number of ms (`--foxes-quiet-ms`): 120 s, but 1500 ms.
+        // A server may be given any number of ms (`foxes.quiet-ms`): 120 s, but 1500 ms.
         let limit = self.timing.quiet_limit;
         let limit = if limit.is_multiple_of(1000) {
             format!("{} s", limit / 1000)
@@ -353,10 +327,6 @@ impl Game for Foxes {
             .iter()
             .map(|s| Action::Move(vec![s.from, s.to]))
             .collect()
-    }
-
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn history(&self) -> Vec<Moved> {

@@ -22,15 +22,17 @@ mod rng;
 mod terrain;
 #[cfg(test)]
 mod tests;
+mod timing;
 
 pub use board::{Board, Species, Step, FOX_REACH};
 pub use bot::FoxesBot;
-pub use game::{Event, Foxes, Timing};
+pub use game::{Event, Foxes};
 pub use record::replay;
 pub use terrain::{Size, Terrain};
+pub use timing::Timing;
 
 use crate::game::{BoardSpec, GameInfo, IllegalPolicy};
-use crate::registry::Module;
+use crate::module::Module;
 
 pub static INFO: GameInfo = GameInfo {
     name: "foxes",
@@ -54,11 +56,12 @@ pub static INFO: GameInfo = GameInfo {
 
 pub const MODULE: Module = Module {
     info: &INFO,
+    params: &timing::PARAMS,
     new_game: |settings| {
         Box::new(Foxes::new(
             Size::DEFAULT,
             settings.seed,
-            settings.foxes_timing,
+            Timing::from_params(&settings.params),
         ))
     },
 };

@@ -312,10 +312,17 @@ fn the_server_settings_choose_the_times() {
         tide_period: 300,
         quiet_limit: 3000,
     };
+    let options = [
+        "foxes.cooldown-ms=20",
+        "foxes.TIDE-ms=300",
+        "Foxes.quiet-ms=3000",
+    ]
+    .map(|text| crate::registry::game_option(text).unwrap());
     let settings = crate::game::Settings {
         seed: 7,
-        foxes_timing: quick,
+        ..module.settings(&options)
     };
+    assert_eq!(Timing::from_params(&settings.params), quick);
     let mut game = (module.new_game)(&settings);
     assert_eq!(game.wake_at(), Some(300), "the first tide");
     let _ = game.play(FOXES, &step(1, 1, 1, 1), 0);
@@ -335,7 +342,8 @@ fn the_server_settings_choose_the_times() {
     odd.wake(1500);
     let why = odd.outcome().expect("the quiet limit").why();
     assert!(why.starts_with("nothing eaten for 1500 ms: "), "{why}");
-    assert_eq!(crate::game::Settings::default().foxes_timing, T);
+    assert_eq!(Timing::from_params(&Default::default()), T);
+    assert_eq!(module.settings(&[]), crate::game::Settings::default());
 }
 
 #[test]
