@@ -9,6 +9,7 @@
 //! clock, and turns leaving or timing out into a forfeit.
 
 use std::fmt;
+use std::time::SystemTime;
 
 use crate::params::Params;
 
@@ -275,6 +276,31 @@ impl GameInfo {
     }
 }
 
+/// How a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum How {
+    /// By the rules, on the board (or by agreement).
+    OnTheBoard,
+    /// A player left, was disconnected, broke the protocol or played an illegal move
+    /// where that loses.
+    Forfeit,
+    /// A player ran out of time.
+    OnTime,
+    /// Stopped by the server (shutdown, a crash): no result.
+    Aborted,
+}
+
+/// Facts about a finished game that the rules do not know, for its record.
+#[derive(Clone, Debug)]
+pub struct RecordMeta {
+    /// The players of each team (addresses or names), in team order.
+    pub players: Vec<String>,
+    pub finished: SystemTime,
+    /// The result, forfeits included; `None` for an aborted game.
+    pub outcome: Option<Outcome>,
+    pub how: How,
+}
+
 /// What a new game may be given.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Settings {
@@ -336,7 +362,7 @@ pub trait Game: CloneGame + Send {
     fn history(&self) -> Vec<Moved>;
 
     /// The whole game in the game's record format ([`GameInfo::record_ext`]).
-    fn record(&self, meta: &crate::record::RecordMeta) -> String;
+    fn record(&self, meta: &RecordMeta) -> String;
 }
 
 /// A copy of a game to search with (computer players): every game that is

@@ -5,7 +5,7 @@ use crate::game::{Game, GameInfo, Settings};
 use crate::params::{Param, Params};
 
 /// A game module. Rules only: its own computer player, if it has one, is
-/// the registry's business ([`crate::registry`] keeps them apart).
+/// the registry's business (it keeps them apart).
 pub struct Module {
     pub info: &'static GameInfo,
     /// What a server may change in its games (`--game-option GAME.KEY=VALUE`).
@@ -59,7 +59,7 @@ impl PartialEq for Module {
 impl Eq for Module {}
 
 /// A value for one module's parameter, checked against its declaration
-/// (`foxes.tide-ms=1000`, read by [`crate::registry::game_option`]).
+/// (`foxes.tide-ms=1000`, as the registry's `game_option` reads it).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct GameOption {
     module: &'static Module,

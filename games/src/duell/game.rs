@@ -1,14 +1,40 @@
 //! A game of Duell: whose turn, what a move does, how the game ends.
 
 use crate::game::{
-    Action, Cell, Game, GameInfo, Illegal, Millis, Moved, Outcome, Team, Update, Viewer,
+    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Team,
+    Update, Viewer,
 };
+use crate::module::Module;
 use crate::record::{self, RecordMeta};
 
-use super::board::Board;
+use super::board::{Board, HEIGHT, WIDTH};
 use super::moves::{self, Move};
-use super::notation::{read_squares, square_name, write_move};
-use super::INFO;
+use super::notation::{read_squares, square_name, LABELS};
+
+pub static INFO: GameInfo = GameInfo {
+    name: "duell",
+    wire_type: "Conquest",
+    title: "Duell (Conquest)",
+    board: BoardSpec {
+        // The seed's transcript says ConquestBoard, its GAME section ConqustBoard.
+        name: "ConquestBoard",
+        width: WIDTH,
+        height: HEIGHT,
+        labels: Some(LABELS),
+    },
+    teams: &["south", "north"],
+    illegal: IllegalPolicy::Retry,
+    realtime: false,
+    random_teams: false,
+    rematch: false,
+    record_ext: "txt",
+};
+
+pub const MODULE: Module = Module {
+    info: &INFO,
+    params: &[],
+    new_game: |_| Box::new(Duell::new()),
+};
 
 /// Plies without a capture that draw the game: chess's fifty-move rule,
 /// which Wikipedia's page suggests Duell needs; the rules have no draw.
@@ -112,7 +138,7 @@ impl Game for Duell {
             cells: vec![self.board.cell(m.from), self.board.cell(m.to)],
             moved: Some(Moved {
                 team,
-                notation: write_move(&m),
+                notation: m.notation(),
             }),
             news: None,
         })
@@ -145,7 +171,7 @@ impl Game for Duell {
             .iter()
             .map(|(team, m)| Moved {
                 team: *team,
-                notation: write_move(m),
+                notation: m.notation(),
             })
             .collect()
     }

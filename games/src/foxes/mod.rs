@@ -26,42 +26,7 @@ mod timing;
 
 pub use board::{Board, Species, Step, FOX_REACH};
 pub use bot::FoxesBot;
-pub use game::{Event, Foxes};
+pub use game::{Event, Foxes, INFO, MODULE};
 pub use record::replay;
 pub use terrain::{Size, Terrain};
 pub use timing::Timing;
-
-use crate::game::{BoardSpec, GameInfo, IllegalPolicy};
-use crate::module::Module;
-
-pub static INFO: GameInfo = GameInfo {
-    name: "foxes",
-    wire_type: "FoxesDolphins",
-    title: "Foxes & Dolphins",
-    board: BoardSpec {
-        name: "FoxesBoard",
-        width: Size::DEFAULT.get(),
-        height: Size::DEFAULT.get(),
-        // Squares are written as their coordinates (`MOVE 2 9 11 9 12`).
-        labels: None,
-    },
-    teams: &["foxes", "dolphins"],
-    // A refused step only costs the cooldown: the player tries again when it ends.
-    illegal: IllegalPolicy::Retry,
-    realtime: true,
-    random_teams: false,
-    rematch: false,
-    record_ext: "txt",
-};
-
-pub const MODULE: Module = Module {
-    info: &INFO,
-    params: &timing::PARAMS,
-    new_game: |settings| {
-        Box::new(Foxes::new(
-            Size::DEFAULT,
-            settings.seed,
-            Timing::from_params(&settings.params),
-        ))
-    },
-};

@@ -17,10 +17,9 @@ use crate::game::{Game, Illegal, Millis, Point, Team};
 use crate::record::{self, RecordMeta};
 
 use super::board::Board;
-use super::game::{Event, Foxes};
+use super::game::{Event, Foxes, INFO};
 use super::notation::write_step;
 use super::timing::Timing;
-use super::INFO;
 
 pub fn write(game: &Foxes, meta: &RecordMeta) -> String {
     let plain = record::plain(&INFO, &[], meta);
