@@ -1,40 +1,14 @@
 //! A game of Duell: whose turn, what a move does, how the game ends.
 
 use crate::game::{
-    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Team,
-    Update, Viewer,
+    Action, Cell, Game, GameInfo, Illegal, Millis, Moved, Outcome, Team, Update, Viewer,
 };
-use crate::module::Module;
 use crate::record::{self, RecordMeta};
 
-use super::board::{Board, HEIGHT, WIDTH};
+use super::board::Board;
+use super::info::INFO;
 use super::moves::{self, Move};
-use super::notation::{read_squares, square_name, LABELS};
-
-pub static INFO: GameInfo = GameInfo {
-    name: "duell",
-    wire_type: "Conquest",
-    title: "Duell (Conquest)",
-    board: BoardSpec {
-        // The seed's transcript says ConquestBoard, its GAME section ConqustBoard.
-        name: "ConquestBoard",
-        width: WIDTH,
-        height: HEIGHT,
-        labels: Some(LABELS),
-    },
-    teams: &["south", "north"],
-    illegal: IllegalPolicy::Retry,
-    realtime: false,
-    random_teams: false,
-    rematch: false,
-    record_ext: "txt",
-};
-
-pub const MODULE: Module = Module {
-    info: &INFO,
-    params: &[],
-    new_game: |_| Box::new(Duell::new()),
-};
+use super::notation::{read_squares, square_name};
 
 /// Plies without a capture that draw the game: chess's fifty-move rule,
 /// which Wikipedia's page suggests Duell needs; the rules have no draw.

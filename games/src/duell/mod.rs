@@ -13,6 +13,7 @@ mod bot;
 mod die;
 mod direction;
 mod game;
+mod info;
 mod moves;
 mod notation;
 #[cfg(test)]
@@ -22,6 +23,15 @@ pub use board::{Board, Kind, Token, HEIGHT, WIDTH};
 pub use bot::DuellBot;
 pub use die::Die;
 pub use direction::Direction;
-pub use game::{Duell, INFO, MODULE, QUIET_PLIES};
+pub use game::{Duell, QUIET_PLIES};
+pub use info::INFO;
 pub use moves::{legal_moves, Move};
 pub use notation::square_name;
+
+use crate::module::Module;
+
+pub const MODULE: Module = Module {
+    info: &INFO,
+    params: &[],
+    new_game: |_| Box::new(Duell::new()),
+};

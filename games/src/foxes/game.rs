@@ -1,65 +1,17 @@
 //! A game of Foxes & Dolphins in game time: cooldowns, tides, the end.
 
 use crate::game::{
-    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Point,
-    Team, Update, Viewer,
+    Action, Cell, Game, GameInfo, Illegal, Millis, Moved, Outcome, Point, Team, Update, Viewer,
 };
-use crate::module::Module;
 use crate::record::RecordMeta;
 
 use super::board::{Board, Species, Step};
+use super::event::Event;
+use super::info::INFO;
 use super::notation::{read_step, write_step};
 use super::rng::Rng;
 use super::terrain::Size;
-use super::timing::{Timing, PARAMS};
-
-pub static INFO: GameInfo = GameInfo {
-    name: "foxes",
-    wire_type: "FoxesDolphins",
-    title: "Foxes & Dolphins",
-    board: BoardSpec {
-        name: "FoxesBoard",
-        width: Size::DEFAULT.get(),
-        height: Size::DEFAULT.get(),
-        // Squares are written as their coordinates (`MOVE 2 9 11 9 12`).
-        labels: None,
-    },
-    teams: &["foxes", "dolphins"],
-    // A refused step only costs the cooldown: the player tries again when it ends.
-    illegal: IllegalPolicy::Retry,
-    realtime: true,
-    random_teams: false,
-    rematch: false,
-    record_ext: "txt",
-};
-
-pub const MODULE: Module = Module {
-    info: &INFO,
-    params: &PARAMS,
-    new_game: |settings| {
-        Box::new(Foxes::new(
-            Size::DEFAULT,
-            settings.seed,
-            Timing::from_params(&settings.params),
-        ))
-    },
-};
-
-/// Something that changed the board, in the order it happened.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum Event {
-    Step {
-        at: Millis,
-        team: Team,
-        step: Step,
-    },
-    Tide {
-        /// When it was due (the tide period's multiple), not when the runtime woke.
-        at: Millis,
-        floodstate: u8,
-        changed: Vec<Point>,
-    },
-}
+use super::timing::Timing;
 
 #[derive(Clone, Debug)]
 pub struct Foxes {
@@ -376,6 +328,6 @@ impl Game for Foxes {
     }
 
     fn record(&self, meta: &RecordMeta) -> String {
-        super::record::write(self, meta)
+        super::record::write(self.seed, &self.start, self.timing, &self.events, meta)
     }
 }

@@ -14,10 +14,13 @@
 mod arena;
 mod board;
 mod bot;
+mod event;
 mod game;
+mod info;
 mod letters;
 mod notation;
 mod record;
+mod replay;
 mod rng;
 mod terrain;
 #[cfg(test)]
@@ -26,7 +29,23 @@ mod timing;
 
 pub use board::{Board, Species, Step, FOX_REACH};
 pub use bot::FoxesBot;
-pub use game::{Event, Foxes, INFO, MODULE};
-pub use record::replay;
+pub use event::Event;
+pub use game::Foxes;
+pub use info::INFO;
+pub use replay::replay;
 pub use terrain::{Size, Terrain};
 pub use timing::Timing;
+
+use crate::module::Module;
+
+pub const MODULE: Module = Module {
+    info: &INFO,
+    params: &timing::PARAMS,
+    new_game: |settings| {
+        Box::new(Foxes::new(
+            Size::DEFAULT,
+            settings.seed,
+            Timing::from_params(&settings.params),
+        ))
+    },
+};
