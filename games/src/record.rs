@@ -104,7 +104,24 @@ mod tests {
 
     #[test]
     fn plain_records_name_teams_moves_and_result() {
-        let info = &crate::tictactoe::INFO;
+        // Tic-Tac-Toe's facts, written out: the games use this module, not it them.
+        let info = &GameInfo {
+            name: "tictactoe",
+            wire_type: "TicTacToe",
+            title: "Tic-Tac-Toe",
+            board: crate::game::BoardSpec {
+                name: "TicTacToeBoard",
+                width: 3,
+                height: 3,
+                labels: None,
+            },
+            teams: &["X", "O"],
+            illegal: crate::game::IllegalPolicy::Retry,
+            realtime: false,
+            random_teams: false,
+            rematch: true,
+            record_ext: "txt",
+        };
         let meta = RecordMeta {
             players: vec!["127.0.0.1:1".into(), "127.0.0.1:2".into()],
             finished: UNIX_EPOCH,

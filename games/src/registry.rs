@@ -99,7 +99,9 @@ pub fn game_options_help() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bot::RandomBot;
     use crate::game::Settings;
+    use std::time::Duration;
 
     #[test]
     fn names_are_unique_and_found_in_any_case() {
@@ -249,6 +251,27 @@ mod tests {
                 assert_eq!(p.key, p.key.to_ascii_lowercase());
                 assert!(!p.key.contains(['.', '=', ' ']), "{}", p.key);
                 assert!((p.min..=p.max).contains(&p.default), "{}", p.key);
+            }
+        }
+    }
+
+    /// Random games to the end: every module's legal actions are accepted,
+    /// and every game ends.
+    #[test]
+    fn random_games_of_every_turn_based_module_end() {
+        for module in all().iter().filter(|m| !m.info.realtime) {
+            for seed in 1..=20 {
+                let mut game = (module.new_game)(&Default::default());
+                let mut bot = RandomBot::new(seed);
+                let mut plies = 0;
+                while let Some(team) = game.turn() {
+                    let action = bot.choose(&*game, team, Duration::ZERO).unwrap();
+                    game.play(team, &action, 0).unwrap();
+                    plies += 1;
+                    assert!(plies < 10_000, "{} does not end", module.info.name);
+                }
+                assert!(game.outcome().is_some());
+                assert_eq!(game.history().len(), plies);
             }
         }
     }

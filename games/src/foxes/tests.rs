@@ -293,7 +293,7 @@ fn a_new_game_follows_its_seed() {
     assert_eq!(Foxes::new(size, 42, T).board(), board);
     assert_ne!(Foxes::new(size, 43, T).board(), board);
     assert_eq!(game.seed(), Some(42));
-    let module = crate::registry::find("foxes").unwrap();
+    let module = &super::MODULE;
     let settings = crate::game::Settings {
         seed: 42,
         ..Default::default()
@@ -306,7 +306,7 @@ fn a_new_game_follows_its_seed() {
 
 #[test]
 fn the_server_settings_choose_the_times() {
-    let module = crate::registry::find("foxes").unwrap();
+    let module = &super::MODULE;
     let quick = Timing {
         cooldown: 20,
         tide_period: 300,
