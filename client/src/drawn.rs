@@ -117,10 +117,6 @@ impl Game for DrawnGame {
         Vec::new()
     }
 
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn history(&self) -> Vec<Moved> {
         self.moves.clone()
     }
@@ -134,7 +130,7 @@ impl Game for DrawnGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reversi_games::registry;
+    use reversi_games::{registry, CloneGame};
     use reversi_text::ServerMessage;
 
     #[test]

@@ -47,30 +47,3 @@ impl Bot for RandomBot {
         Some(actions.swap_remove(i))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::registry;
-
-    /// Random games to the end: every module's legal actions are accepted,
-    /// and every game ends.
-    #[test]
-    fn random_games_of_every_turn_based_module_end() {
-        for module in registry::all().iter().filter(|m| !m.info.realtime) {
-            for seed in 1..=20 {
-                let mut game = (module.new_game)(&Default::default());
-                let mut bot = RandomBot::new(seed);
-                let mut plies = 0;
-                while let Some(team) = game.turn() {
-                    let action = bot.choose(&*game, team, Duration::ZERO).unwrap();
-                    game.play(team, &action, 0).unwrap();
-                    plies += 1;
-                    assert!(plies < 10_000, "{} does not end", module.info.name);
-                }
-                assert!(game.outcome().is_some());
-                assert_eq!(game.history().len(), plies);
-            }
-        }
-    }
-}

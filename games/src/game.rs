@@ -9,6 +9,9 @@
 //! clock, and turns leaving or timing out into a forfeit.
 
 use std::fmt;
+use std::time::SystemTime;
+
+use crate::params::Params;
 
 /// Game time: milliseconds since the game started, as the runtime measures it.
 pub type Millis = u64;
@@ -273,18 +276,43 @@ impl GameInfo {
     }
 }
 
+/// How a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum How {
+    /// By the rules, on the board (or by agreement).
+    OnTheBoard,
+    /// A player left, was disconnected, broke the protocol or played an illegal move
+    /// where that loses.
+    Forfeit,
+    /// A player ran out of time.
+    OnTime,
+    /// Stopped by the server (shutdown, a crash): no result.
+    Aborted,
+}
+
+/// Facts about a finished game that the rules do not know, for its record.
+#[derive(Clone, Debug)]
+pub struct RecordMeta {
+    /// The players of each team (addresses or names), in team order.
+    pub players: Vec<String>,
+    pub finished: SystemTime,
+    /// The result, forfeits included; `None` for an aborted game.
+    pub outcome: Option<Outcome>,
+    pub how: How,
+}
+
 /// What a new game may be given.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Settings {
     /// For games with a random set-up (logged and recorded so a game can be replayed).
     pub seed: u64,
-    /// Foxes & Dolphins' cooldown, tide period and quiet limit (the server's
-    /// `--foxes-*-ms` options; the other games ignore it).
-    pub foxes_timing: crate::foxes::Timing,
+    /// Values for the parameters its module declares (the server's
+    /// `--game-option`); those not given have their defaults.
+    pub params: Params,
 }
 
 /// A game in progress. Object safe: the runtime holds a `Box<dyn Game>`.
-pub trait Game: Send {
+pub trait Game: CloneGame + Send {
     fn info(&self) -> &'static GameInfo;
 
     /// Whose turn it is in a turn-based game; `None` when the game is over or plays in real time.
@@ -330,14 +358,23 @@ pub trait Game: Send {
     /// Every action `team` may take now, for computer players.
     fn legal_actions(&self, team: Team) -> Vec<Action>;
 
-    /// A copy to search with (computer players).
-    fn clone_box(&self) -> Box<dyn Game>;
-
     /// The moves so far in the game's own notation, one per entry.
     fn history(&self) -> Vec<Moved>;
 
     /// The whole game in the game's record format ([`GameInfo::record_ext`]).
-    fn record(&self, meta: &crate::record::RecordMeta) -> String;
+    fn record(&self, meta: &RecordMeta) -> String;
+}
+
+/// A copy of a game to search with (computer players): every game that is
+/// `Clone` has it, so a `Box<dyn Game>` can be cloned too.
+pub trait CloneGame {
+    fn clone_box(&self) -> Box<dyn Game>;
+}
+
+impl<T: Game + Clone + 'static> CloneGame for T {
+    fn clone_box(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
 }
 
 impl Clone for Box<dyn Game> {

@@ -19,6 +19,8 @@ pub mod duell;
 pub mod foxes;
 pub mod game;
 pub mod mcts;
+pub mod module;
+pub mod params;
 pub mod record;
 pub mod registry;
 pub mod reversi;
@@ -26,6 +28,6 @@ pub mod tictactoe;
 
 pub use bot::{Bot, RandomBot};
 pub use game::{
-    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis, Moved,
-    Outcome, Piece, Point, Settings, Standing, Team, Update, Viewer,
+    Action, BoardSpec, Cell, CloneGame, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis,
+    Moved, Outcome, Piece, Point, Settings, Standing, Team, Update, Viewer,
 };

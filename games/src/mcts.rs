@@ -378,10 +378,9 @@ mod tests {
 
     use super::*;
     use crate::game::Point;
-    use crate::registry;
 
     fn tictactoe() -> Box<dyn Game> {
-        (registry::find("tictactoe").unwrap().new_game)(&Default::default())
+        (crate::tictactoe::MODULE.new_game)(&Default::default())
     }
 
     /// The position as a key: who stands on each square.
@@ -527,7 +526,7 @@ mod tests {
 
     #[test]
     fn a_time_budget_is_kept_roughly_and_reversi_gets_a_legal_move() {
-        let game = (registry::find("reversi").unwrap().new_game)(&Default::default());
+        let game = (crate::reversi::MODULE.new_game)(&Default::default());
         let mut bot = Mcts::new(5);
         let action = bot
             .choose(&*game, Team::FIRST, Duration::from_millis(20))

@@ -5,31 +5,8 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::game::{GameInfo, Moved, Outcome, Standing, Team};
-
-/// How a game ended.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum How {
-    /// By the rules, on the board (or by agreement).
-    OnTheBoard,
-    /// A player left, was disconnected, broke the protocol or played an illegal move
-    /// where that loses.
-    Forfeit,
-    /// A player ran out of time.
-    OnTime,
-    /// Stopped by the server (shutdown, a crash): no result.
-    Aborted,
-}
-
-/// Facts about a finished game that the rules do not know, for its record.
-#[derive(Clone, Debug)]
-pub struct RecordMeta {
-    /// The players of each team (addresses or names), in team order.
-    pub players: Vec<String>,
-    pub finished: SystemTime,
-    /// The result, forfeits included; `None` for an aborted game.
-    pub outcome: Option<Outcome>,
-    pub how: How,
-}
+// What a record is given lives with the trait whose `record` takes it.
+pub use crate::game::{How, RecordMeta};
 
 /// `YYYY.MM.DD` and `HH:MM:SS` (UTC) of `t`.
 pub fn date_time(t: SystemTime) -> (String, String) {
@@ -127,7 +104,24 @@ mod tests {
 
     #[test]
     fn plain_records_name_teams_moves_and_result() {
-        let info = &crate::tictactoe::INFO;
+        // Tic-Tac-Toe's facts, written out: the games use this module, not it them.
+        let info = &GameInfo {
+            name: "tictactoe",
+            wire_type: "TicTacToe",
+            title: "Tic-Tac-Toe",
+            board: crate::game::BoardSpec {
+                name: "TicTacToeBoard",
+                width: 3,
+                height: 3,
+                labels: None,
+            },
+            teams: &["X", "O"],
+            illegal: crate::game::IllegalPolicy::Retry,
+            realtime: false,
+            random_teams: false,
+            rematch: true,
+            record_ext: "txt",
+        };
         let meta = RecordMeta {
             players: vec!["127.0.0.1:1".into(), "127.0.0.1:2".into()],
             finished: UNIX_EPOCH,

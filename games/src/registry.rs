@@ -2,18 +2,14 @@
 //! one in `OWN_BOTS` if it brings its own computer player.
 
 use crate::bot::Bot;
-use crate::game::{Game, GameInfo, Settings};
-
-/// A game module: its facts and how to start a game of it. Rules only: its
-/// own computer player, if it has one, is in [`Module::own_bot`].
-pub struct Module {
-    pub info: &'static GameInfo,
-    pub new_game: fn(&Settings) -> Box<dyn Game>,
-}
+use crate::game::GameInfo;
+pub use crate::module::{GameOption, Module};
 
 /// Makes a game's own computer player from a seed.
 pub type NewBot = fn(u64) -> Box<dyn Bot>;
 
+/// Kept here, not in [`Module`], with `OWN_BOTS`: the modules know nothing
+/// of the registry that lists them.
 impl Module {
     /// The game's own computer player, where its module brings one (the
     /// general player of `mcts` plays the others).
@@ -24,21 +20,6 @@ impl Module {
             .map(|&(_, new_bot)| new_bot)
     }
 }
-
-impl std::fmt::Debug for Module {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Module({})", self.info.name)
-    }
-}
-
-/// Modules are the same when their names are: names are unique.
-impl PartialEq for Module {
-    fn eq(&self, other: &Module) -> bool {
-        self.info.name == other.info.name
-    }
-}
-
-impl Eq for Module {}
 
 static MODULES: &[Module] = &[
     crate::reversi::MODULE,
@@ -79,9 +60,48 @@ pub fn find(name: &str) -> Option<&'static Module> {
     })
 }
 
+/// Reads `GAME.KEY=VALUE` (`foxes.tide-ms=1000`): a value for a game's
+/// parameter. The error names what was wrong and lists what is allowed.
+pub fn game_option(text: &str) -> Result<GameOption, String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not GAME.KEY=VALUE"))?;
+    let (game, key) = name
+        .split_once('.')
+        .ok_or_else(|| format!("{name:?} is not GAME.KEY"))?;
+    let module = find(game).ok_or_else(|| {
+        let with_options: Vec<String> = MODULES
+            .iter()
+            .filter(|m| !m.params.is_empty())
+            .map(|m| {
+                let keys: Vec<&str> = m.params.iter().map(|p| p.key).collect();
+                format!("{} ({})", m.info.name, keys.join(", "))
+            })
+            .collect();
+        format!(
+            "no game {game:?}; games with options: {}",
+            with_options.join(", ")
+        )
+    })?;
+    GameOption::new(module, key, value)
+}
+
+/// Every game's parameters, one a line (`foxes.tide-ms (default 10000, at
+/// least 1): ...`), for `--help`.
+pub fn game_options_help() -> String {
+    MODULES
+        .iter()
+        .flat_map(|m| m.params.iter().map(move |p| format!("{}.{p}", m.info.name)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bot::RandomBot;
+    use crate::game::Settings;
+    use std::time::Duration;
 
     #[test]
     fn names_are_unique_and_found_in_any_case() {
@@ -172,6 +192,88 @@ mod tests {
             .map(|m| m.info.name)
             .collect();
         assert_eq!(with_own, ["reversi", "draughts", "duell", "foxes"]);
+    }
+
+    #[test]
+    fn game_options_name_a_game_a_key_and_a_value_it_accepts() {
+        let option = game_option("FoxesDolphins.Tide-MS=1000").unwrap();
+        assert_eq!(option.module().info.name, "foxes");
+        assert_eq!((option.param().key, option.value()), ("tide-ms", 1000));
+        let refused = |text: &str| game_option(text).unwrap_err();
+        assert_eq!(refused("foxes"), r#""foxes" is not GAME.KEY=VALUE"#);
+        assert_eq!(refused("foxes=1"), r#""foxes" is not GAME.KEY"#);
+        assert_eq!(
+            refused("chess.tide-ms=1"),
+            r#"no game "chess"; games with options: foxes (cooldown-ms, tide-ms, quiet-ms)"#
+        );
+        assert_eq!(refused("reversi.tide-ms=1"), "reversi has no options");
+        let unknown = refused("foxes.tide=1");
+        assert!(
+            unknown.starts_with("foxes has no option \"tide\"; its options:\n  cooldown-ms (default 500, at least 1): "),
+            "{unknown}"
+        );
+        assert_eq!(unknown.lines().count(), 4, "{unknown}");
+        assert_eq!(
+            refused("foxes.tide-ms=0"),
+            "foxes.tide-ms: 0 is not at least 1"
+        );
+        assert_eq!(
+            refused("foxes.tide-ms=soon"),
+            r#"foxes.tide-ms: "soon" is not a whole number"#
+        );
+    }
+
+    #[test]
+    fn a_modules_settings_take_only_its_own_options() {
+        let foxes = find("foxes").unwrap();
+        let options = [
+            game_option("foxes.tide-ms=1000").unwrap(),
+            game_option("foxes.tide-ms=2000").unwrap(),
+        ];
+        let tide = foxes.param("tide-ms").unwrap();
+        assert_eq!(foxes.settings(&options).params.get(tide), 2000);
+        assert_eq!(foxes.settings(&[]).params.get(tide), tide.default);
+        let reversi = find("reversi").unwrap();
+        assert_eq!(reversi.settings(&options), Settings::default());
+    }
+
+    #[test]
+    fn every_parameter_is_listed_for_help_with_its_default() {
+        let help = game_options_help();
+        let count: usize = all().iter().map(|m| m.params.len()).sum();
+        assert_eq!(help.lines().count(), count);
+        assert!(
+            help.contains("foxes.tide-ms (default 10000, at least 1): "),
+            "{help}"
+        );
+        for m in all() {
+            for p in m.params {
+                assert_eq!(p.key, p.key.to_ascii_lowercase());
+                assert!(!p.key.contains(['.', '=', ' ']), "{}", p.key);
+                assert!((p.min..=p.max).contains(&p.default), "{}", p.key);
+            }
+        }
+    }
+
+    /// Random games to the end: every module's legal actions are accepted,
+    /// and every game ends.
+    #[test]
+    fn random_games_of_every_turn_based_module_end() {
+        for module in all().iter().filter(|m| !m.info.realtime) {
+            for seed in 1..=20 {
+                let mut game = (module.new_game)(&Default::default());
+                let mut bot = RandomBot::new(seed);
+                let mut plies = 0;
+                while let Some(team) = game.turn() {
+                    let action = bot.choose(&*game, team, Duration::ZERO).unwrap();
+                    game.play(team, &action, 0).unwrap();
+                    plies += 1;
+                    assert!(plies < 10_000, "{} does not end", module.info.name);
+                }
+                assert!(game.outcome().is_some());
+                assert_eq!(game.history().len(), plies);
+            }
+        }
     }
 
     #[test]

@@ -17,8 +17,8 @@ use crate::game::{
     Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis, Moved,
     Outcome, Piece, Point, Team, Update, Viewer,
 };
+use crate::module::Module;
 use crate::record::{self, How, RecordMeta};
-use crate::registry::Module;
 
 pub static INFO: GameInfo = GameInfo {
     name: "reversi",
@@ -45,6 +45,7 @@ pub static INFO: GameInfo = GameInfo {
 
 pub const MODULE: Module = Module {
     info: &INFO,
+    params: &[],
     new_game: |_| Box::new(Reversi::new()),
 };
 
@@ -293,10 +294,6 @@ impl Game for Reversi {
             .legal_moves()
             .map(|s| Action::Move(vec![point(s)]))
             .collect()
-    }
-
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn history(&self) -> Vec<Moved> {

@@ -9,8 +9,8 @@ use crate::game::{
     Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis, Moved,
     Outcome, Piece, Point, Team, Update, Viewer,
 };
+use crate::module::Module;
 use crate::record::RecordMeta;
-use crate::registry::Module;
 
 pub static INFO: GameInfo = GameInfo {
     name: "tictactoe",
@@ -38,6 +38,7 @@ const LABELS: Labels = Labels {
 
 pub const MODULE: Module = Module {
     info: &INFO,
+    params: &[],
     new_game: |_| Box::new(TicTacToe::new()),
 };
 
@@ -174,10 +175,6 @@ impl Game for TicTacToe {
             .filter(|&i| self.squares[i].is_none())
             .map(|i| Action::Move(vec![TicTacToe::point(i)]))
             .collect()
-    }
-
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn history(&self) -> Vec<Moved> {

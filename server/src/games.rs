@@ -5,10 +5,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::Args;
-use reversi_games::foxes::Timing;
-use reversi_games::registry::{self, Module};
-use reversi_games::Settings;
+use clap::{ArgAction, Args};
+use reversi_games::registry::{self, GameOption, Module};
 
 use crate::session::referee::Rules;
 use crate::session::SessionConfig;
@@ -36,20 +34,11 @@ pub struct Options {
     #[arg(long)]
     pub no_rematch: bool,
 
-    /// Foxes & Dolphins: milliseconds a player waits after every move attempt.
-    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.cooldown,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub foxes_cooldown_ms: u64,
-
-    /// Foxes & Dolphins: milliseconds between two tides (the first comes one period in).
-    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.tide_period,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub foxes_tide_ms: u64,
-
-    /// Foxes & Dolphins: milliseconds without anything eaten that end the game by numbers.
-    #[arg(long, value_name = "MS", default_value_t = Timing::STANDARD.quiet_limit,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub foxes_quiet_ms: u64,
+    // Its help is the games' own words: each game module declares its parameters.
+    #[arg(long = "game-option", value_name = "GAME.KEY=VALUE", action = ArgAction::Append,
+          value_parser = registry::game_option, help = GAME_OPTION_HELP,
+          long_help = game_options_help())]
+    pub game_option: Vec<GameOption>,
 
     /// Seconds a player has to make a legal move after turn (0 = no limit).
     #[arg(long, value_name = "SECS", default_value_t = 600)]
@@ -64,6 +53,14 @@ pub struct Options {
     /// in games that draw them).
     #[arg(long)]
     pub fixed_colours: bool,
+}
+
+const GAME_OPTION_HELP: &str = "A value for a game's parameter, as GAME.KEY=VALUE; may be given \
+     several times (the last value of a key counts; --help lists every game's parameters)";
+
+/// `--game-option`'s long help: the short one, then every game's parameters.
+fn game_options_help() -> String {
+    format!("{GAME_OPTION_HELP}\n{}", registry::game_options_help())
 }
 
 /// The game names `--games` accepts, with each game's title as its help.
@@ -113,14 +110,7 @@ impl Options {
                 rematch: module.info.rematch && !self.no_rematch,
             },
             record_dir: dirs.records.map(PathBuf::from),
-            settings: Settings {
-                foxes_timing: Timing {
-                    cooldown: self.foxes_cooldown_ms,
-                    tide_period: self.foxes_tide_ms,
-                    quiet_limit: self.foxes_quiet_ms,
-                },
-                ..Settings::default()
-            },
+            settings: module.settings(&self.game_option),
             journal_dir: dirs.journals.to_owned(),
         }
     }
@@ -131,7 +121,7 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    #[derive(Parser)]
+    #[derive(Debug, Parser)]
     struct Cli {
         #[command(flatten)]
         options: Options,
@@ -173,31 +163,32 @@ mod tests {
     }
 
     #[test]
-    fn foxes_has_its_own_times() {
+    fn game_options_reach_their_games_sessions_only() {
         let foxes = registry::find("foxes").unwrap();
-        let standard = options(&[]).session(foxes, dirs()).settings.foxes_timing;
-        assert_eq!(standard, Timing::STANDARD);
-        let quick = options(&[
-            "--foxes-cooldown-ms",
-            "20",
-            "--foxes-tide-ms",
-            "300",
-            "--foxes-quiet-ms",
-            "3000",
-        ]);
+        let tide = foxes.param("tide-ms").unwrap();
+        let settings = |o: &Options, m| o.session(m, dirs()).settings;
         assert_eq!(
-            quick.session(foxes, dirs()).settings.foxes_timing,
-            Timing {
-                cooldown: 20,
-                tide_period: 300,
-                quiet_limit: 3000
-            }
+            settings(&options(&[]), foxes).params.get(tide),
+            tide.default
         );
-        for option in ["--foxes-cooldown-ms", "--foxes-tide-ms", "--foxes-quiet-ms"] {
-            assert!(
-                Cli::try_parse_from(["reversid", option, "0"]).is_err(),
-                "{option}"
-            );
+        let quick = options(&[
+            "--game-option",
+            "foxes.tide-ms=300",
+            "--game-option",
+            "foxes.cooldown-ms=20",
+        ]);
+        assert_eq!(settings(&quick, foxes).params.get(tide), 300);
+        assert_eq!(settings(&quick, reversi()), Default::default());
+        for bad in [
+            "foxes.tide-ms=0",
+            "foxes.tide=1",
+            "chess.tide-ms=1",
+            "foxes",
+        ] {
+            let why = Cli::try_parse_from(["reversid", "--game-option", bad])
+                .unwrap_err()
+                .to_string();
+            assert!(why.contains("--game-option"), "{bad}: {why}");
         }
     }
 }

@@ -5,7 +5,7 @@
 //! data]`: they join with `PBJ` (or the seed client's `PCJ`) or watch with
 //! `QBJ`, are told `BPT F` / `BPT D` / `BQT F`, move with `FBM x1 y1 x2 y2`
 //! when told `BFN` (may move), read boards as `BGB <letters>` and the end as
-//! `BFS <winner>`. The game's times are shortened (`--foxes-*-ms`) so that a
+//! `BFS <winner>`. The game's times are shortened (`--game-option foxes.*-ms`) so that a
 //! whole game takes seconds, not minutes.
 
 use std::net::SocketAddr;
@@ -20,12 +20,12 @@ use reversi_tests::Server;
 const QUICK: &[&str] = &[
     "--listen-seed",
     "foxes=127.0.0.1:0",
-    "--foxes-cooldown-ms",
-    "10",
-    "--foxes-tide-ms",
-    "150",
-    "--foxes-quiet-ms",
-    "1500",
+    "--game-option",
+    "foxes.cooldown-ms=10",
+    "--game-option",
+    "foxes.tide-ms=150",
+    "--game-option",
+    "foxes.quiet-ms=1500",
 ];
 
 fn quick_server() -> (Server, SocketAddr) {
@@ -245,8 +245,8 @@ fn a_bad_move_gets_the_seeds_fail_and_may_move_comes_again() {
         "--listen-seed",
         "foxes=127.0.0.1:0",
         // Tides far away: the board stays as drawn.
-        "--foxes-tide-ms",
-        "600000",
+        "--game-option",
+        "foxes.tide-ms=600000",
     ]);
     let addr = server.seed_addr("foxes");
     let (mut fox, _dolphin, drawn) = two_players(&server, addr);

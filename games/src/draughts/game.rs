@@ -2,42 +2,17 @@
 //! draws by rule and by agreement, and the outcome.
 
 use crate::game::{
-    Action, BoardSpec, Cell, Game, GameInfo, Illegal, IllegalPolicy, Millis, Moved, Outcome, Point,
-    Team, Update, Viewer,
+    Action, Cell, Game, GameInfo, Illegal, Millis, Moved, Outcome, Point, Team, Update, Viewer,
 };
 use crate::record::RecordMeta;
-use crate::registry::Module;
 
 use super::board::{Color, Position, Square};
 use super::draws::QuietRun;
+use super::info::INFO;
 use super::moves::Move;
 use super::notation::parse_squares;
 use super::offer::Offer;
 use super::view::{self, color, team};
-
-pub static INFO: GameInfo = GameInfo {
-    name: "draughts",
-    wire_type: "Draughts",
-    title: "English draughts",
-    board: BoardSpec {
-        name: "DraughtsBoard",
-        width: 8,
-        height: 8,
-        // Its notation numbers the 32 dark squares (`11-15`).
-        labels: None,
-    },
-    teams: &["black", "white"],
-    illegal: IllegalPolicy::Retry,
-    realtime: false,
-    random_teams: true,
-    rematch: true,
-    record_ext: "pdn",
-};
-
-pub const MODULE: Module = Module {
-    info: &INFO,
-    new_game: |_| Box::new(Draughts::new()),
-};
 
 /// A game of English draughts.
 #[derive(Clone, Debug)]
@@ -328,10 +303,6 @@ impl Game for Draughts {
         }
     }
 
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn history(&self) -> Vec<Moved> {
         let mut mover = self.start.to_move();
         self.moves
@@ -348,6 +319,6 @@ impl Game for Draughts {
     }
 
     fn record(&self, meta: &RecordMeta) -> String {
-        super::record::pdn(self, meta)
+        super::record::pdn(&self.start, &self.history(), meta)
     }
 }

@@ -8,11 +8,13 @@ pub mod bot;
 mod draws;
 mod fen;
 mod game;
+mod info;
 mod moves;
 mod notation;
 mod offer;
 mod perft;
 mod record;
+mod replay;
 #[cfg(test)]
 mod rules_tests;
 mod view;
@@ -20,9 +22,18 @@ mod view;
 pub use board::{Color, Kind, Position, Square, Stone};
 pub use bot::DraughtsBot;
 pub use draws::{DrawRule, QUIET_MOVES, REPETITIONS};
-pub use game::{Draughts, INFO, MODULE};
+pub use game::Draughts;
+pub use info::INFO;
 pub use moves::Move;
 pub use notation::{parse_squares, ParseError};
 pub use perft::{perft, perft_from};
-pub use record::read as read_pdn;
+pub use replay::read as read_pdn;
 pub use view::{point, square};
+
+use crate::module::Module;
+
+pub const MODULE: Module = Module {
+    info: &INFO,
+    params: &[],
+    new_game: |_| Box::new(Draughts::new()),
+};

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::game::{Action, Game, Illegal, Outcome, Team, Update, Viewer};
+use crate::game::{Action, CloneGame, Game, Illegal, Outcome, Team, Update, Viewer};
 use crate::record::{How, RecordMeta};
 
 use super::board::{Kind, Square};

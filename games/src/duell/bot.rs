@@ -119,7 +119,9 @@ fn distance(a: Point, b: Point) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::duell::{Die, Duell, Token};
+    use crate::duell::board::Token;
+    use crate::duell::die::Die;
+    use crate::duell::game::Duell;
     use crate::game::Outcome;
 
     /// One game between the bot and a random mover; the bot plays `bot_team`.

@@ -6,9 +6,9 @@ use crate::game::{
 use crate::record::{self, RecordMeta};
 
 use super::board::Board;
+use super::info::INFO;
 use super::moves::{self, Move};
-use super::notation::{read_squares, square_name, write_move};
-use super::INFO;
+use super::notation::{read_squares, square_name};
 
 /// Plies without a capture that draw the game: chess's fifty-move rule,
 /// which Wikipedia's page suggests Duell needs; the rules have no draw.
@@ -112,7 +112,7 @@ impl Game for Duell {
             cells: vec![self.board.cell(m.from), self.board.cell(m.to)],
             moved: Some(Moved {
                 team,
-                notation: write_move(&m),
+                notation: m.notation(),
             }),
             news: None,
         })
@@ -140,16 +140,12 @@ impl Game for Duell {
             .collect()
     }
 
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn history(&self) -> Vec<Moved> {
         self.played
             .iter()
             .map(|(team, m)| Moved {
                 team: *team,
-                notation: write_move(m),
+                notation: m.notation(),
             })
             .collect()
     }

@@ -13,6 +13,7 @@ mod bot;
 mod die;
 mod direction;
 mod game;
+mod info;
 mod moves;
 mod notation;
 #[cfg(test)]
@@ -23,32 +24,14 @@ pub use bot::DuellBot;
 pub use die::Die;
 pub use direction::Direction;
 pub use game::{Duell, QUIET_PLIES};
+pub use info::INFO;
 pub use moves::{legal_moves, Move};
 pub use notation::square_name;
 
-use crate::game::{BoardSpec, GameInfo, IllegalPolicy};
-use crate::registry::Module;
-
-pub static INFO: GameInfo = GameInfo {
-    name: "duell",
-    wire_type: "Conquest",
-    title: "Duell (Conquest)",
-    board: BoardSpec {
-        // The seed's transcript says ConquestBoard, its GAME section ConqustBoard.
-        name: "ConquestBoard",
-        width: WIDTH,
-        height: HEIGHT,
-        labels: Some(notation::LABELS),
-    },
-    teams: &["south", "north"],
-    illegal: IllegalPolicy::Retry,
-    realtime: false,
-    random_teams: false,
-    rematch: false,
-    record_ext: "txt",
-};
+use crate::module::Module;
 
 pub const MODULE: Module = Module {
     info: &INFO,
+    params: &[],
     new_game: |_| Box::new(Duell::new()),
 };

@@ -29,6 +29,18 @@ pub struct Move {
 }
 
 impl Move {
+    /// The move in Duell's notation (`a1-a6`, `d1-d3-f3`, `e7xe6`).
+    pub fn notation(&self) -> String {
+        let mut text = square_name(self.from);
+        if let Some(corner) = self.corner {
+            text.push('-');
+            text.push_str(&square_name(corner));
+        }
+        text.push(if self.captured.is_some() { 'x' } else { '-' });
+        text.push_str(&square_name(self.to));
+        text
+    }
+
     /// The squares a `MOVE` gives for it: start, corner if any, end (the seed's form).
     pub fn points(&self) -> Vec<Point> {
         [Some(self.from), self.corner, Some(self.to)]

@@ -1,11 +1,9 @@
 //! Duell's own notation: squares `a1` to `i8` (file letter from column 1,
 //! rank from row 1, so `a1` is the text protocol's (1, 1)), a move as its
 //! start, corner if any and end joined by `-`, with `x` before the end
-//! square of a capture: `a1-a6`, `d1-d3-f3`, `e7xe6`.
+//! square of a capture: `a1-a6`, `d1-d3-f3`, `e7xe6` (`Move::notation` writes one).
 
 use crate::game::{Illegal, Labels, Point};
-
-use super::moves::Move;
 
 /// The squares' names: `a1` is (1, 1), `i8` the far corner.
 pub const LABELS: Labels = Labels {
@@ -16,18 +14,6 @@ pub const LABELS: Labels = Labels {
 /// `a1` for (1, 1).
 pub fn square_name(p: Point) -> String {
     LABELS.name(p).unwrap_or_else(|| format!("({p})"))
-}
-
-/// The move written out.
-pub fn write_move(m: &Move) -> String {
-    let mut text = square_name(m.from);
-    if let Some(corner) = m.corner {
-        text.push('-');
-        text.push_str(&square_name(corner));
-    }
-    text.push(if m.captured.is_some() { 'x' } else { '-' });
-    text.push_str(&square_name(m.to));
-    text
 }
 
 /// The squares of a written move (`-` and `x` both separate squares; any

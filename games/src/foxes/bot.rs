@@ -160,8 +160,9 @@ fn distances(
 mod tests {
     use super::*;
     use crate::foxes::arena::play_out;
+    use crate::foxes::game::Foxes;
     use crate::foxes::letters::picture;
-    use crate::foxes::{Foxes, Timing};
+    use crate::foxes::timing::Timing;
     use crate::game::{Millis, Outcome};
 
     /// Four hours of game time: far beyond any game the quiet limit lets run.
@@ -178,7 +179,8 @@ mod tests {
         };
         let outcome = play_out(&mut game, bots, LIMIT).expect("the quiet limit ends every game");
         let end = game.events().last().map_or(0, |e| match e {
-            crate::foxes::Event::Step { at, .. } | crate::foxes::Event::Tide { at, .. } => *at,
+            crate::foxes::event::Event::Step { at, .. }
+            | crate::foxes::event::Event::Tide { at, .. } => *at,
         });
         (outcome, end)
     }

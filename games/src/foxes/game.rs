@@ -6,53 +6,12 @@ use crate::game::{
 use crate::record::RecordMeta;
 
 use super::board::{Board, Species, Step};
+use super::event::Event;
+use super::info::INFO;
 use super::notation::{read_step, write_step};
 use super::rng::Rng;
 use super::terrain::Size;
-use super::INFO;
-
-/// The times the seed leaves open.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Timing {
-    /// How long a player waits after every move attempt, legal or not.
-    pub cooldown: Millis,
-    /// Time between tides; the first comes one period after the start.
-    pub tide_period: Millis,
-    /// Game time without anything eaten that ends the game (not in the seed:
-    /// without it two careful players, foxes inland and dolphins offshore,
-    /// could play forever).
-    pub quiet_limit: Millis,
-}
-
-impl Timing {
-    pub const STANDARD: Timing = Timing {
-        cooldown: 500,
-        tide_period: 10_000,
-        quiet_limit: 120_000,
-    };
-}
-
-impl Default for Timing {
-    fn default() -> Timing {
-        Timing::STANDARD
-    }
-}
-
-/// Something that changed the board, in the order it happened.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum Event {
-    Step {
-        at: Millis,
-        team: Team,
-        step: Step,
-    },
-    Tide {
-        /// When it was due (the tide period's multiple), not when the runtime woke.
-        at: Millis,
-        floodstate: u8,
-        changed: Vec<Point>,
-    },
-}
+use super::timing::Timing;
 
 #[derive(Clone, Debug)]
 pub struct Foxes {
@@ -192,7 +151,7 @@ impl Foxes {
             self.board.count(Species::Fox),
             self.board.count(Species::Dolphin),
         );
-        // A server may be given any number of ms (`--foxes-quiet-ms`): 120 s, but 1500 ms.
+        // A server may be given any number of ms (`foxes.quiet-ms`): 120 s, but 1500 ms.
         let limit = self.timing.quiet_limit;
         let limit = if limit.is_multiple_of(1000) {
             format!("{} s", limit / 1000)
@@ -355,10 +314,6 @@ impl Game for Foxes {
             .collect()
     }
 
-    fn clone_box(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn history(&self) -> Vec<Moved> {
         self.events
             .iter()
@@ -373,6 +328,6 @@ impl Game for Foxes {
     }
 
     fn record(&self, meta: &RecordMeta) -> String {
-        super::record::write(self, meta)
+        super::record::write(self.seed, &self.start, self.timing, &self.events, meta)
     }
 }

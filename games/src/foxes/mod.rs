@@ -14,51 +14,38 @@
 mod arena;
 mod board;
 mod bot;
+mod event;
 mod game;
+mod info;
 mod letters;
 mod notation;
 mod record;
+mod replay;
 mod rng;
 mod terrain;
 #[cfg(test)]
 mod tests;
+mod timing;
 
 pub use board::{Board, Species, Step, FOX_REACH};
 pub use bot::FoxesBot;
-pub use game::{Event, Foxes, Timing};
-pub use record::replay;
+pub use event::Event;
+pub use game::Foxes;
+pub use info::INFO;
+pub use replay::replay;
 pub use terrain::{Size, Terrain};
+pub use timing::Timing;
 
-use crate::game::{BoardSpec, GameInfo, IllegalPolicy};
-use crate::registry::Module;
-
-pub static INFO: GameInfo = GameInfo {
-    name: "foxes",
-    wire_type: "FoxesDolphins",
-    title: "Foxes & Dolphins",
-    board: BoardSpec {
-        name: "FoxesBoard",
-        width: Size::DEFAULT.get(),
-        height: Size::DEFAULT.get(),
-        // Squares are written as their coordinates (`MOVE 2 9 11 9 12`).
-        labels: None,
-    },
-    teams: &["foxes", "dolphins"],
-    // A refused step only costs the cooldown: the player tries again when it ends.
-    illegal: IllegalPolicy::Retry,
-    realtime: true,
-    random_teams: false,
-    rematch: false,
-    record_ext: "txt",
-};
+use crate::module::Module;
 
 pub const MODULE: Module = Module {
     info: &INFO,
+    params: &timing::PARAMS,
     new_game: |settings| {
         Box::new(Foxes::new(
             Size::DEFAULT,
             settings.seed,
-            settings.foxes_timing,
+            Timing::from_params(&settings.params),
         ))
     },
 };

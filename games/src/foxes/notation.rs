@@ -36,7 +36,7 @@ pub fn read_step(text: &str) -> Result<[Point; 2], Illegal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::foxes::Species;
+    use crate::foxes::board::Species;
 
     #[test]
     fn steps_read_back_as_written() {

@@ -12,29 +12,39 @@
 //! 10000 tide 1 3,4 5,6 …
 //! 10250 dolphins 7,1x7,2
 //! ```
+//!
+//! (`replay.rs` reads one back.)
 
-use crate::game::{Game, Illegal, Millis, Point, Team};
 use crate::record::{self, RecordMeta};
 
 use super::board::Board;
-use super::game::{Event, Foxes, Timing};
+use super::event::Event;
+use super::info::INFO;
 use super::notation::write_step;
-use super::INFO;
+use super::timing::Timing;
 
-pub fn write(game: &Foxes, meta: &RecordMeta) -> String {
+/// The record of a game set up from `seed` (none: from a drawn board) as
+/// `start`, played with `timing`, in which `events` happened.
+pub fn write(
+    seed: Option<u64>,
+    start: &Board,
+    timing: Timing,
+    events: &[Event],
+    meta: &RecordMeta,
+) -> String {
     let plain = record::plain(&INFO, &[], meta);
     let mut text = plain.trim_end().to_owned();
-    let seed = game.seed().map_or("none".to_owned(), |s| s.to_string());
-    let t = game.timing();
+    let seed = seed.map_or("none".to_owned(), |s| s.to_string());
+    let t = timing;
     text.push_str(&format!(
         "\n[Seed \"{seed}\"]\n[Size \"{}\"]\n[Timing \"cooldown {} tide {} quiet {}\"]\n[Start \"{}\"]\n\n",
-        game.start().size().get(),
+        start.size().get(),
         t.cooldown,
         t.tide_period,
         t.quiet_limit,
-        game.start().letters()
+        start.letters()
     ));
-    for event in game.events() {
+    for event in events {
         let line = match event {
             Event::Step { at, team, step } => {
                 format!("{at} {} {}", INFO.team_name(*team), write_step(step))
@@ -53,72 +63,4 @@ pub fn write(game: &Foxes, meta: &RecordMeta) -> String {
         text.push('\n');
     }
     text
-}
-
-/// The game a record describes, every step and tide played again.
-pub fn replay(text: &str) -> Result<Foxes, Illegal> {
-    let tag = |name: &str| {
-        let prefix = format!("[{name} \"");
-        text.lines()
-            .find_map(|l| l.strip_prefix(&prefix)?.strip_suffix("\"]"))
-            .ok_or_else(|| Illegal::new(format!("the record has no {name} tag")))
-    };
-    let board = Board::from_letters(tag("Start")?)?;
-    let timing = read_timing(tag("Timing")?)?;
-    let mut game = Foxes::from_board(board, timing);
-    let body = text.split_once("\n\n").map_or("", |(_, body)| body);
-    for line in body.lines().filter(|l| !l.trim().is_empty()) {
-        replay_line(&mut game, line)
-            .map_err(|e| Illegal::new(format!("record line {line:?}: {e}")))?;
-    }
-    Ok(game)
-}
-
-fn replay_line(game: &mut Foxes, line: &str) -> Result<(), Illegal> {
-    let mut words = line.split_whitespace();
-    let at: Millis = number(words.next())?;
-    match words.next() {
-        Some("tide") => {
-            let floodstate: u8 = number(words.next())?;
-            let changed = words
-                .map(read_tile)
-                .collect::<Result<Vec<Point>, Illegal>>()?;
-            game.apply_tide(at, floodstate, &changed);
-            Ok(())
-        }
-        Some(name) => {
-            let team = (0..2)
-                .map(Team)
-                .find(|&t| INFO.team_name(t) == name)
-                .ok_or_else(|| Illegal::new(format!("{name} is no team")))?;
-            let action = game.parse_action(&words.collect::<Vec<_>>().join(" "))?;
-            game.play(team, &action, at).map(|_| ())
-        }
-        None => Err(Illegal::new("a line is a time and an event")),
-    }
-}
-
-fn read_timing(text: &str) -> Result<Timing, Illegal> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let &["cooldown", cooldown, "tide", tide, "quiet", quiet] = words.as_slice() else {
-        return Err(Illegal::new(format!("{text:?} is not a timing")));
-    };
-    Ok(Timing {
-        cooldown: number(Some(cooldown))?,
-        tide_period: number(Some(tide))?,
-        quiet_limit: number(Some(quiet))?,
-    })
-}
-
-fn read_tile(text: &str) -> Result<Point, Illegal> {
-    let (x, y) = text
-        .split_once(',')
-        .ok_or_else(|| Illegal::new(format!("{text:?} is not a tile x,y")))?;
-    Ok(Point::new(number(Some(x))?, number(Some(y))?))
-}
-
-fn number<T: std::str::FromStr>(word: Option<&str>) -> Result<T, Illegal> {
-    let word = word.ok_or_else(|| Illegal::new("a number is missing"))?;
-    word.parse()
-        .map_err(|_| Illegal::new(format!("{word:?} is not a number in range")))
 }

@@ -293,7 +293,7 @@ fn a_new_game_follows_its_seed() {
     assert_eq!(Foxes::new(size, 42, T).board(), board);
     assert_ne!(Foxes::new(size, 43, T).board(), board);
     assert_eq!(game.seed(), Some(42));
-    let module = crate::registry::find("foxes").unwrap();
+    let module = &super::MODULE;
     let settings = crate::game::Settings {
         seed: 42,
         ..Default::default()
@@ -306,16 +306,23 @@ fn a_new_game_follows_its_seed() {
 
 #[test]
 fn the_server_settings_choose_the_times() {
-    let module = crate::registry::find("foxes").unwrap();
+    let module = &super::MODULE;
     let quick = Timing {
         cooldown: 20,
         tide_period: 300,
         quiet_limit: 3000,
     };
+    let options = [
+        "foxes.cooldown-ms=20",
+        "foxes.TIDE-ms=300",
+        "Foxes.quiet-ms=3000",
+    ]
+    .map(|text| crate::registry::game_option(text).unwrap());
     let settings = crate::game::Settings {
         seed: 7,
-        foxes_timing: quick,
+        ..module.settings(&options)
     };
+    assert_eq!(Timing::from_params(&settings.params), quick);
     let mut game = (module.new_game)(&settings);
     assert_eq!(game.wake_at(), Some(300), "the first tide");
     let _ = game.play(FOXES, &step(1, 1, 1, 1), 0);
@@ -335,7 +342,8 @@ fn the_server_settings_choose_the_times() {
     odd.wake(1500);
     let why = odd.outcome().expect("the quiet limit").why();
     assert!(why.starts_with("nothing eaten for 1500 ms: "), "{why}");
-    assert_eq!(crate::game::Settings::default().foxes_timing, T);
+    assert_eq!(Timing::from_params(&Default::default()), T);
+    assert_eq!(module.settings(&[]), crate::game::Settings::default());
 }
 
 #[test]

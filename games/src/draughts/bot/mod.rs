@@ -21,7 +21,7 @@ use crate::record::{How, RecordMeta};
 
 use super::board::{Kind, Position, Stone};
 use super::moves::Move;
-use super::record::read as read_pdn;
+use super::replay::read as read_pdn;
 use super::view::{self, color};
 
 pub use eval::evaluate;
