@@ -651,6 +651,10 @@ fn team_mates_take_turns_and_a_team_plays_on_while_one_is_left() {
         t.send(2, Input::Quit, 300),
         ["0 turn X", "1 turn X", "3 turn X", "v turn X", "0 ready"]
     );
+    assert!(
+        t.play(2, "c3", 350).is_empty(),
+        "a seat that left is not heard"
+    );
     assert!(!t.referee.is_over());
     // O's member who is not the mover leaves: nothing to say.
     t.play(0, "c3", 400);
@@ -741,13 +745,9 @@ fn duell_turns_pass_from_south_to_north() {
 }
 
 #[test]
-fn foxes_in_real_time_ready_comes_when_each_cooldown_ends() {
+fn foxes_in_real_time_ready_comes_once_each_time_a_cooldown_ends() {
     let (mut t, _) = Test::new("foxes", clocked(1_000, Some(1_000)), 2);
-    assert_eq!(
-        t.deadline(),
-        Some(10_000),
-        "no move clock in real time: the first tide"
-    );
+    assert_eq!(t.deadline(), Some(10_000), "no move clock: the first tide");
     let (action, notation) = t.legal(Team::SECOND, 100);
     assert_eq!(
         t.send(1, Input::Act(action), 100),
@@ -756,50 +756,45 @@ fn foxes_in_real_time_ready_comes_when_each_cooldown_ends() {
             format!("1 moved dolphins {notation}"),
             format!("v moved dolphins {notation}"),
         ],
-        "no READY during the cooldown"
+        "no READY during the cooldown, none again to the foxes"
     );
     assert_eq!(t.deadline(), Some(600));
     assert!(t.tick(599).is_empty());
     assert_eq!(t.tick(600), ["1 ready"]);
-    // An attempt during its cooldown: refused, and READY when the cooldown ends.
+    assert!(t.tick(650).is_empty(), "READY once");
+    // An attempt during the cooldown: refused, and READY when the cooldown ends.
     let (action, _) = t.legal(Team::SECOND, 700);
     t.send(1, Input::Act(action), 700);
-    let refused = t.send(
-        1,
-        Input::Act(Action::Move(vec![Point::new(1, 1), Point::new(1, 2)])),
-        800,
-    );
-    assert_eq!(refused.len(), 1);
-    assert!(
-        refused[0].starts_with("1 illegal ") && !refused[0].ends_with("again"),
-        "{refused:?}"
+    let step = |from: (u8, u8), to: (u8, u8)| {
+        let points = vec![Point::new(from.0, from.1), Point::new(to.0, to.1)];
+        Input::Act(Action::Move(points))
+    };
+    assert_eq!(
+        t.send(1, step((1, 1), (1, 2)), 800),
+        ["1 illegal wait 400 ms: a player moves at most once every 500 ms"]
     );
     assert!(t.tick(1_199).is_empty());
     assert_eq!(t.tick(1_200), ["1 ready"]);
-    // A wrong move by a foxes' seat that may act costs it the cooldown too.
-    let refused = t.send(
-        0,
-        Input::Act(Action::Move(vec![Point::new(1, 1), Point::new(9, 9)])),
-        2_000,
-    );
-    assert_eq!(refused.len(), 1, "{refused:?}");
+    // A refused step by a seat that may act costs it the cooldown too.
+    assert_eq!(t.send(0, step((1, 1), (9, 9)), 2_000), ["0 illegal there is no fox on 1 1"]);
     assert_eq!(t.deadline(), Some(2_500));
     assert_eq!(t.tick(2_500), ["0 ready"]);
-    // The tide, the game's own: news for everyone, no journal line.
-    t.referee.take_journal();
-    let tide = t.tick(10_000);
+}
+
+#[test]
+fn foxes_tides_are_the_games_own_news_to_everyone() {
+    let (mut t, _) = Test::new("foxes", clocked(1_000, Some(1_000)), 2);
+    assert!(t.tick(9_999).is_empty());
     let news = "update (tide: the water rises (floodstate 1))";
     assert_eq!(
-        tide,
+        t.tick(10_000),
         [
             format!("0 {news}"),
             format!("1 {news}"),
             format!("v {news}")
         ]
     );
-    assert!(t.referee.take_journal().is_empty());
-    assert!(
-        !t.referee.is_over(),
-        "the move clock does not apply in real time"
-    );
+    assert!(t.referee.take_journal().is_empty(), "no move to journal");
+    assert_eq!(t.deadline(), Some(20_000));
+    assert!(!t.referee.is_over(), "no move clock in real time");
 }
