@@ -3,6 +3,11 @@
 //! it runs ([`referee`] asks the module) nor which protocol a connection
 //! speaks (each has a [`crate::wire::Wire`]).
 //!
+//! The referee decides, and this loop only carries: each input, end of file
+//! or deadline goes to the [`referee::Referee`] with the time read here, and
+//! each [`referee::Delivery`] it returns goes to the connections it names
+//! (one seat, or every viewer), already made for them.
+//!
 //! Rules of the loop: input that has arrived is read before any deadline is
 //! judged; a seat whose output backs up is not read until it drains; a viewer
 //! whose output backs up is dropped, so it never slows the players; once the

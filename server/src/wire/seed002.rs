@@ -206,7 +206,7 @@ mod tests {
         String::from_utf8(bytes).unwrap()
     }
 
-    /// An adapter for `role`, started on `game`; returns what it wrote.
+    /// An adapter for `viewer`, started on `game`; returns what it wrote.
     fn started(game: &Foxes, viewer: Viewer) -> (Seed002, String) {
         let mut wire = Seed002::new();
         let mut out = Outbox::new();

@@ -776,7 +776,10 @@ fn foxes_in_real_time_ready_comes_once_each_time_a_cooldown_ends() {
     assert!(t.tick(1_199).is_empty());
     assert_eq!(t.tick(1_200), ["1 ready"]);
     // A refused step by a seat that may act costs it the cooldown too.
-    assert_eq!(t.send(0, step((1, 1), (9, 9)), 2_000), ["0 illegal there is no fox on 1 1"]);
+    assert_eq!(
+        t.send(0, step((1, 1), (9, 9)), 2_000),
+        ["0 illegal there is no fox on 1 1"]
+    );
     assert_eq!(t.deadline(), Some(2_500));
     assert_eq!(t.tick(2_500), ["0 ready"]);
 }
