@@ -15,7 +15,7 @@ mod web;
 use std::net::SocketAddr;
 
 use reversi_games::registry::{self, Module};
-use reversi_games::{Action, Cell, GameInfo, Outcome, Standing, Team, Update};
+use reversi_games::{Action, Cell, GameInfo, Outcome, Standing, Team, Update, Viewer};
 
 use crate::outbox::Outbox;
 
@@ -256,13 +256,6 @@ impl std::str::FromStr for SeedListener {
     }
 }
 
-/// What a connection is in a session.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Role {
-    Player(Team),
-    Viewer,
-}
-
 /// What a client asked for.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Input {
@@ -280,35 +273,36 @@ pub enum Input {
     Violation(String),
 }
 
-/// What the session tells a client.
-#[derive(Clone, Copy, Debug)]
-pub enum Event<'a> {
+/// What the session tells a client: the one message type from the referee to the
+/// wires, already made for its receiver (its view of the board, its standing).
+#[derive(Clone, Debug)]
+pub enum Event {
     /// A game starts (or a viewer arrives): what it is, who you are, the whole board.
     Start {
         info: &'static GameInfo,
-        role: Role,
-        cells: &'a [Cell],
+        viewer: Viewer,
+        cells: Vec<Cell>,
         id: u64,
     },
     /// The board changed.
-    Update(&'a Update),
+    Update(Update),
     /// It is this team's turn (turn-based games).
     Turn(Team),
     /// Your move.
     Ready,
     /// Your action was refused; the game goes on. `again`: it is still your move.
-    Illegal { why: &'a str, again: bool },
+    Illegal { why: String, again: bool },
     /// Your message was not understood or is not for now. `again`: it is still your move.
-    Confused { why: &'a str, again: bool },
+    Confused { why: String, again: bool },
     /// You broke the protocol; nothing follows.
-    Violation(&'a str),
+    Violation(String),
     /// The game is over. `standing` is yours (`None` for a viewer).
     Over {
-        outcome: &'a Outcome,
+        outcome: Outcome,
         standing: Option<Standing>,
     },
     /// The game was stopped with no result (fast shutdown).
-    Aborted(&'a str),
+    Aborted(String),
 }
 
 /// A connection's protocol.
@@ -318,7 +312,7 @@ pub trait Wire: Send {
     fn receive(&mut self, bytes: &[u8], inputs: &mut Vec<Input>);
 
     /// Writes `event` for the client, if this protocol has a way to say it.
-    fn send(&mut self, event: &Event<'_>, out: &mut Outbox);
+    fn send(&mut self, event: &Event, out: &mut Outbox);
 
     /// Writes what the protocol itself owes the client after [`Wire::receive`] (a
     /// WebSocket pong, the echo of its close); most protocols owe nothing.

@@ -6,6 +6,7 @@ use std::net::Shutdown;
 
 use log::debug;
 
+use super::referee::Who;
 use crate::outbox::Outbox;
 use crate::protocols::{Input, Wire};
 
@@ -15,13 +16,6 @@ use crate::protocols::{Input, Wire};
 pub const MAX_DISCARD: usize = 64 * 1024;
 /// How much is read in one go.
 const READ_CHUNK: usize = 4096;
-
-/// Whose connection it is.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Who {
-    Seat(usize),
-    Viewer,
-}
 
 pub struct Conn {
     pub stream: mio::net::TcpStream,

@@ -3,6 +3,11 @@
 //! it runs ([`referee`] asks the module) nor which protocol a connection
 //! speaks (each has a [`crate::protocols::Wire`]).
 //!
+//! The referee decides, and this loop only carries: each input, end of file
+//! or deadline goes to the [`referee::Referee`] with the time read here, and
+//! each [`referee::Delivery`] it returns goes to the connections it names
+//! (one seat, or every viewer), already made for them.
+//!
 //! Rules of the loop: input that has arrived is read before any deadline is
 //! judged; a seat whose output backs up is not read until it drains; a viewer
 //! whose output backs up is dropped, so it never slows the players; once the
@@ -23,12 +28,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use log::{debug, error, info, warn};
 use mio::{Events, Interest, Poll, Token};
 use reversi_games::registry::Module;
-use reversi_games::{Settings, Viewer};
+use reversi_games::Settings;
 
-use crate::protocols::{Event, Input, Role, WireKind};
+use crate::protocols::{Event, Input, WireKind};
 use crate::signals::SelfPipe;
-use conn::{Conn, ReadOutcome, Who};
-use referee::{Delivery, Msg, Referee, Rules, To};
+use conn::{Conn, ReadOutcome};
+use referee::{Delivery, Now, Referee, Rules, Seating, Who};
 
 const SIGNAL: Token = Token(usize::MAX - 1);
 const CONTROL: Token = Token(usize::MAX - 2);
@@ -96,177 +101,25 @@ pub fn play(config: &SessionConfig, group: Group, abort: SelfPipe, viewers: Owne
 pub fn run(
     config: &SessionConfig,
     group: Group,
-    mut abort: SelfPipe,
-    mut viewers: Option<OwnedFd>,
+    abort: SelfPipe,
+    viewers: Option<OwnedFd>,
 ) -> io::Result<i32> {
-    let now = Instant::now();
-    let started = now;
-    let teams = group.module.info.team_count();
-    let first = if config.rules.fixed_teams || !group.module.info.random_teams {
-        0
-    } else {
-        random_below(teams)
-    };
-    let settings = Settings {
-        seed: random_u64(),
-        ..config.settings.clone()
-    };
-    let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
-    let referee = Referee::new(
-        group.module,
-        config.rules.clone(),
-        settings.clone(),
-        peers.clone(),
-        first,
-        now,
-    );
-
-    let mut poll = Poll::new()?;
-    poll.registry()
-        .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
-    if let Some(listener) = &viewers {
-        poll.registry().register(
-            &mut mio::unix::SourceFd(&listener.as_raw_fd()),
-            CONTROL,
-            Interest::READABLE,
-        )?;
-    }
-    let mut conns = Vec::with_capacity(group.seats.len());
-    let mut early = Vec::with_capacity(group.seats.len());
-    for (i, seat) in group.seats.into_iter().enumerate() {
-        let mut stream = mio::net::TcpStream::from_std(seat.stream);
-        poll.registry().register(
-            &mut stream,
-            Token(i),
-            Interest::READABLE | Interest::WRITABLE,
-        )?;
-        conns.push(Conn::new(
-            stream,
-            seat.peer.to_string(),
-            Who::Seat(i),
-            seat.wire.adapter(),
-        ));
-        early.push(seat.early);
-    }
-    let info = group.module.info;
-    let line: Vec<String> = (0..conns.len())
-        .map(|s| format!("{} plays {}", peers[s], info.team_name(referee.team_of(s))))
-        .collect();
-    info!(
-        "session: {} ({} game {}, seed {})",
-        line.join(", "),
-        info.name,
-        group.id,
-        settings.seed
-    );
-
-    let journal_path = journal::path(
-        &config.journal_dir,
-        nix::unistd::getppid().as_raw() as u32,
-        group.id,
-    );
-    let header = format!(
-        "game {} id {} players {}",
-        info.name,
-        group.id,
-        peers.join(" ")
-    );
-    // Opened with the first move: a game that never starts costs no file.
-    let journal = Some(journal::Journal::new(journal_path, &header));
-    let mut session = Session {
-        referee,
-        conns,
-        id: group.id,
-        config,
-        started,
-        journal,
-        starts: 0,
-    };
-    let deliveries = session.referee.start(now);
-    session.deliver(deliveries);
-    for (seat, bytes) in early.into_iter().enumerate() {
-        let mut inputs = Vec::new();
-        session.conns[seat].receive(&bytes, &mut inputs);
-        session.take_inputs(seat, inputs);
-    }
-
-    let mut events = Events::with_capacity(16);
-    let mut linger_until = None;
-    loop {
-        session.pump_all();
-        // Judge deadlines only after reading what has arrived (a move that came in time
-        // is not late because this process was slow to look).
-        let now = Instant::now();
-        if session.referee.deadline().is_some_and(|d| d <= now) {
-            for conn in session.conns.iter_mut().filter(|c| !c.closed) {
-                conn.readable = true;
-            }
-            session.pump_all();
-            let deliveries = session.referee.tick(Instant::now());
-            session.deliver(deliveries);
-            session.pump_all();
-        }
-        session.write_records();
-        if session.referee.is_over() {
-            let deadline = *linger_until.get_or_insert_with(|| Instant::now() + LINGER);
-            if session.conns.iter().all(|c| c.closed) {
-                break;
-            }
-            if Instant::now() >= deadline {
-                debug!("linger over; closing");
-                break;
-            }
-        }
-        let wake = [session.referee.deadline(), linger_until]
-            .into_iter()
-            .flatten()
-            .min();
-        let timeout = wake.map(|t| t.saturating_duration_since(Instant::now()));
-        if let Err(e) = poll.poll(&mut events, timeout) {
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-        for event in events.iter() {
-            match event.token() {
-                SIGNAL => {
-                    if abort.take().stops > 0 {
-                        warn!("SIGTERM: aborting the game");
-                        let deliveries = session.referee.abort();
-                        session.deliver(deliveries);
-                    }
-                }
-                CONTROL => {
-                    let open = viewers
-                        .as_ref()
-                        .is_some_and(|listener| session.accept_viewers(listener, &poll));
-                    if !open {
-                        // The listener failed: no more viewers, the game goes on.
-                        if let Some(listener) = viewers.take() {
-                            let _ = poll
-                                .registry()
-                                .deregister(&mut mio::unix::SourceFd(&listener.as_raw_fd()));
-                        }
-                    }
-                }
-                Token(i) => {
-                    if let Some(conn) = session.conns.get_mut(i) {
-                        if event.is_readable() || event.is_read_closed() || event.is_error() {
-                            conn.readable = true;
-                        }
-                        if event.is_writable() {
-                            conn.blocked = false;
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let (mut session, early) = Session::open(config, group, abort, viewers)?;
+    session.begin(early);
+    session.serve()?;
     session.write_records();
     if let Some(journal) = session.journal.take() {
         journal.finish();
     }
     Ok(session.referee.exit_code())
+}
+
+/// The time now, as the referee is given it.
+fn now() -> Now {
+    Now {
+        at: Instant::now(),
+        wall: SystemTime::now(),
+    }
 }
 
 struct Session<'a> {
@@ -276,11 +129,160 @@ struct Session<'a> {
     config: &'a SessionConfig,
     started: Instant,
     journal: Option<journal::Journal>,
-    /// Games started so far (more than one with rematches).
-    starts: u32,
+    poll: Poll,
+    abort: SelfPipe,
+    /// The listener on which the supervisor hands viewers over, while it works.
+    viewers: Option<OwnedFd>,
+    /// Once the game is over: when we close whatever the clients have not.
+    linger_until: Option<Instant>,
 }
 
-impl Session<'_> {
+impl<'a> Session<'a> {
+    /// Sets the table: the referee, a connection a seat, the journal. Returns the session
+    /// and, a seat, the bytes it sent before the session began.
+    fn open(
+        config: &'a SessionConfig,
+        group: Group,
+        mut abort: SelfPipe,
+        viewers: Option<OwnedFd>,
+    ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
+        let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
+        let (referee, seed) = new_referee(config, group.module, group.id, peers.clone());
+        let poll = Poll::new()?;
+        poll.registry()
+            .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
+        if let Some(listener) = &viewers {
+            let mut source = mio::unix::SourceFd(&listener.as_raw_fd());
+            poll.registry()
+                .register(&mut source, CONTROL, Interest::READABLE)?;
+        }
+        let (conns, early) = seat_conns(&poll, group.seats)?;
+        let info = group.module.info;
+        let line: Vec<String> = (0..conns.len())
+            .map(|s| format!("{} plays {}", peers[s], info.team_name(referee.team_of(s))))
+            .collect();
+        let (id, name) = (group.id, info.name);
+        info!(
+            "session: {} ({name} game {id}, seed {seed})",
+            line.join(", ")
+        );
+        let supervisor = nix::unistd::getppid().as_raw() as u32;
+        let journal_path = journal::path(&config.journal_dir, supervisor, id);
+        let header = format!("game {name} id {id} players {}", peers.join(" "));
+        let session = Session {
+            referee,
+            conns,
+            id,
+            config,
+            started: Instant::now(),
+            // Opened with the first move: a game that never starts costs no file.
+            journal: Some(journal::Journal::new(journal_path, &header)),
+            poll,
+            abort,
+            viewers,
+            linger_until: None,
+        };
+        Ok((session, early))
+    }
+
+    /// The game starts; then what each seat sent before it is read.
+    fn begin(&mut self, early: Vec<Vec<u8>>) {
+        let deliveries = self.referee.start(now());
+        self.deliver(deliveries);
+        for (seat, bytes) in early.into_iter().enumerate() {
+            let mut inputs = Vec::new();
+            self.conns[seat].receive(&bytes, &mut inputs);
+            self.take_inputs(seat, inputs);
+        }
+    }
+
+    /// The loop: read and write, judge deadlines, keep finished games, wait for more.
+    fn serve(&mut self) -> io::Result<()> {
+        let mut events = Events::with_capacity(16);
+        loop {
+            self.pump_all();
+            self.judge_deadlines();
+            self.write_records();
+            if self.done() {
+                return Ok(());
+            }
+            self.wait(&mut events)?;
+            for event in events.iter() {
+                self.dispatch(event);
+            }
+        }
+    }
+
+    /// Judges deadlines only after reading what has arrived (a move that came in time
+    /// is not late because this process was slow to look).
+    fn judge_deadlines(&mut self) {
+        let due = self.referee.deadline().is_some_and(|d| d <= Instant::now());
+        if !due {
+            return;
+        }
+        for conn in self.conns.iter_mut().filter(|c| !c.closed) {
+            conn.readable = true;
+        }
+        self.pump_all();
+        let deliveries = self.referee.tick(now());
+        self.deliver(deliveries);
+        self.pump_all();
+    }
+
+    /// Once the game is over: whether every connection has closed or the linger is over.
+    fn done(&mut self) -> bool {
+        if !self.referee.is_over() {
+            return false;
+        }
+        let deadline = *self
+            .linger_until
+            .get_or_insert_with(|| Instant::now() + LINGER);
+        if self.conns.iter().all(|c| c.closed) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            debug!("linger over; closing");
+            return true;
+        }
+        false
+    }
+
+    /// Waits for an event, or the referee's next deadline, or the linger's end.
+    fn wait(&mut self, events: &mut Events) -> io::Result<()> {
+        let wake = [self.referee.deadline(), self.linger_until]
+            .into_iter()
+            .flatten()
+            .min();
+        let timeout = wake.map(|t| t.saturating_duration_since(Instant::now()));
+        match self.poll.poll(events, timeout) {
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    fn dispatch(&mut self, event: &mio::event::Event) {
+        match event.token() {
+            SIGNAL => {
+                if self.abort.take().stops > 0 {
+                    warn!("SIGTERM: aborting the game");
+                    let deliveries = self.referee.abort(now());
+                    self.deliver(deliveries);
+                }
+            }
+            CONTROL => self.take_viewers(),
+            Token(i) => {
+                if let Some(conn) = self.conns.get_mut(i) {
+                    if event.is_readable() || event.is_read_closed() || event.is_error() {
+                        conn.readable = true;
+                    }
+                    if event.is_writable() {
+                        conn.blocked = false;
+                    }
+                }
+            }
+        }
+    }
+
     /// Flushes, reads and winds down every connection until none has work left.
     fn pump_all(&mut self) {
         loop {
@@ -342,7 +344,7 @@ impl Session<'_> {
     fn lost(&mut self, i: usize) {
         self.conns[i].close();
         if let Who::Seat(seat) = self.conns[i].who {
-            let deliveries = self.referee.eof(seat, Instant::now());
+            let deliveries = self.referee.eof(seat, now());
             self.deliver(deliveries);
         }
     }
@@ -352,7 +354,7 @@ impl Session<'_> {
             let quit = matches!(input, Input::Quit | Input::Violation(_));
             match self.conns[i].who {
                 Who::Seat(seat) => {
-                    let deliveries = self.referee.input(seat, input, Instant::now());
+                    let deliveries = self.referee.input(seat, input, now());
                     self.deliver(deliveries);
                 }
                 Who::Viewer => self.viewer_input(i, input),
@@ -370,154 +372,72 @@ impl Session<'_> {
                 debug!("viewer {} left", conn.peer);
                 conn.finishing = true;
             }
-            _ => conn.wire.send(
-                &Event::Confused {
-                    why: "viewers cannot play (GAME QUIT to stop watching)",
-                    again: false,
-                },
-                &mut conn.out,
-            ),
+            _ => {
+                let why = "viewers cannot play (GAME QUIT to stop watching)".to_owned();
+                let event = Event::Confused { why, again: false };
+                conn.wire.send(&event, &mut conn.out);
+            }
         }
     }
 
     /// Hands each delivery to the connections it is for, and journals the moves.
     fn deliver(&mut self, deliveries: Vec<Delivery>) {
-        for delivery in deliveries {
-            self.journal(&delivery.msg);
-            for i in 0..self.conns.len() {
-                let conn = &self.conns[i];
-                if conn.closed {
-                    continue;
-                }
-                let wanted = match (delivery.to, conn.who) {
-                    (To::Everyone, Who::Seat(s)) => !self.referee.is_gone(s),
-                    (To::Everyone, Who::Viewer) => true,
-                    (To::Seat(s), Who::Seat(t)) => s == t,
-                    (To::Seat(_), Who::Viewer) => false,
-                };
-                if wanted {
-                    self.send(i, &delivery.msg);
-                }
+        if let Some(journal) = &mut self.journal {
+            for line in self.referee.take_journal() {
+                journal.append(&line);
+            }
+        }
+        for Delivery { to, event } in deliveries {
+            for conn in self.conns.iter_mut().filter(|c| !c.closed && c.who == to) {
+                conn.wire.send(&event, &mut conn.out);
             }
         }
     }
 
-    fn journal(&mut self, msg: &Msg) {
-        let Some(journal) = &mut self.journal else {
+    /// Takes the viewers the supervisor sent; if its listener fails, no more come and the
+    /// game goes on.
+    fn take_viewers(&mut self) {
+        let Some(listener) = self.viewers.take() else {
             return;
         };
-        match msg {
-            Msg::Update(update) => {
-                if let Some(moved) = &update.moved {
-                    let team = self.referee.info().team_name(moved.team);
-                    journal.append(&format!("{team} {}", moved.notation));
-                }
-            }
-            Msg::Start => {
-                self.starts += 1;
-                if self.starts > 1 {
-                    journal.append(&format!("round {}", self.starts));
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn role(&self, i: usize) -> Role {
-        match self.conns[i].who {
-            Who::Seat(s) => Role::Player(self.referee.team_of(s)),
-            Who::Viewer => Role::Viewer,
-        }
-    }
-
-    /// Turns one message into the wire event for connection `i`.
-    fn send(&mut self, i: usize, msg: &Msg) {
-        let role = self.role(i);
-        let viewer = match role {
-            Role::Player(team) => Viewer::Team(team),
-            Role::Viewer => Viewer::Spectator,
-        };
-        let info = self.referee.info();
-        let conn = &mut self.conns[i];
-        let out = &mut conn.out;
-        let wire = &mut conn.wire;
-        match msg {
-            Msg::Start => {
-                let cells = self.referee.game().view(viewer);
-                wire.send(
-                    &Event::Start {
-                        info,
-                        role,
-                        cells: &cells,
-                        id: self.id,
-                    },
-                    out,
-                );
-            }
-            Msg::Update(update) => {
-                if let Some(seen) = self.referee.game().relay(update, viewer) {
-                    wire.send(&Event::Update(&seen), out);
-                }
-            }
-            Msg::Turn(team) => wire.send(&Event::Turn(*team), out),
-            Msg::Ready => wire.send(&Event::Ready, out),
-            Msg::Illegal { why, again } => wire.send(&Event::Illegal { why, again: *again }, out),
-            Msg::Confused { why, again } => wire.send(&Event::Confused { why, again: *again }, out),
-            Msg::Violation(why) => wire.send(&Event::Violation(why), out),
-            Msg::Over => {
-                if let Some(outcome) = self.referee.outcome() {
-                    let standing = match role {
-                        Role::Player(team) => Some(outcome.standing(team)),
-                        Role::Viewer => None,
-                    };
-                    wire.send(&Event::Over { outcome, standing }, out);
-                }
-            }
-            Msg::Aborted(why) => wire.send(&Event::Aborted(why), out),
-        }
-    }
-
-    /// Takes the viewers the supervisor sent, shows each the board. Returns false if the
-    /// listener failed.
-    fn accept_viewers(&mut self, listener: &OwnedFd, poll: &Poll) -> bool {
         loop {
-            match handoff::accept(listener) {
-                Ok(Some(handed)) => {
-                    let i = self.conns.len();
-                    let mut stream = mio::net::TcpStream::from_std(handed.stream);
-                    if let Err(e) = poll.registry().register(
-                        &mut stream,
-                        Token(i),
-                        Interest::READABLE | Interest::WRITABLE,
-                    ) {
-                        warn!("cannot watch for viewer {}: {e}", handed.peer);
-                        continue;
-                    }
-                    info!("session {}: {} watches", self.id, handed.peer);
-                    let wire = handed.wire.adapter();
-                    self.conns
-                        .push(Conn::new(stream, handed.peer, Who::Viewer, wire));
-                    self.send(i, &Msg::Start);
-                    if let Some(team) = self.referee.game().turn() {
-                        self.send(i, &Msg::Turn(team));
-                    }
-                    if self.referee.end().is_some() {
-                        self.send(i, &Msg::Over);
-                    }
-                    let mut inputs = Vec::new();
-                    self.conns[i].receive(&handed.early, &mut inputs);
-                    self.take_inputs(i, inputs);
-                }
-                Ok(None) => return true,
-                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                    warn!("{e}");
-                }
+            match handoff::accept(&listener) {
+                Ok(Some(handed)) => self.add_viewer(handed),
+                Ok(None) => break,
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => warn!("{e}"),
                 Err(e) => {
                     warn!("hand-off listener: {e}");
-                    return false;
+                    let mut source = mio::unix::SourceFd(&listener.as_raw_fd());
+                    let _ = self.poll.registry().deregister(&mut source);
+                    return;
                 }
             }
         }
+        self.viewers = Some(listener);
+    }
+
+    /// A viewer joins: it is shown the game as it stands, then what it sent is read.
+    fn add_viewer(&mut self, handed: handoff::Handed) {
+        let i = self.conns.len();
+        let mut stream = mio::net::TcpStream::from_std(handed.stream);
+        let interest = Interest::READABLE | Interest::WRITABLE;
+        if let Err(e) = self
+            .poll
+            .registry()
+            .register(&mut stream, Token(i), interest)
+        {
+            warn!("cannot watch for viewer {}: {e}", handed.peer);
+            return;
+        }
+        info!("session {}: {} watches", self.id, handed.peer);
+        let mut conn = Conn::new(stream, handed.peer, Who::Viewer, handed.wire.adapter());
+        for event in self.referee.welcome() {
+            conn.wire.send(&event, &mut conn.out);
+        }
+        self.conns.push(conn);
+        let mut inputs = Vec::new();
+        self.conns[i].receive(&handed.early, &mut inputs);
+        self.take_inputs(i, inputs);
     }
 
     /// Logs and records the games that ended since the last call.
@@ -536,6 +456,50 @@ impl Session<'_> {
             }
         }
     }
+}
+
+/// The referee of a new session, and the seed its first game was given: the teams
+/// drawn unless the rules or the game fix them.
+fn new_referee(
+    config: &SessionConfig,
+    module: &'static Module,
+    id: u64,
+    peers: Vec<String>,
+) -> (Referee, u64) {
+    let first_team_seat = if config.rules.fixed_teams || !module.info.random_teams {
+        0
+    } else {
+        random_below(module.info.team_count())
+    };
+    let settings = Settings {
+        seed: random_u64(),
+        ..config.settings.clone()
+    };
+    let seed = settings.seed;
+    let seating = Seating {
+        id,
+        peers,
+        first_team_seat,
+    };
+    let rules = config.rules.clone();
+    let referee = Referee::new(module, rules, settings, seating, Instant::now());
+    (referee, seed)
+}
+
+/// A connection a seat, registered with `poll` under the seat's number, and the bytes
+/// each seat sent before the session began.
+fn seat_conns(poll: &Poll, seats: Vec<Seat>) -> io::Result<(Vec<Conn>, Vec<Vec<u8>>)> {
+    let mut conns = Vec::with_capacity(seats.len());
+    let mut early = Vec::with_capacity(seats.len());
+    for (i, seat) in seats.into_iter().enumerate() {
+        let mut stream = mio::net::TcpStream::from_std(seat.stream);
+        let interest = Interest::READABLE | Interest::WRITABLE;
+        poll.registry().register(&mut stream, Token(i), interest)?;
+        let wire = seat.wire.adapter();
+        conns.push(Conn::new(stream, seat.peer.to_string(), Who::Seat(i), wire));
+        early.push(seat.early);
+    }
+    Ok((conns, early))
 }
 
 /// Writes a record as `DIR/<unix-millis>-<pid>-<round>.<ext>`, via a temporary name

@@ -3,13 +3,13 @@
 
 use log::debug;
 use reversi_engine::Square as EngineSquare;
-use reversi_games::{reversi, Action, Point, Team};
+use reversi_games::{reversi, Action, Point, Team, Viewer};
 use reversi_pdu::{
     Colour, Direction, FrameBuffer, Pdu, Square, Squares, UpdateBoard, Winner, MAX_PDU_LEN,
 };
 
 use crate::outbox::Outbox;
-use crate::protocols::{Event, Input, Role, Wire};
+use crate::protocols::{Event, Input, Wire};
 
 /// A point no board has: what an off-board `place` becomes, so the game refuses it
 /// like any other illegal square (`place_error`, §8.4).
@@ -96,19 +96,19 @@ impl Wire for Binary {
         }
     }
 
-    fn send(&mut self, event: &Event<'_>, out: &mut Outbox) {
+    fn send(&mut self, event: &Event, out: &mut Outbox) {
         if self.done {
             return;
         }
-        match *event {
+        match event {
             Event::Start {
-                role: Role::Player(team),
+                viewer: Viewer::Team(team),
                 ..
             } => {
                 write(
                     out,
                     &Pdu::ConnectOk {
-                        colour: colour(team),
+                        colour: colour(*team),
                     },
                 );
                 // §8.3's opening position, literally: white d4 e5, then black d5 e4.
@@ -157,7 +157,8 @@ impl Wire for Binary {
             }
             // The binary protocol has no viewers and no broadcast turn.
             Event::Start {
-                role: Role::Viewer, ..
+                viewer: Viewer::Spectator,
+                ..
             }
             | Event::Turn(_) => {}
         }

@@ -7,12 +7,12 @@
 
 use log::{debug, warn};
 use reversi_games::foxes::{Board, Species};
-use reversi_games::{Action, Cell};
+use reversi_games::{Action, Cell, Viewer};
 
 use super::line::{Notice, Party, Request};
 use crate::outbox::Outbox;
 use crate::protocols::lines::LineReader;
-use crate::protocols::{Event, Input, Role, Wire};
+use crate::protocols::{Event, Input, Wire};
 
 /// The viewer a spectator is: the seed gives every viewer a team, and ours
 /// all see the same board, so every spectator is the foxes' viewer `G`.
@@ -112,11 +112,11 @@ fn write(out: &mut Outbox, notice: Notice<'_>) {
     out.push(&notice.line());
 }
 
-/// Who a connection with `role` is, in the seed's letters.
-fn party(role: Role) -> Option<Party> {
-    match role {
-        Role::Player(team) => Species::of(team).map(Party::Player),
-        Role::Viewer => Some(SPECTATOR),
+/// Who a connection that sees the board as `viewer` is, in the seed's letters.
+fn party(viewer: Viewer) -> Option<Party> {
+    match viewer {
+        Viewer::Team(team) => Species::of(team).map(Party::Player),
+        Viewer::Spectator => Some(SPECTATOR),
     }
 }
 
@@ -129,10 +129,10 @@ impl Wire for Seed002 {
         });
     }
 
-    fn send(&mut self, event: &Event<'_>, out: &mut Outbox) {
-        if let Event::Start { role, cells, .. } = *event {
-            let Some(me) = party(role) else {
-                warn!("seed 002: {role:?} is neither the foxes nor the dolphins");
+    fn send(&mut self, event: &Event, out: &mut Outbox) {
+        if let Event::Start { viewer, cells, .. } = event {
+            let Some(me) = party(*viewer) else {
+                warn!("seed 002: {viewer:?} is neither the foxes nor the dolphins");
                 return;
             };
             // The team is announced once; a later start (a refresh) only draws.
@@ -148,7 +148,7 @@ impl Wire for Seed002 {
             debug!("seed 002: nothing to say before the game starts");
             return;
         };
-        match *event {
+        match event {
             Event::Start { .. } | Event::Turn(_) => {}
             Event::Update(update) => {
                 self.draw(&update.cells);
@@ -203,16 +203,16 @@ mod tests {
         String::from_utf8(bytes).unwrap()
     }
 
-    /// An adapter for `role`, started on `game`; returns what it wrote.
-    fn started(game: &Foxes, role: Role) -> (Seed002, String) {
+    /// An adapter for `viewer`, started on `game`; returns what it wrote.
+    fn started(game: &Foxes, viewer: Viewer) -> (Seed002, String) {
         let mut wire = Seed002::new();
         let mut out = Outbox::new();
         let cells = game.view(Viewer::Spectator);
         wire.send(
             &Event::Start {
                 info: game.info(),
-                role,
-                cells: &cells,
+                viewer,
+                cells,
                 id: 1,
             },
             &mut out,
@@ -226,19 +226,21 @@ mod tests {
         inputs
     }
 
-    const CONFUSED: Event<'static> = Event::Confused {
-        why: "x",
-        again: false,
-    };
+    fn confused() -> Event {
+        Event::Confused {
+            why: "x".to_owned(),
+            again: false,
+        }
+    }
 
-    fn over(outcome: &Outcome) -> Event<'_> {
+    fn over(outcome: &Outcome) -> Event {
         Event::Over {
-            outcome,
+            outcome: outcome.clone(),
             standing: None,
         }
     }
 
-    fn said(wire: &mut Seed002, event: Event<'_>) -> String {
+    fn said(wire: &mut Seed002, event: Event) -> String {
         let mut out = Outbox::new();
         wire.send(&event, &mut out);
         text(&mut out)
@@ -248,38 +250,38 @@ mod tests {
     fn a_player_is_told_its_team_and_its_viewer_the_board() {
         let game = game();
         let letters = game.board().letters();
-        let (_, fox) = started(&game, Role::Player(Team::FIRST));
+        let (_, fox) = started(&game, Viewer::Team(Team::FIRST));
         assert_eq!(fox, format!("BPT F\nBGB {letters}\n"));
-        let (_, dolphin) = started(&game, Role::Player(Team::SECOND));
+        let (_, dolphin) = started(&game, Viewer::Team(Team::SECOND));
         assert_eq!(dolphin, format!("BPT D\nBEB {letters}\n"));
-        let (_, viewer) = started(&game, Role::Viewer);
+        let (_, viewer) = started(&game, Viewer::Spectator);
         assert_eq!(viewer, format!("BQT F\nBGB {letters}\n"));
     }
 
     #[test]
     fn every_update_sends_the_whole_board_again() {
         let mut game = game();
-        let (mut wire, _) = started(&game, Role::Player(Team::SECOND));
+        let (mut wire, _) = started(&game, Viewer::Team(Team::SECOND));
         let step = game.legal_actions(Team::SECOND).into_iter().next().unwrap();
         let update = game.play(Team::SECOND, &step, 0).unwrap();
         let letters = game.board().letters();
         assert_eq!(
-            said(&mut wire, Event::Update(&update)),
+            said(&mut wire, Event::Update(update.clone())),
             format!("BEB {letters}\n")
         );
         let tide = game.wake(10_000);
         assert_eq!(tide.len(), 1);
         let letters = game.board().letters();
         assert_eq!(
-            said(&mut wire, Event::Update(&tide[0])),
+            said(&mut wire, Event::Update(tide[0].clone())),
             format!("BEB {letters}\n")
         );
         // A refresh is a start the team already knows: the board only.
         let cells = game.view(Viewer::Spectator);
         let refresh = Event::Start {
             info: game.info(),
-            role: Role::Player(Team::SECOND),
-            cells: &cells,
+            viewer: Viewer::Team(Team::SECOND),
+            cells,
             id: 1,
         };
         assert_eq!(said(&mut wire, refresh), format!("BEB {letters}\n"));
@@ -288,7 +290,7 @@ mod tests {
     #[test]
     fn moves_and_refreshes_are_the_senders_own() {
         let game = game();
-        let (mut wire, _) = started(&game, Role::Player(Team::SECOND));
+        let (mut wire, _) = started(&game, Viewer::Team(Team::SECOND));
         assert_eq!(
             inputs(&mut wire, b"DBM 4 1 4 2\r\nDBR\n\n"),
             [
@@ -307,7 +309,7 @@ mod tests {
                 ),
             ]
         );
-        let (mut viewer, _) = started(&game, Role::Viewer);
+        let (mut viewer, _) = started(&game, Viewer::Spectator);
         assert_eq!(
             inputs(&mut viewer, b"FBM 4 1 4 2\n"),
             [Input::Confused("viewers cannot move".to_owned())]
@@ -331,36 +333,39 @@ mod tests {
     #[test]
     fn may_move_fail_and_the_end_in_the_seeds_letters() {
         let game = game();
-        let (mut fox, _) = started(&game, Role::Player(Team::FIRST));
+        let (mut fox, _) = started(&game, Viewer::Team(Team::FIRST));
         assert_eq!(said(&mut fox, Event::Ready), "BFN\n");
         // A line the game never saw: fail, and N again, for the seed's client waits for it.
-        assert_eq!(said(&mut fox, CONFUSED), "BGF\nBFN\n");
+        assert_eq!(said(&mut fox, confused()), "BGF\nBFN\n");
         // After a move the player waits for N: a refused move gets fail only.
         let _ = inputs(&mut fox, b"FBM 1 1 1 2\n");
         assert_eq!(
             said(
                 &mut fox,
                 Event::Illegal {
-                    why: "x",
+                    why: "x".to_owned(),
                     again: false
                 }
             ),
             "BGF\n"
         );
-        assert_eq!(said(&mut fox, CONFUSED), "BGF\n");
+        assert_eq!(said(&mut fox, confused()), "BGF\n");
         assert_eq!(said(&mut fox, Event::Turn(Team::FIRST)), "");
         let won = Outcome::Win {
             team: Team::SECOND,
             why: "the last fox was eaten on 3 3".to_owned(),
         };
         assert_eq!(said(&mut fox, over(&won)), "BFS D\n");
-        let (mut viewer, _) = started(&game, Role::Viewer);
+        let (mut viewer, _) = started(&game, Viewer::Spectator);
         assert_eq!(said(&mut viewer, Event::Ready), "");
         let drawn = Outcome::Draw {
             why: "nothing eaten".to_owned(),
         };
         assert_eq!(said(&mut viewer, over(&drawn)), "BGS N\n");
-        assert_eq!(said(&mut viewer, Event::Aborted("shutdown")), "BGS N\n");
+        assert_eq!(
+            said(&mut viewer, Event::Aborted("shutdown".to_owned())),
+            "BGS N\n"
+        );
         let mut early = Seed002::new();
         assert_eq!(said(&mut early, Event::Ready), "");
     }

@@ -1,12 +1,12 @@
 //! The text protocol (spec/TEXT-PROTOCOL.md) as a wire adapter.
 
 use log::debug;
-use reversi_games::{Action, Point, Standing as GameStanding};
+use reversi_games::{Action, Point, Standing as GameStanding, Viewer};
 use reversi_text::{ClientMessage, ServerMessage, Standing};
 
 use crate::outbox::Outbox;
 use crate::protocols::lines::LineReader;
-use crate::protocols::{Event, Input, Role, Wire};
+use crate::protocols::{Event, Input, Wire};
 
 pub struct Text {
     lines: LineReader,
@@ -101,7 +101,7 @@ impl Wire for Text {
             });
     }
 
-    fn send(&mut self, event: &Event<'_>, out: &mut Outbox) {
+    fn send(&mut self, event: &Event, out: &mut Outbox) {
         let additions = self.additions;
         let write = |out: &mut Outbox, message: &ServerMessage| {
             if additions || in_seed(message) {
@@ -113,10 +113,10 @@ impl Wire for Text {
                 write(out, &message);
             }
         };
-        match *event {
+        match event {
             Event::Start {
                 info,
-                role,
+                viewer,
                 cells,
                 id,
             } => {
@@ -156,15 +156,15 @@ impl Wire for Text {
                         names: names(info.teams),
                     },
                 );
-                match role {
-                    Role::Player(team) => write(
+                match viewer {
+                    Viewer::Team(team) => write(
                         out,
                         &ServerMessage::Team {
                             team: team.number(),
-                            name: info.team_name(team),
+                            name: info.team_name(*team),
                         },
                     ),
-                    Role::Viewer => write(out, &ServerMessage::Watching { id }),
+                    Viewer::Spectator => write(out, &ServerMessage::Watching { id: *id }),
                 }
                 draw(out, cells);
             }
@@ -198,7 +198,7 @@ impl Wire for Text {
                         why: why.to_owned(),
                     },
                 );
-                if again {
+                if *again {
                     write(out, &ServerMessage::Ready);
                 }
             }
@@ -252,8 +252,8 @@ mod tests {
         let mut out = Outbox::new();
         let event = Event::Start {
             info: registry::find(game).unwrap().info,
-            role: Role::Player(Team::FIRST),
-            cells: &[],
+            viewer: Viewer::Team(Team::FIRST),
+            cells: Vec::new(),
             id: 1,
         };
         wire.send(&event, &mut out);

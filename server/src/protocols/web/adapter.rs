@@ -79,7 +79,7 @@ impl Wire for WebSocket {
         self.partial = Vec::new();
     }
 
-    fn send(&mut self, event: &Event<'_>, out: &mut Outbox) {
+    fn send(&mut self, event: &Event, out: &mut Outbox) {
         if self.closed {
             return;
         }
@@ -106,8 +106,7 @@ impl Wire for WebSocket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::Role;
-    use reversi_games::registry;
+    use reversi_games::{registry, Viewer};
 
     /// A client frame: FIN, `opcode`, masked.
     fn client(opcode: u8, payload: &[u8]) -> Vec<u8> {
@@ -177,8 +176,8 @@ mod tests {
         ws.send(
             &Event::Start {
                 info,
-                role: Role::Viewer,
-                cells: &[],
+                viewer: Viewer::Spectator,
+                cells: Vec::new(),
                 id: 4,
             },
             &mut out,
