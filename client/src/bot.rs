@@ -7,7 +7,7 @@ use reversi_engine::player::{Player, PlayerConfig};
 use reversi_engine::Square;
 use reversi_games::RandomBot;
 
-use crate::driver::Driver;
+use crate::connection::Driver;
 use crate::render::{self, Style};
 use crate::state::{exit, Command, Event, GameResult, Notice, State};
 

@@ -8,7 +8,11 @@ use std::time::Duration;
 
 use reversi_pdu::{Direction, FrameBuffer, MAX_PDU_LEN};
 
-use crate::state::{Event, Incoming, Outgoing};
+use crate::driver::{Machine, Runner};
+use crate::state::{Event, Incoming, Notice, Outgoing, State};
+
+/// The binary protocol's client on a TCP connection.
+pub type Driver = Runner<State, Writer>;
 
 /// The port of §3.1, used when an address has none.
 pub const DEFAULT_PORT: u16 = 8765;
@@ -144,12 +148,8 @@ impl crate::driver::Link for Writer {
     type Message = Outgoing;
     type Source = Reader;
 
-    fn open(addr: &str) -> Result<(Reader, Writer), String> {
-        open(addr)
-    }
-
-    fn send(&mut self, out: &Outgoing) -> io::Result<()> {
-        Writer::send(self, *out)
+    fn send(&mut self, out: &Outgoing) -> io::Result<Vec<Event>> {
+        Writer::send(self, *out).map(|()| Vec::new())
     }
 
     fn close(&self) {
@@ -173,6 +173,47 @@ impl Writer {
     /// with EOF.
     pub fn close(&self) {
         let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+impl Driver {
+    /// A disconnected client for the server at `addr`.
+    pub fn new(addr: &str) -> Driver {
+        Runner::with(addr, State::Disconnected, open)
+    }
+
+    /// The machine's current state.
+    pub fn state(&self) -> &State {
+        self.machine()
+    }
+}
+
+impl Machine for State {
+    type Event = Event;
+    type Message = crate::state::Outgoing;
+    type Notice = Notice;
+
+    fn feed(&mut self, event: Event) -> Vec<crate::state::Action> {
+        log::trace!("{} + {event:?}", self.name());
+        let state = std::mem::replace(self, State::Disconnected);
+        let (next, actions) = state.step(event);
+        *self = next;
+        actions
+    }
+
+    fn opened(result: Result<(), String>) -> Event {
+        Event::Opened(result)
+    }
+
+    fn eof() -> Event {
+        Event::Eof
+    }
+}
+
+impl crate::driver::Source for Reader {
+    type Event = Event;
+    fn next_event(&mut self) -> Event {
+        Reader::next_event(self)
     }
 }
 

@@ -1,28 +1,12 @@
 //! Runs a protocol machine on a real connection: feeds it events and
-//! carries out its actions. Both protocols' machines ([`crate::state`],
+//! carries out its actions ([`Step`]). Both machines ([`crate::state`],
 //! [`crate::text`]) ask for the same five things, so one driver runs
 //! either; the user interface (play, bot, watch) supplies the events it
 //! reads and decides what to do with the notices.
 
 use std::collections::VecDeque;
 
-use crate::connection::{Reader, Writer};
-use crate::state::{Event, Notice, State};
-
-/// What a protocol machine asks its driver to do, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step<Message, Notice> {
-    /// Open the connection, then feed the machine's "opened" event back.
-    Open,
-    /// Send a message.
-    Send(Message),
-    /// Close the connection.
-    Close,
-    /// Tell the user something.
-    Show(Notice),
-    /// This connection is finished: a one-game client ends with this code.
-    Exit(u8),
-}
+pub use crate::step::Step;
 
 /// A protocol client as a state machine.
 pub trait Machine {
@@ -42,9 +26,12 @@ pub trait Link: Sized {
     type Message;
     /// The receiving half.
     type Source: Source;
-    /// Opens a connection to `addr`; the error is one line.
-    fn open(addr: &str) -> Result<(Self::Source, Self), String>;
-    fn send(&mut self, message: &Self::Message) -> std::io::Result<()>;
+    /// Sends `message`; returns the events it is answered with at once,
+    /// without the server (a transport that refuses a move itself).
+    fn send(
+        &mut self,
+        message: &Self::Message,
+    ) -> std::io::Result<Vec<<Self::Source as Source>::Event>>;
     /// Closes both directions; a reader blocked on the connection wakes up with EOF.
     fn close(&self);
 }
@@ -56,16 +43,17 @@ pub trait Source {
     fn next_event(&mut self) -> Self::Event;
 }
 
+/// Opens a connection to an address; the error is one line.
+pub type Opener<L> = fn(&str) -> Result<(<L as Link>::Source, L), String>;
+
 /// A machine and the connection it drives.
 pub struct Runner<M, L: Link> {
     addr: String,
+    opener: Opener<L>,
     machine: M,
     link: Option<L>,
     source: Option<L::Source>,
 }
-
-/// The binary protocol's client on a TCP connection.
-pub type Driver = Runner<State, Writer>;
 
 impl<M, L> Runner<M, L>
 where
@@ -73,10 +61,11 @@ where
     L: Link<Message = M::Message>,
     L::Source: Source<Event = M::Event>,
 {
-    /// A machine, disconnected, for the server at `addr`.
-    pub fn with(addr: &str, machine: M) -> Runner<M, L> {
+    /// A machine, disconnected, for the server at `addr`, reached with `opener`.
+    pub fn with(addr: &str, machine: M, opener: Opener<L>) -> Runner<M, L> {
         Runner {
             addr: addr.to_owned(),
+            opener,
             machine,
             link: None,
             source: None,
@@ -115,10 +104,13 @@ where
                             Some(link) => link.send(&message),
                             None => Err(std::io::ErrorKind::NotConnected.into()),
                         };
-                        if let Err(err) = sent {
-                            // A failed write is EOF of the connection (§9.2 note).
-                            log::debug!("sending {message:?} failed: {err}");
-                            events.push_back(M::eof());
+                        match sent {
+                            Ok(answers) => events.extend(answers),
+                            Err(err) => {
+                                // A failed write is EOF of the connection (§9.2 note).
+                                log::debug!("sending {message:?} failed: {err}");
+                                events.push_back(M::eof());
+                            }
                         }
                     }
                     Step::Close => {
@@ -136,50 +128,9 @@ where
     }
 
     fn open(&mut self) -> Result<(), String> {
-        let (source, link) = L::open(&self.addr)?;
+        let (source, link) = (self.opener)(&self.addr)?;
         self.source = Some(source);
         self.link = Some(link);
         Ok(())
-    }
-}
-
-impl Driver {
-    /// A disconnected client for the server at `addr`.
-    pub fn new(addr: &str) -> Driver {
-        Runner::with(addr, State::Disconnected)
-    }
-
-    /// The machine's current state.
-    pub fn state(&self) -> &State {
-        self.machine()
-    }
-}
-
-impl Machine for State {
-    type Event = Event;
-    type Message = crate::state::Outgoing;
-    type Notice = Notice;
-
-    fn feed(&mut self, event: Event) -> Vec<crate::state::Action> {
-        log::trace!("{} + {event:?}", self.name());
-        let state = std::mem::replace(self, State::Disconnected);
-        let (next, actions) = state.step(event);
-        *self = next;
-        actions
-    }
-
-    fn opened(result: Result<(), String>) -> Event {
-        Event::Opened(result)
-    }
-
-    fn eof() -> Event {
-        Event::Eof
-    }
-}
-
-impl Source for Reader {
-    type Event = Event;
-    fn next_event(&mut self) -> Event {
-        Reader::next_event(self)
     }
 }

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use reversi_client::bots::{self, RandomOpening, Strength};
 use reversi_client::drawn::DrawnGame;
 use reversi_client::exit;
-use reversi_client::text::{Driver, Event, Game as Drawn, Notice, Request, Standing};
+use reversi_client::text::{Event, Game as Drawn, Notice, Request, Standing};
+use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry::Module;
 use reversi_games::{Action, Bot, Game, Team, Viewer};
 
@@ -260,7 +261,7 @@ pub fn run(addr: &str, options: &Options) -> u8 {
     while played < options.games {
         let mut run = Run {
             options,
-            driver: Driver::new(addr),
+            driver: Driver::new(addr, Protocol::Text),
             copy: None,
             bot: player(options, u64::from(played)),
             tally,

@@ -38,4 +38,6 @@ pub mod drawn;
 pub mod driver;
 pub mod exit;
 pub mod state;
+pub mod step;
 pub mod text;
+pub mod transport;

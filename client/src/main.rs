@@ -6,8 +6,6 @@ mod cli;
 mod demo;
 mod escapes;
 mod game_bot;
-mod input;
-mod play;
 mod render;
 mod stdin_lines;
 mod text_ui;
@@ -17,7 +15,8 @@ mod watch;
 use std::process::ExitCode;
 
 // The library's modules under the names the binary's own modules use.
-use reversi_client::{connection, driver, state};
+use reversi_client::transport::Protocol;
+use reversi_client::{connection, state};
 
 use std::time::Duration;
 
@@ -30,11 +29,12 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let code = match cli.command {
-        Cmd::Play { addr, game: None } => play::run(&addr),
+        // Without --game: Reversi over the binary protocol, the same client.
+        Cmd::Play { addr, game: None } => text_ui::play(&addr, "reversi", Protocol::Binary),
         Cmd::Play {
             addr,
             game: Some(game),
-        } => text_ui::play(&addr, &game),
+        } => text_ui::play(&addr, &game, Protocol::Text),
         Cmd::Watch { addr, id, list } => watch::run(&addr, id, list),
         Cmd::Bot {
             addr,

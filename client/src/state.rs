@@ -148,7 +148,7 @@ impl Outgoing {
 
 /// What the driver must do, in order: open, send a PDU, close, show a
 /// [`Notice`], exit.
-pub type Action = crate::driver::Step<Outgoing, Notice>;
+pub type Action = crate::step::Step<Outgoing, Notice>;
 
 /// Something to tell the user; rendering is the driver's business.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! The library as another program uses it, through its public API only:
-//! a text-protocol game played with `text::Driver` against a small server
+//! a text-protocol game played with `transport::Driver` against a small server
 //! written here, the binary machine stepped by hand, and a bot for a game.
 
 use std::io::{BufRead, BufReader, Write};
@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use reversi_client::bots::{self, Strength};
 use reversi_client::state::{Action, Command, Event as BinaryEvent, Incoming, State};
-use reversi_client::text::{self, Event, Notice, Request, Standing};
+use reversi_client::text::{Event, Notice, Request, Standing};
+use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry;
 
 /// A server for one Tic-Tac-Toe game: it answers the client's lines as
@@ -42,7 +43,7 @@ fn one_game_server() -> (String, thread::JoinHandle<Vec<String>>) {
 #[test]
 fn a_text_game_through_the_driver() {
     let (addr, server) = one_game_server();
-    let mut driver = text::Driver::new(&addr);
+    let mut driver = Driver::new(&addr, Protocol::Text);
     let mut seen = Vec::new();
     let mut event = Event::User(Request::Join("tictactoe".into()));
     let code = loop {

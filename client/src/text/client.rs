@@ -45,13 +45,19 @@ pub enum Event {
     BadLine(String),
     /// The server has sent nothing more for now: a moment to show the board.
     Quiet,
+    /// The transport found the server breaking its protocol; the text
+    /// names what it sent (the binary transport's PDUs).
+    Broken(String),
+    /// The transport refused this player's move without sending it; the
+    /// text says why (the binary transport knows Reversi's rules).
+    Refused(String),
     /// The connection reached EOF (closed, reset, or a read or write failed).
     Eof,
 }
 
 /// What the driver must do, in order: open, send a message, close, show
 /// a [`Notice`], exit.
-pub type Action = crate::driver::Step<ClientMessage, Notice>;
+pub type Action = crate::step::Step<ClientMessage, Notice>;
 
 /// One running game, from `GAME SESSION`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +106,8 @@ pub enum Notice {
     Aborted(String),
     /// A request refused here, without sending anything.
     Refused(Refusal),
+    /// A move refused here by the rules, without sending it; the text says why.
+    Illegal(String),
     /// The user quit: `GAME QUIT` was sent; `paired`: a game had started
     /// (its seat given), which quitting resigns.
     Quit { paired: bool },
@@ -321,6 +329,15 @@ impl Client {
                 self.violation(format!("a line that is not a message: {why}"))
             }
             Event::BadLine(_) => Vec::new(),
+            Event::Broken(why) if self.is_connected() => self.violation(why),
+            Event::Broken(_) => Vec::new(),
+            Event::Refused(why) => {
+                if let Phase::Playing(game) = &mut self.phase {
+                    // The move never left: the server still waits for one.
+                    game.ready = game.over.is_none();
+                }
+                vec![Action::Show(Notice::Illegal(why))]
+            }
             Event::Quiet => {
                 if std::mem::take(&mut self.dirty) && self.game().is_some() {
                     vec![Action::Show(Notice::BoardChanged)]

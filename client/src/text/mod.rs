@@ -39,7 +39,6 @@
 mod board;
 mod client;
 mod connection;
-mod driver;
 #[cfg(test)]
 mod tests;
 
@@ -48,5 +47,4 @@ pub use client::{
     Action, Client, Event, Game, Moved, Notice, Over, Refusal, Request, Seat, SessionInfo,
 };
 pub use connection::{open, LineReader, LineWriter};
-pub use driver::Driver;
 pub use reversi_text::{ClientMessage, ServerMessage, Standing};

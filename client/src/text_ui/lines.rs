@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 
 use reversi_client::exit;
-use reversi_client::text::{Driver, Event, Notice, Request};
+use reversi_client::text::{Event, Notice, Request};
+use reversi_client::transport::Driver;
 
 use super::legend::Legend;
 use super::numbering::Numbering;

@@ -19,7 +19,8 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
 use reversi_client::exit;
-use reversi_client::text::{Driver, Event, Game, Notice, Piece, Request, Standing};
+use reversi_client::text::{Event, Game, Notice, Piece, Request, Standing};
+use reversi_client::transport::Driver;
 
 use super::legend::Legend;
 use super::numbering::Numbering;

@@ -126,6 +126,7 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Result { standing, why } => format!("{}: {why}", verdict(*standing)),
         Notice::Aborted(why) => format!("the server stopped the game: {why}"),
         Notice::Refused(why) => format!("refused: {why}"),
+        Notice::Illegal(why) => format!("refused: {why}"),
         Notice::Quit { paired: false } => "you left the queue".to_owned(),
         Notice::Quit { paired: true } => "you left the game".to_owned(),
         Notice::Closed { finished: true } => "the server closed the connection".to_owned(),
