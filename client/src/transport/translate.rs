@@ -209,9 +209,12 @@ impl Translator {
                 why: "the server sent error".to_owned(),
             }]),
             (Phase::Queued, Incoming::ConnectOk(colour)) => {
-                let me = team_of(colour);
-                self.phase = Phase::Starting { me, k: 0 };
-                Ok(start_lines(me))
+                // The game is announced with its board, after the initial position.
+                self.phase = Phase::Starting {
+                    me: team_of(colour),
+                    k: 0,
+                };
+                Ok(Vec::new())
             }
             (Phase::Starting { me, k }, Incoming::UpdateBoard { colour, squares }) => {
                 self.initial(me, k, colour, &squares)
@@ -236,10 +239,12 @@ impl Translator {
                 Ok(vec![ServerMessage::Error { why }, ServerMessage::Ready])
             }
             (Phase::Playing(play), Incoming::Winner(winner)) => Ok(play.over(winner)),
-            (Phase::Starting { .. }, Incoming::Winner(winner)) => {
-                // The opponent left before the first move: the start position stands.
-                let play = Play::new(Team::FIRST);
-                Ok(play.over(winner))
+            (Phase::Starting { me, .. }, Incoming::Winner(winner)) => {
+                // The opponent left before the board was sent: the start position stands.
+                let play = Play::new(me);
+                let mut lines = play.start();
+                lines.extend(play.over(winner));
+                Ok(lines)
             }
             (phase, incoming) => {
                 let doing = Translator::doing(&phase);
@@ -296,7 +301,7 @@ impl Translator {
             return Ok(Vec::new());
         }
         let play = Play::new(me);
-        let mut lines = draw(&play.game.view(Viewer::Team(me)));
+        let mut lines = play.start();
         lines.extend(play.turn_line());
         self.phase = Phase::Playing(play);
         Ok(lines)
@@ -310,6 +315,13 @@ impl Play {
             game: Reversi::default(),
             pending: None,
         }
+    }
+
+    /// `GAME TYPE` to `GAME TEAM`, and the board.
+    fn start(&self) -> Vec<ServerMessage> {
+        let mut lines = start_lines(self.me);
+        lines.extend(draw(&self.game.view(Viewer::Team(self.me))));
+        lines
     }
 
     fn refused(&self, why: String) -> Sent {
@@ -433,7 +445,7 @@ impl Play {
                         .count()
                 };
                 format!(
-                    "the opponent left or ran out of time (the board stood at {}-{})",
+                    "the opponent left or ran out of time, with the board at {}-{}",
                     count(self.me),
                     count(self.me.other())
                 )

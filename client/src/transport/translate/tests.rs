@@ -68,9 +68,11 @@ fn another_game_is_refused_without_a_word_to_the_server() {
 fn connect_ok_starts_the_game_and_the_initial_updates_draw_the_board() {
     let mut t = Translator::new();
     t.send(&join());
-    let start = messages(t.hear(Ok(Incoming::ConnectOk(Colour::White))));
+    assert!(messages(t.hear(Ok(Incoming::ConnectOk(Colour::White)))).is_empty());
+    assert!(messages(t.hear(update(Colour::White, &["d4", "e5"]))).is_empty());
+    let board = messages(t.hear(update(Colour::Black, &["e4", "d5"])));
     assert_eq!(
-        start,
+        board[..6],
         [
             "GAME TYPE Reversi",
             "GAME BOARD ReversiBoard 8 8",
@@ -80,8 +82,6 @@ fn connect_ok_starts_the_game_and_the_initial_updates_draw_the_board() {
             "GAME TEAM 2 white",
         ]
     );
-    assert!(messages(t.hear(update(Colour::White, &["d4", "e5"]))).is_empty());
-    let board = messages(t.hear(update(Colour::Black, &["e4", "d5"])));
     assert_eq!(
         board
             .iter()
@@ -204,8 +204,8 @@ fn winner_early_is_the_opponent_leaving_with_the_board_as_it_stood() {
     assert_eq!(
         over,
         [
-            "GAME OVER 2 the opponent left or ran out of time (the board stood at 1-4)",
-            "RESULT WIN Your team has won: the opponent left or ran out of time (the board stood at 1-4)",
+            "GAME OVER 2 the opponent left or ran out of time, with the board at 1-4",
+            "RESULT WIN Your team has won: the opponent left or ran out of time, with the board at 1-4",
         ]
     );
 }
@@ -224,4 +224,20 @@ fn quit_sends_quit_in_any_phase() {
     assert_eq!(t.send(&ClientMessage::Quit).pdu, Some(Outgoing::Quit));
     let mut t = playing(Colour::Black);
     assert_eq!(t.send(&ClientMessage::Quit).pdu, Some(Outgoing::Quit));
+}
+
+#[test]
+fn winner_before_the_board_still_shows_the_game_it_ends() {
+    let mut t = Translator::new();
+    t.send(&join());
+    t.hear(Ok(Incoming::ConnectOk(Colour::Black)));
+    let heard = messages(t.hear(Ok(Incoming::Winner(Winner::Black))));
+    assert_eq!(heard[0], "GAME TYPE Reversi");
+    assert_eq!(
+        heard[heard.len() - 2..],
+        [
+            "GAME OVER 1 the opponent left or ran out of time, with the board at 2-2",
+            "RESULT WIN Your team has won: the opponent left or ran out of time, with the board at 2-2",
+        ]
+    );
 }
