@@ -129,13 +129,21 @@ impl EngineArgs {
         }
     }
 
-    /// Bot options with these engine settings.
-    pub fn options(&self) -> crate::bot::BotOptions {
-        crate::bot::BotOptions {
-            level: self.level,
-            move_time: self.move_time.map(std::time::Duration::from_millis),
-            seed: self.seed,
-            ..crate::bot::BotOptions::default()
+    /// A bot of Reversi over the binary protocol with these engine
+    /// settings: at --level, or --move-time per move when given.
+    pub fn binary_bot(&self) -> crate::game_bot::Options {
+        crate::game_bot::Options {
+            module: reversi_games::registry::find("reversi").expect("Reversi is built in"),
+            strength: self.strength(),
+            games: 1,
+            show: false,
+            random_opening: 0,
+            opening_seed: 0,
+            protocol: reversi_client::transport::Protocol::Binary,
+            level: Some(self.level),
+            delay: std::time::Duration::ZERO,
+            report: true,
+            name: "bot".to_owned(),
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Runs a protocol machine on a real connection: feeds it events and
-//! carries out its actions ([`Step`]). Both machines ([`crate::state`],
-//! [`crate::text`]) ask for the same five things, so one driver runs
-//! either; the user interface (play, bot, watch) supplies the events it
+//! carries out its actions ([`Step`]) over a connection of any transport
+//! (text, binary); the user interface (play, bot, watch) supplies the events it
 //! reads and decides what to do with the notices.
 
 use std::collections::VecDeque;

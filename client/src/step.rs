@@ -1,5 +1,4 @@
-//! What a protocol machine asks its driver to do: the one vocabulary both
-//! machines ([`crate::state`], [`crate::text`]) answer in.
+//! What a protocol machine ([`crate::text::Client`]) asks its driver to do.
 
 /// What a protocol machine asks its driver to do, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]

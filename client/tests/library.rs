@@ -1,6 +1,6 @@
 //! The library as another program uses it, through its public API only:
 //! a text-protocol game played with `transport::Driver` against a small server
-//! written here, the binary machine stepped by hand, and a bot for a game.
+//! written here, the binary translator stepped by hand, and a bot for a game.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -8,8 +8,8 @@ use std::thread;
 use std::time::Duration;
 
 use reversi_client::bots::{self, Strength};
-use reversi_client::state::{Action, Command, Event as BinaryEvent, Incoming, State};
-use reversi_client::text::{Event, Notice, Request, Standing};
+use reversi_client::text::{ClientMessage, Event, Notice, Request, ServerMessage, Standing};
+use reversi_client::transport::translate::{Heard, Incoming, Outgoing, Translator};
 use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry;
 
@@ -71,14 +71,18 @@ fn a_text_game_through_the_driver() {
 }
 
 #[test]
-fn the_binary_machine_stepped_by_hand() {
-    let (state, actions) = State::Disconnected.step(BinaryEvent::User(Command::Connect));
-    assert_eq!(actions, vec![Action::Open]);
-    let (state, _) = state.step(BinaryEvent::Opened(Ok(())));
-    assert_eq!(state.name(), "Connecting");
-    let (state, actions) = state.step(BinaryEvent::Received(Incoming::Error));
-    assert_eq!(state.name(), "Over");
-    assert!(actions.contains(&Action::Exit(reversi_client::exit::SERVER_GONE)));
+fn the_binary_translator_stepped_by_hand() {
+    let mut translator = Translator::new();
+    let join = ClientMessage::Join {
+        game: "reversi".into(),
+    };
+    assert_eq!(translator.send(&join).pdu, Some(Outgoing::Connect));
+    assert_eq!(
+        translator.hear(Ok(Incoming::Error)),
+        Heard::Messages(vec![ServerMessage::Aborted {
+            why: "the server sent error".into()
+        }])
+    );
 }
 
 #[test]

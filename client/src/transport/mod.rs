@@ -5,6 +5,7 @@
 //! same.
 
 mod binary;
+pub mod pdus;
 pub mod translate;
 
 use std::io;

@@ -16,7 +16,7 @@ use reversi_games::{Action, Cell, Game, Team, Viewer};
 use reversi_pdu::{Colour, Winner};
 use reversi_text::{ClientMessage, ServerMessage, Standing};
 
-pub use crate::state::{Incoming, Outgoing};
+pub use super::pdus::{Incoming, Outgoing};
 
 /// What a message of the client becomes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
