@@ -59,6 +59,8 @@ enum Phase {
 struct Play {
     me: Team,
     game: Reversi,
+    /// `turn` received and no `place` sent since.
+    my_turn: bool,
     /// The square of a `place` sent and not yet answered.
     pending: Option<Square>,
 }
@@ -205,9 +207,15 @@ impl Translator {
         };
         let phase = std::mem::replace(&mut self.phase, Phase::Over);
         let heard = match (phase, incoming) {
-            (_, Incoming::Error) => Ok(vec![ServerMessage::Aborted {
-                why: "the server sent error".to_owned(),
-            }]),
+            (phase, Incoming::Error) => {
+                let why = match phase {
+                    Phase::Queued => "the server sent error: it refused the game",
+                    _ => "the server sent error",
+                };
+                Ok(vec![ServerMessage::Aborted {
+                    why: why.to_owned(),
+                }])
+            }
             (Phase::Queued, Incoming::ConnectOk(colour)) => {
                 // The game is announced with its board, after the initial position.
                 self.phase = Phase::Starting {
@@ -227,15 +235,19 @@ impl Translator {
                     format!("the server sent {incoming}: {why}")
                 })
             }
-            (Phase::Playing(play), Incoming::Turn) => {
+            (Phase::Playing(mut play), Incoming::Turn) => {
                 let heard = play.turn();
                 self.phase = Phase::Playing(play);
                 heard
             }
             (Phase::Playing(mut play), Incoming::PlaceError) if play.pending.is_some() => {
                 let square = play.pending.take();
+                play.my_turn = true;
                 self.phase = Phase::Playing(play);
-                let why = format!("the server refused {}", names(&Vec::from_iter(square)));
+                let why = format!(
+                    "{} (place_error): try another move",
+                    names(&Vec::from_iter(square))
+                );
                 Ok(vec![ServerMessage::Error { why }, ServerMessage::Ready])
             }
             (Phase::Playing(play), Incoming::Winner(winner)) => Ok(play.over(winner)),
@@ -313,6 +325,7 @@ impl Play {
         Play {
             me,
             game: Reversi::default(),
+            my_turn: false,
             pending: None,
         }
     }
@@ -345,6 +358,7 @@ impl Play {
         };
         let square = reversi::square(points[0]).expect("a legal move is on the board");
         self.pending = Some(square);
+        self.my_turn = false;
         Sent {
             pdu: Some(Outgoing::Place(square)),
             ..Sent::default()
@@ -358,10 +372,14 @@ impl Play {
         })
     }
 
-    /// `turn`: this player must be the side to move.
-    fn turn(&self) -> Result<Vec<ServerMessage>, String> {
+    /// `turn`: this player must be the side to move, and not told twice.
+    fn turn(&mut self) -> Result<Vec<ServerMessage>, String> {
+        if self.my_turn {
+            return Err("the server sent turn while it was our turn".to_owned());
+        }
         match self.game.turn() {
             Some(team) if team == self.me && self.pending.is_none() => {
+                self.my_turn = true;
                 Ok(vec![ServerMessage::Ready])
             }
             Some(_) if self.pending.is_some() => {
@@ -431,24 +449,20 @@ impl Play {
         Ok(lines)
     }
 
-    /// `winner`: `GAME OVER` and this player's `RESULT`.
+    /// `winner`: `GAME OVER` and this player's `RESULT`. A game that did
+    /// not end by the rules ended early: the opponent left or ran out of
+    /// time if this player won, else the server ended it.
     fn over(&self, winner: Winner) -> Vec<ServerMessage> {
         let winner = winner.colour().map(team_of);
         let why = match self.game.outcome() {
             Some(outcome) => outcome.why().to_owned(),
             None => {
-                let count = |team| {
-                    self.game
-                        .view(Viewer::Spectator)
-                        .iter()
-                        .filter(|c| c.piece.as_ref().is_some_and(|p| p.team == team))
-                        .count()
+                let early = match winner {
+                    Some(team) if team == self.me => "the opponent left or ran out of time",
+                    _ => "the server ended the game early",
                 };
-                format!(
-                    "the opponent left or ran out of time, with the board at {}-{}",
-                    count(self.me),
-                    count(self.me.other())
-                )
+                let (mine, theirs) = (self.discs(self.me), self.discs(self.me.other()));
+                format!("{early}, with the board at {mine}-{theirs}")
             }
         };
         let (standing, text) = match winner {
@@ -466,6 +480,15 @@ impl Play {
                 why: format!("{text}: {why}"),
             },
         ]
+    }
+
+    /// `team`'s discs on the board.
+    fn discs(&self, team: Team) -> usize {
+        self.game
+            .view(Viewer::Spectator)
+            .iter()
+            .filter(|c| c.piece.as_ref().is_some_and(|p| p.team == team))
+            .count()
     }
 }
 

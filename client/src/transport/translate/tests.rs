@@ -143,7 +143,7 @@ fn place_error_gives_the_move_back() {
     t.hear(Ok(Incoming::Turn));
     t.send(&ClientMessage::MoveText("d3".into()));
     let heard = messages(t.hear(Ok(Incoming::PlaceError)));
-    assert_eq!(heard, ["ERROR the server refused d3", "READY"]);
+    assert_eq!(heard, ["ERROR d3 (place_error): try another move", "READY"]);
 }
 
 #[test]
@@ -151,6 +151,25 @@ fn place_error_with_nothing_placed_breaks_the_protocol() {
     let mut t = playing(Colour::Black);
     let why = broken(t.hear(Ok(Incoming::PlaceError)));
     assert_eq!(why, "the server sent place_error while a game was on");
+}
+
+#[test]
+fn turn_twice_breaks_the_protocol() {
+    let mut t = playing(Colour::Black);
+    t.hear(Ok(Incoming::Turn));
+    let why = broken(t.hear(Ok(Incoming::Turn)));
+    assert_eq!(why, "the server sent turn while it was our turn");
+}
+
+#[test]
+fn error_in_the_queue_is_the_server_refusing_the_game() {
+    let mut t = Translator::new();
+    t.send(&join());
+    let heard = messages(t.hear(Ok(Incoming::Error)));
+    assert_eq!(
+        heard,
+        ["GAME ABORTED the server sent error: it refused the game"]
+    );
 }
 
 #[test]
@@ -239,5 +258,16 @@ fn winner_before_the_board_still_shows_the_game_it_ends() {
             "GAME OVER 1 the opponent left or ran out of time, with the board at 2-2",
             "RESULT WIN Your team has won: the opponent left or ran out of time, with the board at 2-2",
         ]
+    );
+}
+
+#[test]
+fn a_loss_before_the_end_is_the_server_ending_the_game() {
+    let mut t = playing(Colour::White);
+    t.hear(update(Colour::Black, &["f5", "e5"]));
+    let over = messages(t.hear(Ok(Incoming::Winner(Winner::Black))));
+    assert_eq!(
+        over[1],
+        "RESULT LOSE Your team has lost: the server ended the game early, with the board at 1-4"
     );
 }
