@@ -216,6 +216,13 @@ impl Run<'_> {
 
     fn notice(&mut self, notice: &Notice) -> Option<u8> {
         let game = self.driver.client().game();
+        if self.options.show && !matches!(notice, Notice::YourMove | Notice::BoardChanged) {
+            if let Some(text) = crate::text_ui::notice_words(notice, game) {
+                if !crate::text_ui::is_failure(notice) {
+                    println!("{text}");
+                }
+            }
+        }
         match notice {
             Notice::Started => {
                 self.copy = Some(Copy::new(self.options.module));
@@ -254,10 +261,6 @@ impl Run<'_> {
                 if crate::text_ui::is_failure(other) {
                     if let Some(text) = crate::text_ui::notice_words(other, game) {
                         eprintln!("reversi {}: {text}", self.options.name);
-                    }
-                } else if self.options.show {
-                    if let Some(text) = crate::text_ui::notice_words(other, game) {
-                        println!("{text}");
                     }
                 }
             }
