@@ -80,7 +80,7 @@ fn the_binary_translator_stepped_by_hand() {
     assert_eq!(
         translator.hear(Ok(Incoming::Error)),
         Heard::Messages(vec![ServerMessage::Aborted {
-            why: "the server sent error".into()
+            why: "the server sent error: it refused the game".into()
         }])
     );
 }

@@ -1,7 +1,7 @@
 //! `reversi play` and `reversi bot` against the real `reversid` over the
 //! binary protocol, through the one game-independent client: a whole
 //! scripted game through piped stdin (with a pass, an illegal move, a
-//! mistyped one, help), quitting, and two bots playing.
+//! mistyped one, moves and help), quitting, and two bots playing.
 
 mod client_support;
 
@@ -34,12 +34,12 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
             .collect();
         mine.concat()
     };
-    // Black's first turn also tries an illegal move, a typo, and help; its
+    // Black's first turn also tries an illegal move, a typo, moves and help; its
     // first real move is typed in capitals.
     let first = moves[0].1.to_string().to_uppercase();
     let black_moves = script(Side::Black);
     let rest = black_moves.split_once('\n').unwrap().1;
-    let black_script = format!("a1\nz9\nhelp\n{first}\n{rest}");
+    let black_script = format!("a1\nz9\nmoves\nhelp\n{first}\n{rest}");
     let server = Server::start(&["--fixed-colours"]);
     let (black, white) = two_players(&server, &black_script, &script(Side::White));
     let (b, w) = (black.finish(), white.finish());
@@ -93,6 +93,11 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
     );
     assert!(
         b.stdout.contains("refused: \"z9\" is not a square"),
+        "{}",
+        b.stdout
+    );
+    assert!(
+        b.stdout.contains("legal moves: d3 c4 f5 e6"),
         "{}",
         b.stdout
     );

@@ -51,6 +51,9 @@ pub enum Event {
     /// The transport refused this player's move without sending it; the
     /// text says why (the binary transport knows Reversi's rules).
     Refused(String),
+    /// The moves this player may make now, in the game's notation, where
+    /// the transport knows the rules (binary Reversi); after `READY`.
+    Legal(Vec<String>),
     /// The connection reached EOF (closed, reset, or a read or write failed).
     Eof,
 }
@@ -199,6 +202,9 @@ pub struct Game {
     /// Every team's name, team 1 first (`GAME TEAMS`); empty if the server
     /// did not say.
     pub teams: Vec<String>,
+    /// The moves this player may make now, where the transport knows them
+    /// ([`Event::Legal`]); `None` otherwise, and once a move is sent.
+    pub legal: Option<Vec<String>>,
 }
 
 impl Game {
@@ -331,6 +337,12 @@ impl Client {
             Event::BadLine(_) => Vec::new(),
             Event::Broken(why) if self.is_connected() => self.violation(why),
             Event::Broken(_) => Vec::new(),
+            Event::Legal(moves) => {
+                if let Phase::Playing(game) = &mut self.phase {
+                    game.legal = game.ready.then_some(moves);
+                }
+                Vec::new()
+            }
             Event::Refused(why) => {
                 if let Phase::Playing(game) = &mut self.phase {
                     // The move never left: the server still waits for one.
@@ -449,6 +461,7 @@ impl Client {
             _ => return Client::refuse(Refusal::Busy),
         };
         game.ready = false;
+        game.legal = None;
         vec![Action::Send(message)]
     }
 
@@ -627,6 +640,7 @@ impl Client {
             over: None,
             round,
             teams,
+            legal: None,
         });
         self.dirty = true;
         Ok(vec![Action::Show(Notice::Started)])

@@ -379,6 +379,22 @@ fn a_move_the_transport_refused_is_the_players_again() {
 }
 
 #[test]
+fn legal_moves_are_kept_while_the_move_is_ours() {
+    let (mut c, _) = connected(Request::Join("reversi".into()));
+    received(&mut c, START);
+    c.handle(Event::Legal(vec!["d3".into(), "c4".into()]));
+    assert_eq!(
+        c.game().unwrap().legal,
+        Some(vec!["d3".into(), "c4".into()])
+    );
+    c.handle(Event::User(Request::Notation("d3".into())));
+    assert_eq!(c.game().unwrap().legal, None, "sent: no longer ours");
+    // Told while not ready (a late event): not kept.
+    c.handle(Event::Legal(vec!["e6".into()]));
+    assert_eq!(c.game().unwrap().legal, None);
+}
+
+#[test]
 fn a_break_the_transport_found_ends_the_connection_with_its_words() {
     let (mut c, _) = connected(Request::Join("reversi".into()));
     let broken = c.handle(Event::Broken(

@@ -33,6 +33,7 @@ fn test_game(
         over: None,
         round: 1,
         teams: Vec::new(),
+        legal: None,
     }
 }
 

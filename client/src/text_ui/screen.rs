@@ -272,7 +272,7 @@ impl Screen {
             Ok(Some(Typed::Send(Request::Quit))) => self.leave_now(),
             Ok(Some(Typed::Send(request))) => self.request(request),
             Ok(Some(Typed::Help)) => self.help = true,
-            Ok(Some(Typed::Board)) => {}
+            Ok(Some(Typed::Board | Typed::Moves)) => {}
             Err(why) => self.log.push(format!("refused: {why}")),
         }
     }
@@ -405,6 +405,9 @@ impl Screen {
             };
             lines.push(Line::raw(words::cursor(game, self.cursor)));
             lines.push(Line::raw(format!("squares: {building}")));
+            if let Some(moves) = &game.legal {
+                lines.push(Line::raw(format!("legal: {}", moves.join(" "))));
+            }
             lines.push(Line::raw(""));
         }
         lines.push(Line::styled(words::moves_heading(game), bold));

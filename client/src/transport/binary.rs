@@ -9,7 +9,7 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use reversi_pdu::{Direction, FrameBuffer, MAX_PDU_LEN};
-use reversi_text::ClientMessage;
+use reversi_text::{ClientMessage, ServerMessage};
 
 use super::translate::{Heard, Incoming, Outgoing, Translator};
 use crate::text::Event;
@@ -98,7 +98,12 @@ impl BinaryReader {
     fn queue(&mut self, heard: Heard) {
         match heard {
             Heard::Messages(messages) => {
-                self.queued = messages.into_iter().map(Event::Received).rev().collect();
+                let ready = messages.contains(&ServerMessage::Ready);
+                let mut events: Vec<Event> = messages.into_iter().map(Event::Received).collect();
+                if let Some(moves) = ready.then(|| lock(&self.translator).legal()).flatten() {
+                    events.push(Event::Legal(moves));
+                }
+                self.queued = events.into_iter().rev().collect();
                 // The server pauses after each PDU's worth: a moment to show the board.
                 self.queued.insert(0, Event::Quiet);
             }
@@ -141,7 +146,11 @@ impl BinaryWriter {
             write_pdu(&self.stream, pdu)?;
         }
         let mut answer: Vec<Event> = sent.answer.into_iter().map(Event::Received).collect();
-        answer.extend(sent.refused.map(Event::Refused));
+        if let Some(why) = sent.refused {
+            answer.push(Event::Refused(why));
+            // The move is still to make: the same moves are legal.
+            answer.extend(lock(&self.translator).legal().map(Event::Legal));
+        }
         Ok(answer)
     }
 

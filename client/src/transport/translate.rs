@@ -270,6 +270,27 @@ impl Translator {
         }
     }
 
+    /// The moves this player may make now (after `turn`), in notation.
+    pub fn legal(&self) -> Option<Vec<String>> {
+        let Phase::Playing(play) = &self.phase else {
+            return None;
+        };
+        if !play.my_turn {
+            return None;
+        }
+        let moves =
+            play.game
+                .legal_actions(play.me)
+                .into_iter()
+                .filter_map(|action| match action {
+                    Action::Move(points) => {
+                        reversi::square(*points.first()?).map(|s| s.to_string())
+                    }
+                    _ => None,
+                });
+        Some(moves.collect())
+    }
+
     fn broken(&mut self, why: String) -> Heard {
         self.phase = Phase::Over;
         Heard::Broken(why)

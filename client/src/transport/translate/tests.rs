@@ -271,3 +271,19 @@ fn a_loss_before_the_end_is_the_server_ending_the_game() {
         "RESULT LOSE Your team has lost: the server ended the game early, with the board at 1-4"
     );
 }
+
+#[test]
+fn the_legal_moves_are_known_on_our_turn_only() {
+    let mut t = playing(Colour::Black);
+    assert_eq!(t.legal(), None, "before turn");
+    t.hear(Ok(Incoming::Turn));
+    assert_eq!(t.legal().unwrap(), ["d3", "c4", "f5", "e6"]);
+    t.send(&ClientMessage::MoveText("a1".into()));
+    assert_eq!(
+        t.legal().unwrap().len(),
+        4,
+        "a refused move leaves the turn"
+    );
+    t.send(&ClientMessage::MoveText("d3".into()));
+    assert_eq!(t.legal(), None, "placed");
+}
