@@ -227,30 +227,6 @@ impl Translator {
             (Phase::Starting { me, k }, Incoming::UpdateBoard { colour, squares }) => {
                 self.initial(me, k, colour, &squares)
             }
-            (Phase::Playing(mut play), Incoming::UpdateBoard { colour, squares }) => {
-                let heard = play.moved(colour, &squares);
-                self.phase = Phase::Playing(play);
-                heard.map_err(|why| {
-                    let incoming = Incoming::UpdateBoard { colour, squares };
-                    format!("the server sent {incoming}: {why}")
-                })
-            }
-            (Phase::Playing(mut play), Incoming::Turn) => {
-                let heard = play.turn();
-                self.phase = Phase::Playing(play);
-                heard
-            }
-            (Phase::Playing(mut play), Incoming::PlaceError) if play.pending.is_some() => {
-                let square = play.pending.take();
-                play.my_turn = true;
-                self.phase = Phase::Playing(play);
-                let why = format!(
-                    "{} (place_error): try another move",
-                    names(&Vec::from_iter(square))
-                );
-                Ok(vec![ServerMessage::Error { why }, ServerMessage::Ready])
-            }
-            (Phase::Playing(play), Incoming::Winner(winner)) => Ok(play.over(winner)),
             (Phase::Starting { me, .. }, Incoming::Winner(winner)) => {
                 // The opponent left before the board was sent: the start position stands.
                 let play = Play::new(me);
@@ -258,11 +234,18 @@ impl Translator {
                 lines.extend(play.over(winner));
                 Ok(lines)
             }
-            (phase, incoming) => {
-                let doing = Translator::doing(&phase);
-                self.phase = phase;
-                Err(format!("the server sent {incoming} while {doing}"))
+            (Phase::Playing(mut play), incoming) => {
+                let ends = matches!(incoming, Incoming::Winner(_));
+                let heard = play.hear(incoming);
+                if !ends {
+                    self.phase = Phase::Playing(play);
+                }
+                heard
             }
+            (phase, incoming) => Err(format!(
+                "the server sent {incoming} while {}",
+                Translator::doing(&phase)
+            )),
         };
         match heard {
             Ok(messages) => Heard::Messages(messages),
@@ -302,10 +285,7 @@ impl Translator {
             Phase::Idle | Phase::Over => "no game was on",
             Phase::Queued => "we were waiting for an opponent (before connect_ok)",
             Phase::Starting { .. } => "we were receiving the initial position",
-            Phase::Playing(play) if play.pending.is_some() => {
-                "our place was waiting for its answer"
-            }
-            Phase::Playing(_) => "a game was on",
+            Phase::Playing(play) => play.doing(),
         }
     }
 
@@ -348,6 +328,37 @@ impl Play {
             game: Reversi::default(),
             my_turn: false,
             pending: None,
+        }
+    }
+
+    /// A PDU during the game; `Err` says how it breaks the protocol.
+    fn hear(&mut self, incoming: Incoming) -> Result<Vec<ServerMessage>, String> {
+        match incoming {
+            Incoming::UpdateBoard { colour, squares } => {
+                self.moved(colour, &squares).map_err(|why| {
+                    let incoming = Incoming::UpdateBoard { colour, squares };
+                    format!("the server sent {incoming}: {why}")
+                })
+            }
+            Incoming::Turn => self.turn(),
+            Incoming::PlaceError if self.pending.is_some() => {
+                let square = self.pending.take();
+                self.my_turn = true;
+                let why = format!(
+                    "{} (place_error): try another move",
+                    names(&Vec::from_iter(square))
+                );
+                Ok(vec![ServerMessage::Error { why }, ServerMessage::Ready])
+            }
+            Incoming::Winner(winner) => Ok(self.over(winner)),
+            incoming => Err(format!("the server sent {incoming} while {}", self.doing())),
+        }
+    }
+
+    fn doing(&self) -> &'static str {
+        match self.pending {
+            Some(_) => "our place was waiting for its answer",
+            None => "a game was on",
         }
     }
 
