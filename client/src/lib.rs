@@ -29,8 +29,6 @@
 pub mod bots;
 pub mod connection;
 pub mod drawn;
-pub mod driver;
 pub mod exit;
-pub mod step;
 pub mod text;
 pub mod transport;

@@ -60,7 +60,19 @@ pub enum Event {
 
 /// What the driver must do, in order: open, send a message, close, show
 /// a [`Notice`], exit.
-pub type Action = crate::step::Step<ClientMessage, Notice>;
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Open the connection, then feed back [`Event::Opened`].
+    Open,
+    /// Send a message.
+    Send(ClientMessage),
+    /// Close the connection.
+    Close,
+    /// Tell the user something.
+    Show(Notice),
+    /// This connection is finished: a one-game client ends with this code.
+    Exit(u8),
+}
 
 /// One running game, from `GAME SESSION`.
 #[derive(Clone, Debug, PartialEq, Eq)]
