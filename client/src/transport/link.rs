@@ -6,7 +6,8 @@ use std::io;
 use reversi_text::ClientMessage;
 
 use super::binary::{self, BinaryReader, BinaryWriter};
-use crate::text::{self, Event, LineReader, LineWriter};
+use super::text::{self, LineReader, LineWriter};
+use crate::text::Event;
 
 /// The wire protocol a connection speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,8 +8,10 @@ mod binary;
 mod driver;
 mod link;
 pub mod pdus;
+mod text;
 pub mod translate;
 
 pub use binary::{BinaryReader, BinaryWriter};
 pub use driver::Driver;
 pub use link::{open, Protocol, Reader, Writer};
+pub use text::{LineReader, LineWriter};
