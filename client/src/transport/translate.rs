@@ -163,6 +163,7 @@ impl Translator {
             ..Sent::default()
         };
         match (&mut self.phase, message) {
+            (Phase::Idle | Phase::Over, ClientMessage::Quit) => Sent::default(),
             (_, ClientMessage::Quit) => {
                 self.phase = Phase::Over;
                 Sent {

@@ -237,12 +237,16 @@ fn error_aborts_the_game() {
 }
 
 #[test]
-fn quit_sends_quit_in_any_phase() {
+fn quit_sends_quit_until_the_game_is_over() {
     let mut t = Translator::new();
     t.send(&join());
     assert_eq!(t.send(&ClientMessage::Quit).pdu, Some(Outgoing::Quit));
     let mut t = playing(Colour::Black);
     assert_eq!(t.send(&ClientMessage::Quit).pdu, Some(Outgoing::Quit));
+    // After the game (winner) there is nothing left to leave.
+    let mut t = playing(Colour::Black);
+    t.hear(Ok(Incoming::Winner(Winner::Black)));
+    assert_eq!(t.send(&ClientMessage::Quit), Sent::default());
 }
 
 #[test]
