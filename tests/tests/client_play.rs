@@ -1,7 +1,7 @@
 //! `reversi play` and `reversi bot` against the real `reversid` over the
 //! binary protocol, through the one game-independent client: a whole
 //! scripted game through piped stdin (with a pass, an illegal move, a
-//! mistyped one, moves and help), quitting, and two bots playing.
+//! mistyped one, moves, hint and help), quitting, and two bots playing.
 
 mod client_support;
 
@@ -34,12 +34,12 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
             .collect();
         mine.concat()
     };
-    // Black's first turn also tries an illegal move, a typo, moves and help; its
+    // Black's first turn also tries an illegal move, a typo, moves, hint and help; its
     // first real move is typed in capitals.
     let first = moves[0].1.to_string().to_uppercase();
     let black_moves = script(Side::Black);
     let rest = black_moves.split_once('\n').unwrap().1;
-    let black_script = format!("a1\nz9\nmoves\nhelp\n{first}\n{rest}");
+    let black_script = format!("a1\nz9\nmoves\nhint\nhelp\n{first}\n{rest}");
     let server = Server::start(&["--fixed-colours"]);
     let (black, white) = two_players(&server, &black_script, &script(Side::White));
     let (b, w) = (black.finish(), white.finish());
@@ -101,6 +101,7 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
         "{}",
         b.stdout
     );
+    assert!(b.stdout.contains("hint: "), "{}", b.stdout);
     assert!(b.stdout.contains("commands (one a line):"));
     assert!(b.stderr.is_empty() && w.stderr.is_empty(), "{b:?} {w:?}");
 }

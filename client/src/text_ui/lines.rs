@@ -96,6 +96,10 @@ impl Lines {
                 }
                 None
             }
+            Ok(Some(Typed::Hint)) => {
+                println!("{}", super::hint::hint(self.driver.client().game()));
+                None
+            }
             Ok(Some(Typed::Moves)) => {
                 println!("{}", words::legal_moves(self.driver.client().game()));
                 None

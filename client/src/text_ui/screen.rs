@@ -272,6 +272,10 @@ impl Screen {
             Ok(Some(Typed::Send(Request::Quit))) => self.leave_now(),
             Ok(Some(Typed::Send(request))) => self.request(request),
             Ok(Some(Typed::Help)) => self.help = true,
+            Ok(Some(Typed::Hint)) => {
+                let hint = super::hint::hint(self.game());
+                self.log.push(hint);
+            }
             Ok(Some(Typed::Board | Typed::Moves)) => {}
             Err(why) => self.log.push(format!("refused: {why}")),
         }
