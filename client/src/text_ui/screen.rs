@@ -276,7 +276,11 @@ impl Screen {
                 let hint = super::hint::hint(self.game());
                 self.log.push(hint);
             }
-            Ok(Some(Typed::Board | Typed::Moves)) => {}
+            Ok(Some(Typed::Moves)) => {
+                let moves = words::legal_moves(self.game());
+                self.log.push(moves);
+            }
+            Ok(Some(Typed::Board)) => {}
             Err(why) => self.log.push(format!("refused: {why}")),
         }
     }
