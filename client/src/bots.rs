@@ -15,6 +15,7 @@
 
 use std::time::Duration;
 
+use reversi_engine::player::{Player, PlayerConfig};
 use reversi_games::mcts::Mcts;
 use reversi_games::registry::Module;
 use reversi_games::{Action, Bot, Game, RandomBot, Team};
@@ -53,6 +54,33 @@ pub fn for_game(module: &Module, strength: &Strength) -> Box<dyn Bot> {
     match module.own_bot() {
         Some(own) => own(strength.seed),
         None => Box::new(Mcts::new(strength.seed)),
+    }
+}
+
+/// Reversi's engine searching to a fixed depth (`reversi bot --level`),
+/// or for `move_time` per move when one is given: the games crate's own
+/// Reversi player always plays on the clock.
+pub fn reversi_engine(level: u8, move_time: Option<Duration>, seed: u64) -> Box<dyn Bot> {
+    Box::new(EngineAtLevel(Player::new(PlayerConfig {
+        level,
+        move_time,
+        seed,
+        opening_variety: true,
+    })))
+}
+
+struct EngineAtLevel(Player);
+
+impl Bot for EngineAtLevel {
+    fn choose(&mut self, game: &dyn Game, team: Team, _budget: Duration) -> Option<Action> {
+        if game.turn() != Some(team) {
+            return None;
+        }
+        // The engine's game, rebuilt from the moves (the trait object hides the type).
+        let transcript: String = game.history().iter().map(|m| m.notation.as_str()).collect();
+        let board = reversi_engine::Game::from_transcript(&transcript).ok()?;
+        let square = self.0.choose(&board)?;
+        Some(Action::Move(vec![reversi_games::reversi::point(square)]))
     }
 }
 
@@ -106,6 +134,19 @@ mod tests {
             }
             assert!(game.outcome().is_some(), "{}", module.info.name);
         }
+    }
+
+    #[test]
+    fn the_engine_at_a_level_plays_reversi_to_the_end() {
+        let reversi = registry::find("reversi").unwrap();
+        let mut bot = reversi_engine(1, None, 5);
+        let mut game = (reversi.new_game)(&Default::default());
+        while let Some(team) = game.turn() {
+            let action = bot.choose(&*game, team, Duration::ZERO).unwrap();
+            game.play(team, &action, 0).unwrap();
+        }
+        assert!(game.outcome().is_some());
+        assert_eq!(bot.choose(&*game, Team::FIRST, Duration::ZERO), None);
     }
 
     #[test]

@@ -20,11 +20,9 @@ pub struct Cli {
 pub enum Cmd {
     /// Play a game in the terminal (or from a script on stdin, one command per line).
     ///
-    /// Without --game: Reversi over the binary protocol. Type a move as d3 (D3 and
-    /// d 3 work too), or hint, moves, board, quit, help.
-    ///
-    /// With --game NAME: any game the server has, over the text protocol, full
-    /// screen: arrow keys or hjkl move the cursor, space picks the squares of a
+    /// Without --game: Reversi over the binary protocol; with --game NAME: any
+    /// game the server has, over the text protocol. Either way the same client,
+    /// full screen: arrow keys or hjkl move the cursor, space picks the squares of a
     /// move in order, Enter on the last one (or m) sends it, Esc clears, : types a
     /// move (d3, or the squares' numbers: 4 6), ? helps, q twice leaves. NO_COLOR
     /// turns colours off; TERM=dumb, or stdin or stdout not a terminal, gives the
@@ -62,7 +60,7 @@ pub enum Cmd {
     ///
     /// Without --game: Reversi's engine over the binary protocol, at --level or
     /// --move-time. With --game NAME: any game built into this client, over the
-    /// text protocol: the game's own player where it has one (Reversi: the
+    /// text protocol (the same bot driver either way): the game's own player where it has one (Reversi: the
     /// engine; draughts: its search; Duell and Foxes & Dolphins: theirs), else
     /// a Monte Carlo tree search player;
     /// either thinks --move-time per move (default 1000 ms).
@@ -129,13 +127,21 @@ impl EngineArgs {
         }
     }
 
-    /// Bot options with these engine settings.
-    pub fn options(&self) -> crate::bot::BotOptions {
-        crate::bot::BotOptions {
-            level: self.level,
-            move_time: self.move_time.map(std::time::Duration::from_millis),
-            seed: self.seed,
-            ..crate::bot::BotOptions::default()
+    /// A bot of Reversi over the binary protocol with these engine
+    /// settings: at --level, or --move-time per move when given.
+    pub fn binary_bot(&self) -> crate::game_bot::Options {
+        crate::game_bot::Options {
+            module: reversi_games::registry::find("reversi").expect("Reversi is built in"),
+            strength: self.strength(),
+            games: 1,
+            show: false,
+            random_opening: 0,
+            opening_seed: 0,
+            protocol: reversi_client::transport::Protocol::Binary,
+            level: Some(self.level),
+            delay: std::time::Duration::ZERO,
+            report: true,
+            name: "bot".to_owned(),
         }
     }
 }

@@ -9,9 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::bot::{self, BotOptions};
-use crate::render;
-use crate::state::exit;
+use reversi_client::exit;
+
+use crate::game_bot::{self, Options};
 
 /// How long the server may take to start listening.
 const STARTUP: Duration = Duration::from_secs(10);
@@ -131,7 +131,7 @@ fn start_server(addr: &str) -> Result<Server, String> {
 }
 
 /// Runs the demo; `options` are the bots' engine settings and pace.
-pub fn run(options: &BotOptions) -> u8 {
+pub fn run(options: &Options) -> u8 {
     let server_and_addr = free_port().and_then(|port| {
         let addr = format!("127.0.0.1:{port}");
         start_server(&addr).map(|server| (server, addr))
@@ -146,37 +146,41 @@ pub fn run(options: &BotOptions) -> u8 {
     println!(
         "demo: reversid (pid {}) listens on {addr}; two engine bots (level {}) play one game.",
         server.0.id(),
-        options.level
+        options.level.unwrap_or_default()
     );
-    println!("The board is shown as the first bot sees it; the last move is in [brackets].\n");
-    let first = BotOptions {
+    println!(
+        "The board is shown as the first bot sees it; the last move's squares are in (brackets).\n"
+    );
+    let first = Options {
         show: true,
         name: "demo: first bot".into(),
         ..options.clone()
     };
-    let second = BotOptions {
+    let mut second = Options {
         show: false,
-        seed: options.seed.wrapping_add(1),
         name: "demo: second bot".into(),
         ..options.clone()
     };
+    second.strength.seed = options.strength.seed.wrapping_add(1);
     let first_addr = addr.clone();
-    let first = thread::spawn(move || bot::play_one(&first_addr, &first));
+    let first = thread::spawn(move || game_bot::series(&first_addr, &first));
     // With --fixed-colours the first to queue plays black: give its connect
     // a head start (if the second wins the race, it is just the other colour).
     thread::sleep(Duration::from_millis(200));
-    let second = thread::spawn(move || bot::play_one(&addr, &second));
+    let second = thread::spawn(move || game_bot::series(&addr, &second));
     let outcomes = [first.join(), second.join()];
     drop(server);
     let mut code = exit::OK;
     for outcome in outcomes {
         match outcome {
-            Ok((status, Some(result))) => {
-                let words = render::result_words(&result).replacen("You ", "", 1);
-                println!("{} bot: {words}", result.me);
-                code = code.max(status);
-            }
-            Ok((status, None)) => code = code.max(status.max(exit::SERVER_GONE)),
+            Ok((status, ended)) => match ended.first() {
+                Some(end) => {
+                    let colour = end.who.split(' ').next().unwrap_or_default();
+                    println!("{colour} bot: {}", end.how);
+                    code = code.max(status);
+                }
+                None => code = code.max(status.max(exit::SERVER_GONE)),
+            },
             Err(_) => code = exit::SERVER_GONE,
         }
     }

@@ -1,5 +1,5 @@
-//! Exit codes of the `reversi` binary, and the `Exit` values both protocol
-//! machines ask their drivers for.
+//! Exit codes of the `reversi` binary, and the `Exit` values the client
+//! machine asks its driver for.
 
 /// The game ended normally (any result), or the user quit.
 pub const OK: u8 = 0;

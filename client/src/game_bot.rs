@@ -1,5 +1,6 @@
-//! `reversi bot --game NAME`: a computer player for any game built into
-//! this client, over the text protocol. The bot keeps its own copy of the
+//! `reversi bot`: a computer player for any game built into this client,
+//! over the text protocol (`--game NAME`), or for Reversi over the binary
+//! protocol, through the same client and the same driver. The bot keeps its own copy of the
 //! game, rebuilt by replaying each `GAME MOVED team notation` through the
 //! game's `parse_action` and `play`, and checks the copy against the board
 //! the server draws. Where the two part (a game whose state cannot be
@@ -12,11 +13,57 @@ use std::time::{Duration, Instant};
 use reversi_client::bots::{self, RandomOpening, Strength};
 use reversi_client::drawn::DrawnGame;
 use reversi_client::exit;
-use reversi_client::text::{Driver, Event, Game as Drawn, Notice, Request, Standing};
+use reversi_client::text::{Event, Game as Drawn, Notice, Request, Standing};
+use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry::Module;
 use reversi_games::{Action, Bot, Game, Team, Viewer};
 
-use crate::bot::{record, Tally};
+/// Games won, drawn and lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub won: u32,
+    pub drawn: u32,
+    pub lost: u32,
+}
+
+impl Tally {
+    /// Counts one result.
+    pub fn add_standing(&mut self, standing: Standing) {
+        match standing {
+            Standing::Win => self.won += 1,
+            Standing::Draw => self.drawn += 1,
+            Standing::Lose => self.lost += 1,
+        }
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> u32 {
+        self.won + self.drawn + self.lost
+    }
+
+    /// Points (win 1, draw 1/2) as a percentage of the games.
+    pub fn points_percent(&self) -> f64 {
+        match self.games() {
+            0 => 0.0,
+            n => (f64::from(self.won) + f64::from(self.drawn) / 2.0) * 100.0 / f64::from(n),
+        }
+    }
+}
+
+/// The record of several games: "3 games: 1 won, 1 drawn, 1 lost; 50.0% of the points".
+pub fn record(tally: &Tally) -> String {
+    let games = match tally.games() {
+        1 => "1 game".to_string(),
+        n => format!("{n} games"),
+    };
+    format!(
+        "{games}: {} won, {} drawn, {} lost; {:.1}% of the points",
+        tally.won,
+        tally.drawn,
+        tally.lost,
+        tally.points_percent(),
+    )
+}
 
 /// What the bot plays and how.
 #[derive(Clone, Debug)]
@@ -30,6 +77,25 @@ pub struct Options {
     /// Moves played at random at the start of each game, and their seed.
     pub random_opening: u32,
     pub opening_seed: u64,
+    /// The protocol the games are played over.
+    pub protocol: Protocol,
+    /// Reversi's engine searches this deep (`--level`) instead of on the clock.
+    pub level: Option<u8>,
+    /// A pause before each of the bot's moves, for people watching.
+    pub delay: Duration,
+    /// Prints a line for each game and the record at the end.
+    pub report: bool,
+    /// The name in messages: `bot`, or `demo: first bot`.
+    pub name: String,
+}
+
+/// How a game ended for the bot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ended {
+    /// The bot's team as people read it: `black (team 1, you)`.
+    pub who: String,
+    /// `won in 60 moves (33-31)`.
+    pub how: String,
 }
 
 /// The bot's copy of the game and the player.
@@ -95,8 +161,8 @@ impl Copy {
     }
 }
 
-/// One game's line: "game 2: O (team 2), won in 7 moves (X left the game)".
-fn game_line(number: u32, drawn: &Drawn, standing: Standing) -> String {
+/// How one game ended: "O (team 2, you)" and "won in 7 moves (X left the game)".
+fn ended(drawn: &Drawn, standing: Standing) -> Ended {
     let verdict = match standing {
         Standing::Win => "won",
         Standing::Lose => "lost",
@@ -108,7 +174,10 @@ fn game_line(number: u32, drawn: &Drawn, standing: Standing) -> String {
         n => format!("{n} moves"),
     };
     let why = drawn.over.as_ref().map_or("", |o| o.why.as_str());
-    format!("game {number}: {who}, {verdict} in {moves} ({why})")
+    Ended {
+        who,
+        how: format!("{verdict} in {moves} ({why})"),
+    }
 }
 
 struct Run<'a> {
@@ -120,6 +189,7 @@ struct Run<'a> {
     bot: Box<dyn Bot>,
     tally: Tally,
     played: u32,
+    ended: Vec<Ended>,
 }
 
 impl Run<'_> {
@@ -138,7 +208,7 @@ impl Run<'_> {
     }
 
     fn fail(&mut self, why: &str) -> Option<u8> {
-        eprintln!("reversi bot: {why}");
+        eprintln!("reversi {}: {why}", self.options.name);
         let mut ignore = |_: &Notice| {};
         self.driver.handle(Event::User(Request::Quit), &mut ignore);
         Some(exit::PROTOCOL)
@@ -146,6 +216,13 @@ impl Run<'_> {
 
     fn notice(&mut self, notice: &Notice) -> Option<u8> {
         let game = self.driver.client().game();
+        if self.options.show && !matches!(notice, Notice::YourMove | Notice::BoardChanged) {
+            if let Some(text) = crate::text_ui::notice_words(notice, game) {
+                if !crate::text_ui::is_failure(notice) {
+                    println!("{text}");
+                }
+            }
+        }
         match notice {
             Notice::Started => {
                 self.copy = Some(Copy::new(self.options.module));
@@ -169,7 +246,11 @@ impl Run<'_> {
                 let drawn = game?;
                 self.played += 1;
                 self.tally.add_standing(*standing);
-                println!("{}", game_line(self.played, drawn, *standing));
+                let end = ended(drawn, *standing);
+                if self.options.report {
+                    println!("game {}: {}, {}", self.played, end.who, end.how);
+                }
+                self.ended.push(end);
                 if self.played >= self.options.games {
                     let mut ignore = |_: &Notice| {};
                     self.driver.handle(Event::User(Request::Quit), &mut ignore);
@@ -179,11 +260,7 @@ impl Run<'_> {
             other => {
                 if crate::text_ui::is_failure(other) {
                     if let Some(text) = crate::text_ui::notice_words(other, game) {
-                        eprintln!("reversi bot: {text}");
-                    }
-                } else if self.options.show {
-                    if let Some(text) = crate::text_ui::notice_words(other, game) {
-                        println!("{text}");
+                        eprintln!("reversi {}: {text}", self.options.name);
                     }
                 }
             }
@@ -241,7 +318,12 @@ fn player(options: &Options, number: u64) -> Box<dyn Bot> {
         seed: options.strength.seed.wrapping_add(number),
         ..options.strength.clone()
     };
-    let bot = bots::for_game(options.module, &strength);
+    let bot = match options.level {
+        Some(level) if options.module.info.name == "reversi" => {
+            bots::reversi_engine(level, options.strength.move_time, strength.seed)
+        }
+        _ => bots::for_game(options.module, &strength),
+    };
     if options.random_opening == 0 {
         return bot;
     }
@@ -255,29 +337,38 @@ fn player(options: &Options, number: u64) -> Box<dyn Bot> {
 
 /// Plays `options.games` games on the server at `addr`; returns the exit code.
 pub fn run(addr: &str, options: &Options) -> u8 {
-    let mut tally = Tally::default();
-    let mut played = 0;
-    while played < options.games {
-        let mut run = Run {
-            options,
-            driver: Driver::new(addr),
-            copy: None,
-            bot: player(options, u64::from(played)),
-            tally,
-            played,
-        };
+    series(addr, options).0
+}
+
+/// Plays `options.games` games on the server at `addr`; returns the exit
+/// code and how each game ended.
+pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
+    let mut run = Run {
+        options,
+        driver: Driver::new(addr, options.protocol),
+        copy: None,
+        bot: player(options, 0),
+        tally: Tally::default(),
+        played: 0,
+        ended: Vec::new(),
+    };
+    while run.played < options.games {
+        run.driver = Driver::new(addr, options.protocol);
+        run.copy = None;
+        run.bot = player(options, u64::from(run.played));
         let code = play_connection(&mut run, options);
-        (tally, played) = (run.tally, run.played);
         if code != exit::OK {
-            if tally.games() > 0 {
-                println!("{}", record(&tally));
+            if options.report && run.tally.games() > 0 {
+                println!("{}", record(&run.tally));
             }
-            return code;
+            return (code, run.ended);
         }
         // The connection ended after a game with no rematch: queue again.
     }
-    println!("{}", record(&tally));
-    exit::OK
+    if options.report {
+        println!("{}", record(&run.tally));
+    }
+    (exit::OK, run.ended)
 }
 
 /// One connection: games until the server closes it or enough are played.
@@ -289,6 +380,7 @@ fn play_connection(run: &mut Run<'_>, options: &Options) -> u8 {
             return code;
         }
         event = if run.driver.client().may_move() {
+            std::thread::sleep(options.delay);
             match run.choose() {
                 Err(why) => return run.fail(&why).unwrap_or(exit::PROTOCOL),
                 Ok(Some(request)) => Event::User(request),

@@ -1,30 +1,24 @@
-//! The client side of reversid, as a library: the machines that speak its two
-//! protocols, free of sockets and terminals, and the small drivers that run
-//! them over TCP. The `reversi` binary is a user interface over this crate;
-//! another program can link it to play, watch or write a bot.
+//! The client side of reversid, as a library: one client for every game,
+//! free of sockets and terminals, and the small driver that runs it over
+//! TCP with either protocol. The `reversi` binary is a user interface over
+//! this crate; another program can link it to play, watch or write a bot.
 //!
-//! - [`state`]: the binary Reversi protocol's GameClient (spec/PROTOCOL.md
-//!   §9.3), driven by [`driver::Driver`] over [`connection`].
-//! - [`text`]: the text protocol of spec/TEXT-PROTOCOL.md for every game:
-//!   [`text::Client`] keeps the board exactly as the server's `DRAW` lines
-//!   describe it, whose turn it is, and the result; [`text::Driver`] runs it
-//!   over a line-based TCP connection.
+//! - [`text`]: the game-independent client ([`text::Client`]), driven by
+//!   the text protocol's messages (spec/TEXT-PROTOCOL.md): it keeps the board
+//!   exactly as the `DRAW` lines describe it, whose turn it is, and the
+//!   result. A pure state machine: feed an event, get back what to do.
+//! - [`transport`]: how it reaches a server, and [`transport::Driver`],
+//!   which runs it there: the text protocol over TCP, or the binary Reversi
+//!   protocol (spec/PROTOCOL.md) over TCP, whose PDUs
+//!   [`transport::translate`] turns into the same messages and back.
 //! - [`bots`]: a computer player for any game a server offers, and
 //!   [`drawn::DrawnGame`], a game known only by its drawing, for players
 //!   that read the board.
 //!
-//! Both machines have the same shape: feed an event, get back what to do.
-//!
 //! ```
-//! use reversi_client::state::{Action, Command, Event, State};
 //! use reversi_client::text::{self, Request};
 //!
-//! // Binary Reversi: a user's connect asks the driver to open the connection.
-//! let (state, actions) = State::Disconnected.step(Event::User(Command::Connect));
-//! assert_eq!(state, State::Disconnected);
-//! assert_eq!(actions, vec![Action::Open]);
-//!
-//! // Text protocol: joining a game opens the connection, then sends GAME TYPE.
+//! // Joining a game opens the connection, then sends GAME TYPE.
 //! let mut client = text::Client::new();
 //! let actions = client.handle(text::Event::User(Request::Join("tictactoe".into())));
 //! assert_eq!(actions, vec![text::Action::Open]);
@@ -35,7 +29,6 @@
 pub mod bots;
 pub mod connection;
 pub mod drawn;
-pub mod driver;
 pub mod exit;
-pub mod state;
 pub mod text;
+pub mod transport;

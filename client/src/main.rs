@@ -1,14 +1,10 @@
 //! `reversi`: the terminal client for reversid, a computer player and
 //! engine tools. This file only parses the command line and dispatches.
 
-mod bot;
 mod cli;
 mod demo;
 mod escapes;
 mod game_bot;
-mod input;
-mod play;
-mod render;
 mod stdin_lines;
 mod text_ui;
 mod tools;
@@ -17,7 +13,7 @@ mod watch;
 use std::process::ExitCode;
 
 // The library's modules under the names the binary's own modules use.
-use reversi_client::{connection, driver, state};
+use reversi_client::transport::Protocol;
 
 use std::time::Duration;
 
@@ -30,11 +26,12 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let code = match cli.command {
-        Cmd::Play { addr, game: None } => play::run(&addr),
+        // Without --game: Reversi over the binary protocol, the same client.
+        Cmd::Play { addr, game: None } => text_ui::play(&addr, "reversi", Protocol::Binary),
         Cmd::Play {
             addr,
             game: Some(game),
-        } => text_ui::play(&addr, &game),
+        } => text_ui::play(&addr, &game, Protocol::Text),
         Cmd::Watch { addr, id, list } => watch::run(&addr, id, list),
         Cmd::Bot {
             addr,
@@ -53,14 +50,14 @@ fn main() -> ExitCode {
                 seed
             });
             match game {
-                None => bot::run(
+                None => game_bot::run(
                     &addr,
-                    &bot::BotOptions {
+                    &game_bot::Options {
                         games,
                         show,
                         random_opening,
                         opening_seed,
-                        ..engine.options()
+                        ..engine.binary_bot()
                     },
                 ),
                 Some(name) => match reversi_games::registry::find(&name) {
@@ -73,6 +70,11 @@ fn main() -> ExitCode {
                             show,
                             random_opening,
                             opening_seed,
+                            protocol: Protocol::Text,
+                            level: None,
+                            delay: Duration::ZERO,
+                            report: true,
+                            name: "bot".to_owned(),
                         },
                     ),
                     None => {
@@ -85,9 +87,10 @@ fn main() -> ExitCode {
                 },
             }
         }
-        Cmd::Demo { engine, delay } => demo::run(&bot::BotOptions {
+        Cmd::Demo { engine, delay } => demo::run(&game_bot::Options {
             delay: Duration::from_millis(delay),
-            ..engine.options()
+            report: false,
+            ..engine.binary_bot()
         }),
         Cmd::Perft(args) => tools::perft::run(&args),
         Cmd::Solve(args) => tools::solve::run(&args),

@@ -7,7 +7,8 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use reversi_client::exit;
-use reversi_client::text::{Driver, Event, Notice, Request, SessionInfo};
+use reversi_client::text::{Event, Notice, Request, SessionInfo};
+use reversi_client::transport::{Driver, Protocol};
 
 use crate::cli::DEFAULT_ADDR;
 
@@ -21,7 +22,7 @@ fn address_and_id(addr: &str, id: Option<u64>) -> (String, Option<u64>) {
 
 /// The running games, or the exit code of a failure (already reported).
 fn list(addr: &str) -> Result<Vec<SessionInfo>, u8> {
-    let mut driver = Driver::new(addr);
+    let mut driver = Driver::new(addr, Protocol::Text);
     let mut event = Event::User(Request::List);
     loop {
         let mut notices = Vec::new();

@@ -1,6 +1,6 @@
 //! The library as another program uses it, through its public API only:
-//! a text-protocol game played with `text::Driver` against a small server
-//! written here, the binary machine stepped by hand, and a bot for a game.
+//! a text-protocol game played with `transport::Driver` against a small server
+//! written here, the binary translator stepped by hand, and a bot for a game.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -8,8 +8,9 @@ use std::thread;
 use std::time::Duration;
 
 use reversi_client::bots::{self, Strength};
-use reversi_client::state::{Action, Command, Event as BinaryEvent, Incoming, State};
-use reversi_client::text::{self, Event, Notice, Request, Standing};
+use reversi_client::text::{ClientMessage, Event, Notice, Request, ServerMessage, Standing};
+use reversi_client::transport::translate::{Heard, Incoming, Outgoing, Translator};
+use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry;
 
 /// A server for one Tic-Tac-Toe game: it answers the client's lines as
@@ -42,7 +43,7 @@ fn one_game_server() -> (String, thread::JoinHandle<Vec<String>>) {
 #[test]
 fn a_text_game_through_the_driver() {
     let (addr, server) = one_game_server();
-    let mut driver = text::Driver::new(&addr);
+    let mut driver = Driver::new(&addr, Protocol::Text);
     let mut seen = Vec::new();
     let mut event = Event::User(Request::Join("tictactoe".into()));
     let code = loop {
@@ -70,14 +71,18 @@ fn a_text_game_through_the_driver() {
 }
 
 #[test]
-fn the_binary_machine_stepped_by_hand() {
-    let (state, actions) = State::Disconnected.step(BinaryEvent::User(Command::Connect));
-    assert_eq!(actions, vec![Action::Open]);
-    let (state, _) = state.step(BinaryEvent::Opened(Ok(())));
-    assert_eq!(state.name(), "Connecting");
-    let (state, actions) = state.step(BinaryEvent::Received(Incoming::Error));
-    assert_eq!(state.name(), "Over");
-    assert!(actions.contains(&Action::Exit(reversi_client::exit::SERVER_GONE)));
+fn the_binary_translator_stepped_by_hand() {
+    let mut translator = Translator::new();
+    let join = ClientMessage::Join {
+        game: "reversi".into(),
+    };
+    assert_eq!(translator.send(&join).pdu, Some(Outgoing::Connect));
+    assert_eq!(
+        translator.hear(Ok(Incoming::Error)),
+        Heard::Messages(vec![ServerMessage::Aborted {
+            why: "the server sent error: it refused the game".into()
+        }])
+    );
 }
 
 #[test]

@@ -178,7 +178,7 @@ fn server_closing_mid_game_is_reported() {
     assert!(done
         .client
         .stderr
-        .contains("the server closed the connection in the middle of the game"));
+        .contains("the server closed the connection before the game ended"));
     // EOF inside a PDU is EOF, not a malformed PDU (§3.4).
     let done = exchange(&[&CONNECT_OK_BLACK, &INITIAL[..6]], true);
     assert_eq!(done.client.code, Some(1), "{:?}", done.client);
@@ -191,7 +191,7 @@ fn error_while_queued_means_the_server_refused() {
     assert_eq!(done.client.code, Some(1), "{:?}", done.client);
     assert!(done.sent.is_empty(), "nothing is sent after error");
     assert!(done.client.stderr.contains("it refused the game"));
-    assert!(done.client.stdout.contains("waiting for an opponent"));
+    assert!(done.client.stdout.contains("waiting for 1 more player"));
 }
 
 #[test]
@@ -204,10 +204,10 @@ fn pdus_split_byte_by_byte_are_put_together() {
     assert_eq!(c.code, Some(0), "{c:?}");
     assert!(done.sent.is_empty(), "{:?}", done.sent);
     assert!(c.stdout.contains("you play white"), "{c:?}");
-    assert!(c.stdout.contains("  5 . . . B B[B]. . 5"), "{c:?}");
+    assert!(c.stdout.contains("5  .  .  .  B (B)(B) .  .  5"), "{c:?}");
     assert!(
         c.stdout.contains(
-            "game over: You lose: the server ended the game early (the board stood at 4-1)"
+            "YOU LOSE: Your team has lost: the server ended the game early, with the board at 1-4"
         ),
         "{c:?}"
     );
@@ -261,7 +261,7 @@ fn place_error_is_shown_and_the_turn_comes_back() {
     assert_eq!(sent, QUIT, "{c:?}");
     assert!(
         c.stdout
-            .contains("the server refused f5 (place_error): try another move"),
+            .contains("the server refused: f5 (place_error): try another move"),
         "{c:?}"
     );
 }

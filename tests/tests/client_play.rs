@@ -1,6 +1,7 @@
-//! `reversi play` and `reversi bot` against the real `reversid`: a whole
+//! `reversi play` and `reversi bot` against the real `reversid` over the
+//! binary protocol, through the one game-independent client: a whole
 //! scripted game through piped stdin (with a pass, an illegal move, a
-//! mistyped one, hint and moves), quitting, and two bots playing.
+//! mistyped one, moves, hint and help), quitting, and two bots playing.
 
 mod client_support;
 
@@ -33,16 +34,12 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
             .collect();
         mine.concat()
     };
-    // Black's first turn also tries an illegal move, a typo, and the helpers;
-    // its first real move is typed as "D 3"-style text.
+    // Black's first turn also tries an illegal move, a typo, moves, hint and help; its
+    // first real move is typed in capitals.
     let first = moves[0].1.to_string().to_uppercase();
     let black_moves = script(Side::Black);
     let rest = black_moves.split_once('\n').unwrap().1;
-    let black_script = format!(
-        "a1\nz9\nhint\nmoves\nhelp\n{} {}\n{rest}",
-        &first[..1],
-        &first[1..]
-    );
+    let black_script = format!("a1\nz9\nmoves\nhint\nhelp\n{first}\n{rest}");
     let server = Server::start(&["--fixed-colours"]);
     let (black, white) = two_players(&server, &black_script, &script(Side::White));
     let (b, w) = (black.finish(), white.finish());
@@ -50,35 +47,45 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
     assert_eq!(w.code, Some(0), "white: {w:?}");
 
     let (nb, nw) = (game.count(Side::Black), game.count(Side::White));
+    // The game's own score, the winner's discs first.
     let (black_says, white_says) = match game.outcome() {
-        Some(Outcome::Win(Side::Black)) => {
-            (format!("You win {nb}-{nw}"), format!("You lose {nb}-{nw}"))
-        }
-        Some(Outcome::Win(Side::White)) => {
-            (format!("You lose {nw}-{nb}"), format!("You win {nw}-{nb}"))
-        }
-        _ => (format!("Draw {nb}-{nw}"), format!("Draw {nw}-{nb}")),
+        Some(Outcome::Win(Side::Black)) => (
+            format!("YOU WIN: Your team has won: {nb}-{nw}"),
+            format!("YOU LOSE: Your team has lost: {nb}-{nw}"),
+        ),
+        Some(Outcome::Win(Side::White)) => (
+            format!("YOU LOSE: Your team has lost: {nw}-{nb}"),
+            format!("YOU WIN: Your team has won: {nw}-{nb}"),
+        ),
+        _ => (
+            format!("DRAW: The game is drawn: {nb}-{nw}"),
+            format!("DRAW: The game is drawn: {nb}-{nw}"),
+        ),
     };
     assert!(
-        b.stdout.contains(&format!("game over: {black_says}\n")),
+        b.stdout.contains(&format!("{black_says}\n")),
         "{}",
         b.stdout
     );
     assert!(
-        w.stdout.contains(&format!("game over: {white_says}\n")),
+        w.stdout.contains(&format!("{white_says}\n")),
         "{}",
         w.stdout
     );
     for out in [&b.stdout, &w.stdout] {
-        assert!(out.contains("connected: waiting for an opponent..."));
+        assert!(out.contains("waiting for 1 more player..."));
         assert!(
-            out.contains("has no move: "),
+            out.contains("has no move and passes"),
             "the pass is reported:\n{out}"
         );
-        assert!(out.contains("    a b c d e f g h"));
+        assert!(out.contains("   a  b  c  d  e  f  g  h"));
     }
-    assert!(b.stdout.contains("opponent found: you play black (B)"));
-    assert!(w.stdout.contains("opponent found: you play white (W)"));
+    assert!(b
+        .stdout
+        .contains("Reversi on ReversiBoard 8x8: you play black (team 1)"));
+    assert!(w
+        .stdout
+        .contains("Reversi on ReversiBoard 8x8: you play white (team 2)"));
     assert!(
         b.stdout.contains("refused: illegal move: a1 flips nothing"),
         "{}",
@@ -89,13 +96,13 @@ fn two_scripted_players_finish_a_game_with_a_pass() {
         "{}",
         b.stdout
     );
-    assert!(b.stdout.contains("hint: "));
     assert!(
         b.stdout.contains("legal moves: d3 c4 f5 e6"),
         "{}",
         b.stdout
     );
-    assert!(b.stdout.contains("commands:"));
+    assert!(b.stdout.contains("hint: "), "{}", b.stdout);
+    assert!(b.stdout.contains("commands (one a line):"));
     assert!(b.stderr.is_empty() && w.stderr.is_empty(), "{b:?} {w:?}");
 }
 
@@ -107,7 +114,7 @@ fn quitting_forfeits_and_the_opponent_is_told() {
     server.wait_log("queued (1 waiting)");
     let white = Reversi::start(&["play", &addr]);
     // A quit in the queue leaves it: black's comes in the game.
-    black.wait_stdout("opponent found");
+    black.wait_stdout("you play black");
     black.end_script("quit\n");
     let (b, w) = (black.finish(), white.finish());
     assert_eq!(b.code, Some(0), "{b:?}");
@@ -115,7 +122,7 @@ fn quitting_forfeits_and_the_opponent_is_told() {
     assert_eq!(w.code, Some(0), "{w:?}");
     assert!(
         w.stdout.contains(
-            "game over: You win: the opponent left or ran out of time (the board stood at 2-2)"
+            "YOU WIN: Your team has won: the opponent left or ran out of time, with the board at 2-2"
         ),
         "{w:?}"
     );
@@ -129,7 +136,7 @@ fn stdin_eof_quits_at_the_players_turn() {
     server.wait_log("queued (1 waiting)");
     let mut white = Reversi::start(&["play", &addr]);
     // The end of a script in the queue leaves it: white's ends in the game.
-    white.wait_stdout("opponent found");
+    white.wait_stdout("you play white");
     white.end_script("");
     let (b, w) = (black.finish(), white.finish());
     // White's script is empty: it quits when its turn comes, after f5.
@@ -137,7 +144,7 @@ fn stdin_eof_quits_at_the_players_turn() {
     assert!(w.stdout.contains("you left the game"), "{w:?}");
     assert!(
         b.stdout.contains(
-            "game over: You win: the opponent left or ran out of time (the board stood at 4-1)"
+            "YOU WIN: Your team has won: the opponent left or ran out of time, with the board at 4-1"
         ),
         "{b:?}"
     );
@@ -175,18 +182,16 @@ fn two_bots_play_two_games() {
         assert!(!bot.stdout.contains("not finished"), "{bot:?}");
     }
     // The two see the same games from opposite sides.
-    let total = |out: &str| {
-        out.lines()
-            .last()
-            .unwrap()
-            .rsplit("discs ")
-            .next()
-            .unwrap()
-            .to_string()
+    let record = |out: &str| {
+        let last = out.lines().last().unwrap().to_owned();
+        let (_, counts) = last.split_once(": ").unwrap();
+        let counts: Vec<u32> = counts
+            .split([',', ';'])
+            .take(3)
+            .map(|c| c.trim().split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        counts
     };
-    let flip = |discs: String| {
-        let (a, b) = discs.split_once('-').unwrap();
-        format!("{b}-{a}")
-    };
-    assert_eq!(total(&one.stdout), flip(total(&two.stdout)));
+    let (one, two) = (record(&one.stdout), record(&two.stdout));
+    assert_eq!((one[0], one[1], one[2]), (two[2], two[1], two[0]));
 }

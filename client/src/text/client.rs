@@ -45,13 +45,34 @@ pub enum Event {
     BadLine(String),
     /// The server has sent nothing more for now: a moment to show the board.
     Quiet,
+    /// The transport found the server breaking its protocol; the text
+    /// names what it sent (the binary transport's PDUs).
+    Broken(String),
+    /// The transport refused this player's move without sending it; the
+    /// text says why (the binary transport knows Reversi's rules).
+    Refused(String),
+    /// The moves this player may make now, in the game's notation, where
+    /// the transport knows the rules (binary Reversi); after `READY`.
+    Legal(Vec<String>),
     /// The connection reached EOF (closed, reset, or a read or write failed).
     Eof,
 }
 
 /// What the driver must do, in order: open, send a message, close, show
 /// a [`Notice`], exit.
-pub type Action = crate::driver::Step<ClientMessage, Notice>;
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Open the connection, then feed back [`Event::Opened`].
+    Open,
+    /// Send a message.
+    Send(ClientMessage),
+    /// Close the connection.
+    Close,
+    /// Tell the user something.
+    Show(Notice),
+    /// This connection is finished: a one-game client ends with this code.
+    Exit(u8),
+}
 
 /// One running game, from `GAME SESSION`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +121,8 @@ pub enum Notice {
     Aborted(String),
     /// A request refused here, without sending anything.
     Refused(Refusal),
+    /// A move refused here by the rules, without sending it; the text says why.
+    Illegal(String),
     /// The user quit: `GAME QUIT` was sent; `paired`: a game had started
     /// (its seat given), which quitting resigns.
     Quit { paired: bool },
@@ -191,6 +214,9 @@ pub struct Game {
     /// Every team's name, team 1 first (`GAME TEAMS`); empty if the server
     /// did not say.
     pub teams: Vec<String>,
+    /// The moves this player may make now, where the transport knows them
+    /// ([`Event::Legal`]); `None` otherwise, and once a move is sent.
+    pub legal: Option<Vec<String>>,
 }
 
 impl Game {
@@ -321,6 +347,21 @@ impl Client {
                 self.violation(format!("a line that is not a message: {why}"))
             }
             Event::BadLine(_) => Vec::new(),
+            Event::Broken(why) if self.is_connected() => self.violation(why),
+            Event::Broken(_) => Vec::new(),
+            Event::Legal(moves) => {
+                if let Phase::Playing(game) = &mut self.phase {
+                    game.legal = game.ready.then_some(moves);
+                }
+                Vec::new()
+            }
+            Event::Refused(why) => {
+                if let Phase::Playing(game) = &mut self.phase {
+                    // The move never left: the server still waits for one.
+                    game.ready = game.over.is_none();
+                }
+                vec![Action::Show(Notice::Illegal(why))]
+            }
             Event::Quiet => {
                 if std::mem::take(&mut self.dirty) && self.game().is_some() {
                     vec![Action::Show(Notice::BoardChanged)]
@@ -432,6 +473,7 @@ impl Client {
             _ => return Client::refuse(Refusal::Busy),
         };
         game.ready = false;
+        game.legal = None;
         vec![Action::Send(message)]
     }
 
@@ -610,6 +652,7 @@ impl Client {
             over: None,
             round,
             teams,
+            legal: None,
         });
         self.dirty = true;
         Ok(vec![Action::Show(Notice::Started)])

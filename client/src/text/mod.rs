@@ -1,6 +1,8 @@
-//! The text protocol's client (spec/TEXT-PROTOCOL.md), for any game: a
-//! state machine ([`Client`]) over the line codec of `reversi-text`, and a
-//! driver that runs it over TCP ([`Driver`]).
+//! The game-independent client, for any game and either protocol: a state
+//! machine ([`Client`]) driven by the text protocol's messages
+//! (spec/TEXT-PROTOCOL.md, the codec of `reversi-text`). The binary Reversi
+//! protocol reaches it translated into the same messages; the transports
+//! and the driver that runs it are in [`crate::transport`].
 //!
 //! The client knows no game. It keeps the board exactly as the server's
 //! `DRAW SQUARE` and `DRAW PIECE` lines describe it, this client's seat
@@ -38,8 +40,6 @@
 
 mod board;
 mod client;
-mod connection;
-mod driver;
 #[cfg(test)]
 mod tests;
 
@@ -47,6 +47,4 @@ pub use board::{Board, Cell, Piece};
 pub use client::{
     Action, Client, Event, Game, Moved, Notice, Over, Refusal, Request, Seat, SessionInfo,
 };
-pub use connection::{open, LineReader, LineWriter};
-pub use driver::Driver;
 pub use reversi_text::{ClientMessage, ServerMessage, Standing};

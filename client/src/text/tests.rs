@@ -362,3 +362,54 @@ fn every_break_of_the_protocol_is_named() {
     let miscount = received(&mut c, "GAME SESSIONS 2");
     assert!(miscount.contains(&Action::Exit(exit::PROTOCOL)));
 }
+
+#[test]
+fn a_move_the_transport_refused_is_the_players_again() {
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, START);
+    let sent = c.handle(Event::User(Request::Move(vec![(1, 1)])));
+    assert_eq!(sent, vec![send("MOVE 1 1 1")]);
+    assert!(!c.may_move());
+    let refused = c.handle(Event::Refused("illegal move: a1 flips nothing".into()));
+    assert_eq!(
+        notices(&refused),
+        vec![Notice::Illegal("illegal move: a1 flips nothing".into())]
+    );
+    assert!(c.may_move(), "the move never left: the server still waits");
+}
+
+#[test]
+fn legal_moves_are_kept_while_the_move_is_ours() {
+    let (mut c, _) = connected(Request::Join("reversi".into()));
+    received(&mut c, START);
+    c.handle(Event::Legal(vec!["d3".into(), "c4".into()]));
+    assert_eq!(
+        c.game().unwrap().legal,
+        Some(vec!["d3".into(), "c4".into()])
+    );
+    c.handle(Event::User(Request::Notation("d3".into())));
+    assert_eq!(c.game().unwrap().legal, None, "sent: no longer ours");
+    // Told while not ready (a late event): not kept.
+    c.handle(Event::Legal(vec!["e6".into()]));
+    assert_eq!(c.game().unwrap().legal, None);
+}
+
+#[test]
+fn a_break_the_transport_found_ends_the_connection_with_its_words() {
+    let (mut c, _) = connected(Request::Join("reversi".into()));
+    let broken = c.handle(Event::Broken(
+        "the server sent turn while a game was on".into(),
+    ));
+    assert_eq!(
+        broken,
+        vec![
+            Action::Close,
+            Action::Show(Notice::Violation(
+                "the server sent turn while a game was on".into()
+            )),
+            Action::Exit(exit::PROTOCOL),
+        ]
+    );
+    // Closed: nothing more comes of it.
+    assert!(c.handle(Event::Broken("again".into())).is_empty());
+}

@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 
 use reversi_client::exit;
-use reversi_client::text::{Driver, Event, Notice, Request};
+use reversi_client::text::{Event, Notice, Request};
+use reversi_client::transport::Driver;
 
 use super::legend::Legend;
 use super::numbering::Numbering;
@@ -93,6 +94,14 @@ impl Lines {
                         println!("{}", numbering.describe(&game.board));
                     }
                 }
+                None
+            }
+            Ok(Some(Typed::Hint)) => {
+                println!("{}", super::hint::hint(self.driver.client().game()));
+                None
+            }
+            Ok(Some(Typed::Moves)) => {
+                println!("{}", words::legal_moves(self.driver.client().game()));
                 None
             }
             Ok(Some(Typed::Board)) => {

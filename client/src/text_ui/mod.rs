@@ -6,6 +6,7 @@
 //! terminal, or `TERM=dumb`, it reads and prints lines ([`lines`]), so a
 //! script can play. `NO_COLOR` (or `TERM=dumb`) gives output without colours.
 
+mod hint;
 mod legend;
 mod lines;
 mod numbering;
@@ -33,6 +34,7 @@ fn test_game(
         over: None,
         round: 1,
         teams: Vec::new(),
+        legal: None,
     }
 }
 
@@ -40,7 +42,8 @@ use std::io::IsTerminal;
 use std::sync::mpsc::{self, Sender};
 use std::thread;
 
-use reversi_client::text::{Driver, Event, LineReader, Notice, Request};
+use reversi_client::text::{Event, Notice, Request};
+use reversi_client::transport::{Driver, Protocol, Reader};
 
 /// How to show things.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,19 +99,20 @@ fn board_text(legend: &legend::Legend, game: &reversi_client::text::Game) -> Str
     }
 }
 
-/// Plays one game of `game` on the server at `addr`; returns the exit code.
-pub fn play(addr: &str, game: &str) -> u8 {
-    session(addr, Request::Join(game.to_owned()))
+/// Plays one game of `game` on the server at `addr` over `protocol`;
+/// returns the exit code.
+pub fn play(addr: &str, game: &str, protocol: Protocol) -> u8 {
+    session(addr, Request::Join(game.to_owned()), protocol)
 }
 
 /// Watches game `id` on the server at `addr` to its end.
 pub fn watch(addr: &str, id: u64) -> u8 {
-    session(addr, Request::Watch(id))
+    session(addr, Request::Watch(id), Protocol::Text)
 }
 
-fn session(addr: &str, request: Request) -> u8 {
+fn session(addr: &str, request: Request, protocol: Protocol) -> u8 {
     let output = Output::detect();
-    let mut driver = Driver::new(addr);
+    let mut driver = Driver::new(addr, protocol);
     // Connect before taking the screen, so a failure is one plain line.
     let mut early = Vec::new();
     if let Some(code) = driver.handle(Event::User(request), &mut |n: &Notice| {
@@ -134,7 +138,7 @@ fn session(addr: &str, request: Request) -> u8 {
     }
 }
 
-fn spawn_socket_reader(mut reader: LineReader, tx: Sender<Input>) {
+fn spawn_socket_reader(mut reader: Reader, tx: Sender<Input>) {
     thread::spawn(move || loop {
         let event = reader.next_event();
         let end = event == Event::Eof;

@@ -19,7 +19,8 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
 use reversi_client::exit;
-use reversi_client::text::{Driver, Event, Game, Notice, Piece, Request, Standing};
+use reversi_client::text::{Event, Game, Notice, Piece, Request, Standing};
+use reversi_client::transport::Driver;
 
 use super::legend::Legend;
 use super::numbering::Numbering;
@@ -271,6 +272,14 @@ impl Screen {
             Ok(Some(Typed::Send(Request::Quit))) => self.leave_now(),
             Ok(Some(Typed::Send(request))) => self.request(request),
             Ok(Some(Typed::Help)) => self.help = true,
+            Ok(Some(Typed::Hint)) => {
+                let hint = super::hint::hint(self.game());
+                self.log.push(hint);
+            }
+            Ok(Some(Typed::Moves)) => {
+                let moves = words::legal_moves(self.game());
+                self.log.push(moves);
+            }
             Ok(Some(Typed::Board)) => {}
             Err(why) => self.log.push(format!("refused: {why}")),
         }
@@ -404,6 +413,9 @@ impl Screen {
             };
             lines.push(Line::raw(words::cursor(game, self.cursor)));
             lines.push(Line::raw(format!("squares: {building}")));
+            if let Some(moves) = &game.legal {
+                lines.push(Line::raw(format!("legal: {}", moves.join(" "))));
+            }
             lines.push(Line::raw(""));
         }
         lines.push(Line::styled(words::moves_heading(game), bold));

@@ -12,6 +12,10 @@ pub enum Typed {
     Send(Request),
     /// Show the board again.
     Board,
+    /// Show the moves this player may make, where the client knows them.
+    Moves,
+    /// Suggest a move.
+    Hint,
     Help,
 }
 
@@ -23,6 +27,8 @@ commands (one a line):
   MOVE 2 1 1 1 6     a protocol line, sent as it is
   offer draw, accept draw, decline draw
   board              show the board again
+  moves              the legal moves, where this client knows the rules (Reversi)
+  hint               a move the game's own computer player suggests
   quit               leave (your team resigns if the game is on)
   help               this list";
 
@@ -40,6 +46,8 @@ pub fn parse(line: &str) -> Result<Option<Typed>, String> {
         ["quit" | "q" | "exit"] => Typed::Send(Request::Quit),
         ["help" | "?"] => Typed::Help,
         ["board"] => Typed::Board,
+        ["moves"] => Typed::Moves,
+        ["hint"] => Typed::Hint,
         ["offer", "draw"] | ["draw"] => Typed::Send(Request::OfferDraw),
         ["accept", "draw"] | ["accept"] => Typed::Send(Request::AcceptDraw),
         ["decline", "draw"] | ["decline"] => Typed::Send(Request::DeclineDraw),
@@ -119,6 +127,8 @@ mod tests {
         assert_eq!(parse("GAME ACCEPT DRAW"), send(Request::AcceptDraw));
         assert_eq!(parse("help"), Ok(Some(Typed::Help)));
         assert_eq!(parse("board"), Ok(Some(Typed::Board)));
+        assert_eq!(parse("moves"), Ok(Some(Typed::Moves)));
+        assert_eq!(parse("hint"), Ok(Some(Typed::Hint)));
         assert!(parse("4 6 1").unwrap_err().contains("two each"));
         assert!(parse("MOVE 2 1 1").unwrap_err().contains("MOVE"));
         assert!(parse("GAME LIST")

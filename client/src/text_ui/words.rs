@@ -78,6 +78,19 @@ pub fn moves_heading(game: &Game) -> String {
     }
 }
 
+/// The legal moves as a line, `legal moves: d3 c4 f5 e6`, where the client
+/// knows them; else why not.
+pub fn legal_moves(game: Option<&Game>) -> String {
+    match game {
+        None => "refused: no game yet".to_owned(),
+        Some(game) => match &game.legal {
+            Some(moves) => format!("legal moves: {}", moves.join(" ")),
+            None if !game.ready => "refused: not your turn".to_owned(),
+            None => "refused: this client does not know this game's rules".to_owned(),
+        },
+    }
+}
+
 /// Where the cursor is: "cursor at d3", or "cursor at 3 6, square 11" in a
 /// game whose notation numbers the squares.
 pub fn cursor(game: &Game, (x, y): (u8, u8)) -> String {
@@ -126,6 +139,7 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Result { standing, why } => format!("{}: {why}", verdict(*standing)),
         Notice::Aborted(why) => format!("the server stopped the game: {why}"),
         Notice::Refused(why) => format!("refused: {why}"),
+        Notice::Illegal(why) => format!("refused: {why}"),
         Notice::Quit { paired: false } => "you left the queue".to_owned(),
         Notice::Quit { paired: true } => "you left the game".to_owned(),
         Notice::Closed { finished: true } => "the server closed the connection".to_owned(),

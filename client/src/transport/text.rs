@@ -6,7 +6,7 @@ use std::net::{Shutdown, TcpStream};
 
 use reversi_text::{ClientMessage, LineBuffer, LineError, ParseError, ServerMessage};
 
-use super::client::Event;
+use crate::text::Event;
 
 /// Opens a connection to `addr` (`host:port`, or a bare host for the
 /// default port). The error is one line naming the address tried.
