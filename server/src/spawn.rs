@@ -1,7 +1,9 @@
 //! Forking a child process: what the supervisor uses to start the fork server
 //! (and sessions, with `--fork-directly`), and the fork server to start sessions
 //! (see supervisor/forking.rs for who forks what). The child keeps only the
-//! descriptors it is given and runs its body with a fresh signal set-up.
+//! descriptors it is given and runs its body with a fresh signal set-up, in a
+//! session of its own: signals sent to the supervisor's process group (a
+//! terminal's ^C, `kill %1` from a shell) are the supervisor's to act on.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -72,6 +74,9 @@ fn child<T>(keep: &[RawFd], name: &str, data: T, body: impl FnOnce(T, SelfPipe) 
     // parent's interest list); closing our copy is enough.
     close_all_except(keep);
     signals::reset_in_child();
+    if let Err(e) = signals::leave_the_terminals_group() {
+        log::warn!("{name}: cannot leave the terminal's process group ({e}): a ^C meant for the supervisor reaches it too");
+    }
     set_process_name(name);
     // The abort request (fast shutdown) is armed before any signal is let through.
     let abort = match SelfPipe::install(&[Signal::SIGTERM]) {
@@ -160,5 +165,19 @@ mod tests {
             }
         };
         assert_eq!(status, WaitStatus::Exited(pid, PANICKED));
+    }
+
+    #[test]
+    fn a_child_has_a_session_of_its_own() {
+        // SAFETY: ignoring a signal (see above).
+        unsafe { libc::signal(signals::exit_signal(), libc::SIG_IGN) };
+        let forked = fork_child(&[], "test-setsid", Parent::Caller, (), |(), _abort| {
+            let me = nix::unistd::getpid();
+            let own = nix::unistd::getsid(None) == Ok(me) && nix::unistd::getpgrp() == me;
+            i32::from(!own)
+        });
+        let (pid, ()) = forked.map_err(|(e, ())| e).unwrap();
+        let status = waitpid(pid, Some(WaitPidFlag::__WALL)).unwrap();
+        assert_eq!(status, WaitStatus::Exited(pid, 0), "not its own session");
     }
 }
