@@ -103,6 +103,17 @@ impl Cli {
         })
     }
 
+    /// The option that chose the journal directory, to name it in an error.
+    pub fn journals_named_by(&self) -> &'static str {
+        if self.journal_dir.is_some() {
+            "--journal-dir"
+        } else if self.record_dir.is_some() {
+            "--record-dir"
+        } else {
+            "the journal directory under TMPDIR (--journal-dir sets another)"
+        }
+    }
+
     /// Where running games keep their journals: --journal-dir, else the record directory,
     /// else a directory of this server's under the system's temporary one.
     pub fn journals(&self) -> JournalDir {
