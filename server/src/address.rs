@@ -2,7 +2,9 @@
 //! `--listen-seed`): `HOST:PORT`, a bare port, or a bare IP address, read as the
 //! client reads the address it connects to (client/src/cli.rs): a bare port is
 //! on 127.0.0.1, the client's default host, and a bare host is on port 8765.
+//! And what usually stops one from being listened on.
 
+use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 /// The host of a bare port, and the port of a bare host.
@@ -40,6 +42,17 @@ pub fn parse_listen(arg: &str) -> Result<SocketAddr, String> {
     )
 }
 
+/// A failure to bind a listener, with what usually causes it.
+pub fn bind_hint(e: io::Error) -> io::Error {
+    let hint = match e.kind() {
+        io::ErrorKind::AddrInUse => "another program (or another reversid) listens there",
+        io::ErrorKind::PermissionDenied => "ports below 1024 need root or CAP_NET_BIND_SERVICE",
+        io::ErrorKind::AddrNotAvailable => "no network interface of this machine has that address",
+        _ => return e,
+    };
+    io::Error::new(e.kind(), format!("{e}: {hint}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +79,17 @@ mod tests {
         assert_eq!(ok("0.0.0.0"), "0.0.0.0:8765");
         assert_eq!(ok("::1"), "[::1]:8765");
         assert_eq!(ok("[::]"), "[::]:8765");
+    }
+
+    #[test]
+    fn a_bind_failure_says_what_usually_causes_it() {
+        let denied = io::Error::new(io::ErrorKind::PermissionDenied, "cannot bind 0.0.0.0:80");
+        assert_eq!(
+            bind_hint(denied).to_string(),
+            "cannot bind 0.0.0.0:80: ports below 1024 need root or CAP_NET_BIND_SERVICE"
+        );
+        let other = bind_hint(io::Error::other("cannot bind: odd"));
+        assert_eq!(other.to_string(), "cannot bind: odd");
     }
 
     #[test]

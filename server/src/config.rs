@@ -16,9 +16,10 @@ use crate::supervisor::{self, SupervisorConfig};
 /// game in its own process; one port speaks the binary Reversi protocol and a line-based text
 /// protocol for every game (spec/PROTOCOL.md, spec/TEXT-PROTOCOL.md).
 ///
-/// Signals: the first SIGTERM or SIGINT starts a smart shutdown (stop listening, turn away waiting
-/// clients, let running games finish, exit 0 once the last session is reaped); a second one makes it
-/// fast (every session sends error to both players and exits). SIGHUP reopens --log-file (for log
+/// Signals: the first SIGTERM or SIGINT (^C in its terminal) starts a smart shutdown (stop
+/// listening, turn away waiting clients, let running games finish, exit 0 once the last session is
+/// reaped); a second one makes it fast (every session sends error to both players and exits). Only
+/// the server gets them: each game runs in a session of its own, out of the terminal's reach. SIGHUP reopens --log-file (for log
 /// rotation) and is otherwise only logged. Logging goes to stderr (or --log-file) and is filtered with
 /// RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]

@@ -105,7 +105,7 @@ fn serve(cli: &Cli) -> Result<(), Failure> {
         })
         .transpose()?;
     let supervisor_config = cli.supervisor();
-    let listeners = supervisor::bind_all(&supervisor_config)?;
+    let listeners = supervisor::bind_all(&supervisor_config).map_err(address::bind_hint)?;
     // Logged once set up, so that with --daemon they reach --log-file.
     let addresses: Vec<_> = listeners
         .iter()

@@ -65,6 +65,10 @@ fn an_address_in_use_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains(&format!("cannot bind {addr}")), "{text}");
+    assert!(
+        text.contains("another program (or another reversid) listens there"),
+        "{text}"
+    );
     // The journal directory it made for itself went with it.
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
     assert!(left.is_empty(), "{left:?}");
@@ -213,6 +217,18 @@ fn a_bare_host_listens_on_the_default_port() {
     assert!(
         line.contains("listening on 127.0.0.2:8765") || line.contains("cannot bind"),
         "{line}"
+    );
+}
+
+#[test]
+fn an_address_of_no_interface_here_says_so() {
+    // 192.0.2.0/24 is for documentation: no machine has it.
+    let (code, text) = refused(&["--listen", "192.0.2.1:0"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("cannot bind 192.0.2.1:0: ")
+            && text.contains("no network interface of this machine has that address"),
+        "{text}"
     );
 }
 
