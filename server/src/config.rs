@@ -16,9 +16,10 @@ use crate::supervisor::{self, SupervisorConfig};
 /// game in its own process; one port speaks the binary Reversi protocol and a line-based text
 /// protocol for every game (spec/PROTOCOL.md, spec/TEXT-PROTOCOL.md).
 ///
-/// Signals: the first SIGTERM or SIGINT starts a smart shutdown (stop listening, turn away waiting
-/// clients, let running games finish, exit 0 once the last session is reaped); a second one makes it
-/// fast (every session sends error to both players and exits). SIGHUP reopens --log-file (for log
+/// Signals: the first SIGTERM or SIGINT (^C in its terminal) starts a smart shutdown (stop
+/// listening, turn away waiting clients, let running games finish, exit 0 once the last session is
+/// reaped); a second one makes it fast (every session sends error to both players and exits). Only
+/// the server gets them: each game runs in a session of its own, out of the terminal's reach. SIGHUP reopens --log-file (for log
 /// rotation) and is otherwise only logged. Logging goes to stderr (or --log-file) and is filtered with
 /// RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
@@ -101,6 +102,17 @@ impl Cli {
             records: self.record_dir.as_deref(),
             journals: journals.path(),
         })
+    }
+
+    /// The option that chose the journal directory, to name it in an error.
+    pub fn journals_named_by(&self) -> &'static str {
+        if self.journal_dir.is_some() {
+            "--journal-dir"
+        } else if self.record_dir.is_some() {
+            "--record-dir"
+        } else {
+            "the journal directory under TMPDIR (--journal-dir sets another)"
+        }
     }
 
     /// Where running games keep their journals: --journal-dir, else the record directory,

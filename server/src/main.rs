@@ -1,5 +1,6 @@
 //! reversid: the command line. Everything else lives in the modules below.
 
+mod address;
 mod config;
 mod daemon;
 mod fd_passing;
@@ -8,6 +9,7 @@ mod games;
 mod journal_dir;
 mod log;
 mod outbox;
+mod paths;
 mod protocols;
 mod session;
 mod signals;
@@ -29,7 +31,9 @@ fn main() -> ExitCode {
     let mut cli = Cli::parse();
     // --daemon changes directory to /: make the paths absolute first.
     if let Err(e) = cli.absolutize_paths() {
-        eprintln!("reversid: {e}");
+        eprintln!(
+            "reversid: cannot read the current directory, which relative paths are read in: {e}"
+        );
         return ExitCode::FAILURE;
     }
     log::init();
@@ -43,31 +47,22 @@ fn main() -> ExitCode {
     }
 }
 
-/// `e` with the option and path it concerns, so a start-up error says what failed.
-fn about(option: &str, path: &std::path::Path, e: std::io::Error) -> std::io::Error {
-    std::io::Error::new(e.kind(), format!("{option} {}: {e}", path.display()))
-}
-
-/// Fails unless a record can be written into `dir` (better now than a warning per game).
-fn check_record_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    let probe = dir.join(format!(".reversid-probe-{}", std::process::id()));
-    std::fs::write(&probe, b"")
-        .and_then(|()| std::fs::remove_file(&probe))
-        .map_err(|e| about("--record-dir", dir, e))
-}
-
 fn run(cli: &Cli) -> std::io::Result<()> {
     match daemon::raise_nofile() {
         Ok(limit) => ::log::debug!("open files limit: {limit}"),
         Err(e) => warn!("cannot raise the open files limit: {e}"),
     }
+    // Records and journals are written while games run: better refused now than
+    // a warning per game.
     if let Some(dir) = &cli.record_dir {
-        check_record_dir(dir)?;
+        paths::check_dir("--record-dir", dir)?;
     }
     let journals = cli.journals();
+    let named_by = cli.journals_named_by();
     journals
         .create()
-        .map_err(|e| about("journal directory", journals.path(), e))?;
+        .map_err(|e| paths::create_dir_error(named_by, journals.path(), e))?;
+    paths::check_dir(named_by, journals.path())?;
     match serve(cli) {
         // Every session has ended (or none started): no journal in it is needed unless
         // one was left behind, and then it is kept. (A daemon's parent _exits before this.)
@@ -105,10 +100,12 @@ fn serve(cli: &Cli) -> Result<(), Failure> {
     let mut pid_file = cli
         .pid_file
         .as_deref()
-        .map(|path| daemon::PidFile::lock(path).map_err(|e| about("--pid-file", path, e)))
+        .map(|path| {
+            daemon::PidFile::lock(path).map_err(|e| paths::file_error("--pid-file", path, e))
+        })
         .transpose()?;
     let supervisor_config = cli.supervisor();
-    let listeners = supervisor::bind_all(&supervisor_config)?;
+    let listeners = supervisor::bind_all(&supervisor_config).map_err(address::bind_hint)?;
     // Logged once set up, so that with --daemon they reach --log-file.
     let addresses: Vec<_> = listeners
         .iter()
@@ -131,10 +128,10 @@ fn serve(cli: &Cli) -> Result<(), Failure> {
             let path = pid_file.path().to_owned();
             pid_file
                 .write_pid()
-                .map_err(|e| about("--pid-file", &path, e))?;
+                .map_err(|e| paths::file_error("--pid-file", &path, e))?;
         }
         if let Some(path) = &log_file {
-            log::redirect_stderr(path).map_err(|e| about("--log-file", path, e))?;
+            log::redirect_stderr(path).map_err(|e| paths::file_error("--log-file", path, e))?;
         }
         Ok(())
     };

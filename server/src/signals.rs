@@ -202,6 +202,35 @@ pub fn reset_in_child() {
     // SIGPIPE stays ignored (as Rust's runtime set it): a write to a dead peer is an EPIPE error.
 }
 
+/// The signals a terminal sends its foreground process group: ^C, ^\, ^Z, and SIGHUP when
+/// it hangs up.
+const TERMINAL: &[Signal] = &[
+    Signal::SIGINT,
+    Signal::SIGQUIT,
+    Signal::SIGTSTP,
+    Signal::SIGHUP,
+];
+
+/// In a fresh child, signals still blocked: moves it into a session (and process group) of
+/// its own, without a controlling terminal. What a terminal, or `kill` of a shell job, sends
+/// the supervisor's process group is for the supervisor alone: the first ^C asks it to let
+/// running games finish, and would otherwise end every session at once. A terminal signal
+/// that reached the child while it was still in that group (between fork and here) is
+/// dropped: setting a signal to SIG_IGN discards it while pending; the disposition is then
+/// put back.
+pub fn leave_the_terminals_group() -> io::Result<()> {
+    nix::unistd::setsid().map_err(io::Error::from)?;
+    let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+    for &sig in TERMINAL {
+        // SAFETY: SIG_IGN, then the action that was there before.
+        unsafe {
+            let old = signal::sigaction(sig, &ignore).map_err(io::Error::from)?;
+            signal::sigaction(sig, &old).map_err(io::Error::from)?;
+        }
+    }
+    Ok(())
+}
+
 /// Empties the signal mask.
 pub fn unblock_all() {
     let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);

@@ -1,7 +1,9 @@
 //! Forking a child process: what the supervisor uses to start the fork server
 //! (and sessions, with `--fork-directly`), and the fork server to start sessions
 //! (see supervisor/forking.rs for who forks what). The child keeps only the
-//! descriptors it is given and runs its body with a fresh signal set-up.
+//! descriptors it is given and runs its body with a fresh signal set-up, in a
+//! session of its own: signals sent to the supervisor's process group (a
+//! terminal's ^C, `kill %1` from a shell) are the supervisor's to act on.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -72,6 +74,9 @@ fn child<T>(keep: &[RawFd], name: &str, data: T, body: impl FnOnce(T, SelfPipe) 
     // parent's interest list); closing our copy is enough.
     close_all_except(keep);
     signals::reset_in_child();
+    if let Err(e) = signals::leave_the_terminals_group() {
+        log::warn!("{name}: cannot leave the terminal's process group ({e}): a ^C meant for the supervisor reaches it too");
+    }
     set_process_name(name);
     // The abort request (fast shutdown) is armed before any signal is let through.
     let abort = match SelfPipe::install(&[Signal::SIGTERM]) {
@@ -131,34 +136,57 @@ pub fn set_process_name(name: &str) {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
     use std::time::{Duration, Instant};
 
     use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 
     use super::*;
 
-    #[test]
-    fn a_panicking_session_ends_its_child_and_goes_no_further() {
+    /// One fork at a time: a raw clone skips the C library's fork handlers, so a lock
+    /// another thread of the test process holds (malloc's) stays held in the child.
+    static FORKING: Mutex<()> = Mutex::new(());
+
+    /// Forks a child that runs `body` and returns how it ended (failing after 5 s).
+    fn run_child(name: &str, body: impl FnOnce() -> i32) -> (Pid, WaitStatus) {
+        let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
         // The child's exit signal would end this process, which has no handler for it.
         // SAFETY: ignoring a signal.
         unsafe { libc::signal(signals::exit_signal(), libc::SIG_IGN) };
-        let forked = fork_child(&[], "test-panic", Parent::Caller, (), |(), _abort| {
-            panic!("a session bug")
-        });
+        let forked = fork_child(&[], name, Parent::Caller, (), |(), _abort| body());
         let (pid, ()) = forked.map_err(|(e, ())| e).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
-        let status = loop {
+        loop {
             match waitpid(pid, Some(WaitPidFlag::WNOHANG | WaitPidFlag::__WALL)).unwrap() {
                 WaitStatus::StillAlive if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5))
                 }
                 WaitStatus::StillAlive => {
                     let _ = nix::sys::signal::kill(pid, Signal::SIGKILL);
-                    panic!("the child outlived its session");
+                    panic!("the child {name} did not end");
                 }
-                status => break status,
+                status => return (pid, status),
             }
-        };
+        }
+    }
+
+    #[test]
+    fn a_panicking_session_ends_its_child_and_goes_no_further() {
+        let (pid, status) = run_child("test-panic", || panic!("a session bug"));
         assert_eq!(status, WaitStatus::Exited(pid, PANICKED));
+    }
+
+    #[test]
+    fn a_child_has_a_session_of_its_own() {
+        let (pid, status) = run_child("test-setsid", || {
+            let me = nix::unistd::getpid();
+            let own = nix::unistd::getsid(None) == Ok(me) && nix::unistd::getpgrp() == me;
+            i32::from(!own)
+        });
+        assert_eq!(
+            status,
+            WaitStatus::Exited(pid, 0),
+            "not in a session of its own"
+        );
     }
 }

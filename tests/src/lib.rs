@@ -369,7 +369,8 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         if self.exited.is_none() {
-            // The whole group: the supervisor and every session it forked.
+            // The supervisor's group. Its sessions have sessions of their own (the
+            // terminal's ^C is not for them): they end when the test's clients close.
             let _ =
                 nix::sys::signal::kill(nix::unistd::Pid::from_raw(-self.pid()), Signal::SIGKILL);
             let _ = self.child.wait();

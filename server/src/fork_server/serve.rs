@@ -39,11 +39,12 @@ pub fn invocation() -> Option<Invocation> {
 /// and gives what it serves.
 pub type Configure = fn() -> io::Result<Games>;
 
-/// Serves the supervisor until it closes the socket; `configure` reads what to serve.
+/// Serves the supervisor until it closes the socket (the supervisor decides when everything
+/// stops; like every child, the fork server is out of reach of the terminal's signals, see
+/// crate::spawn); `configure` reads what to serve.
 pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
     crate::log::init();
     spawn::set_process_name("reversid-forks");
-    ignore_stop_signals();
     let games = match configuration(&invocation.dir, configure) {
         Ok(games) => games,
         Err(e) => {
@@ -75,15 +76,6 @@ pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
-    }
-}
-
-/// The supervisor decides when everything stops; the fork server ends when its socket
-/// closes. (A terminal's ^C reaches the whole process group.)
-fn ignore_stop_signals() {
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: installing SIG_IGN.
-        unsafe { libc::signal(signal, libc::SIG_IGN) };
     }
 }
 

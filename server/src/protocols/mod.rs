@@ -216,7 +216,7 @@ impl Lobby<'_> {
 pub struct Options {
     /// A listener for clients that speak a seed document's own protocol, as GAME=ADDR (duell:
     /// seed 000's Conquest clients, queued on arrival; foxes: seed 002's clients, which join with
-    /// PBJ or watch with QBJ); may be given several times.
+    /// PBJ or watch with QBJ; ADDR as for --listen); may be given several times.
     #[arg(long = "listen-seed", value_name = "GAME=ADDR", action = clap::ArgAction::Append)]
     pub listen_seed: Vec<SeedListener>,
 }
@@ -249,9 +249,7 @@ impl std::str::FromStr for SeedListener {
                 seeds.join(" or ")
             ));
         };
-        let addr = addr
-            .parse()
-            .map_err(|e| format!("{addr:?} is not an address: {e}"))?;
+        let addr = crate::address::parse_listen(addr)?;
         Ok(SeedListener { game, wire, addr })
     }
 }

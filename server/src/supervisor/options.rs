@@ -16,9 +16,10 @@ const STRIKE_WINDOW: Duration = Duration::from_secs(600);
 #[derive(Debug, Clone, Args)]
 #[group(id = "supervisor_options")]
 pub struct Options {
-    /// Address to listen on (IPv4 or IPv6, port 0 picks a free one); may be given several times.
+    /// Address to listen on: IP:PORT (IPv4 or [IPv6]), a bare port (on 127.0.0.1) or a bare IP
+    /// address (port 8765); port 0 picks a free one. May be given several times.
     #[arg(long = "listen", value_name = "ADDR", action = ArgAction::Append,
-          default_value = "127.0.0.1:8765")]
+          default_value = "127.0.0.1:8765", value_parser = crate::address::parse_listen)]
     pub listen: Vec<SocketAddr>,
 
     /// Trust the PROXY protocol header (v1 or v2) from this address block, e.g. a load
