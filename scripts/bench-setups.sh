@@ -49,7 +49,18 @@ server_ticks() { # CPU ticks of the supervisor $1, its live children and its rea
   done
   echo $((total + $(stat_ticks "$1")))
 }
-settle() { while pgrep -x reversid-game >/dev/null; do sleep 1; done; sleep 2; }
+stop() { # ends the server $1 and waits for its sessions (not anybody else's) to be gone
+  local sessions pid
+  sessions=$(pgrep -P "$1" || true)
+  kill -INT "$1" 2>/dev/null || true
+  sleep 0.5
+  kill -INT "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  for pid in $sessions; do
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+  done
+  sleep 2
+}
 port=$((20000 + RANDOM % 20000))
 for round in $(seq "$rounds"); do
   for mode in fork-server fork-directly; do
@@ -58,7 +69,6 @@ for round in $(seq "$rounds"); do
       port=$((port + 1))
       extra=()
       [ "$mode" = fork-directly ] && extra=(--fork-directly)
-      settle
       RUST_LOG=warn ./reversid --listen "127.0.0.1:$port" "${unlimited[@]}" "${extra[@]}" 2>/dev/null &
       server=$!
       sleep 1
@@ -78,10 +88,7 @@ for round in $(seq "$rounds"); do
           'BEGIN {if (a > 0) printf "%.2fx", h / a; else print "n/a"}') of none held"
       fi
       echo "$line"
-      kill -INT "$server" 2>/dev/null || true
-      sleep 0.5
-      kill -INT "$server" 2>/dev/null || true
-      wait "$server" 2>/dev/null || true
+      stop "$server"
     done
   done
 done
