@@ -1,187 +1,137 @@
-//! Headless Chromium driven over the DevTools protocol (a WebSocket carrying JSON
-//! commands), for the tests of the browser client: load a page, read it with
-//! JavaScript, click with the mouse as a person would, take screenshots.
+//! Headless Chromium for the tests of the browser client, driven through WebDriver:
+//! the fantoccini library talks to Debian's chromedriver, which starts the browser.
+//! Load a page, read it with JavaScript, click as a person would, take screenshots.
+//!
+//! fantoccini is asynchronous; each call here runs it to completion on a runtime of
+//! its own, so the tests read as plain steps.
 
-use std::io::ErrorKind;
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
+use fantoccini::wd::{Capabilities, WebDriverCompatibleCommand};
+use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
-use tungstenite::stream::MaybeTlsStream;
-use tungstenite::{Message, WebSocket};
 
-/// The browser's program, if one is installed.
-pub fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|p| crate::capture::on_path(p))
+/// The browser and its WebDriver server, both found on PATH.
+#[derive(Debug, Clone)]
+pub struct Chromium {
+    browser: PathBuf,
+    driver: PathBuf,
 }
 
-/// How long one DevTools command may take.
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
+/// Chromium and chromedriver, if both are installed.
+pub fn chromium() -> Option<Chromium> {
+    let browser = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find_map(path_of)?;
+    let driver = path_of("chromedriver")?;
+    Some(Chromium { browser, driver })
+}
 
-/// A headless browser with one page, closed (with its helper processes) when dropped.
+/// Where `program` is on PATH (chromedriver wants the browser's full path).
+fn path_of(program: &str) -> Option<PathBuf> {
+    crate::capture::on_path(program).then_some(())?;
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|path| path.is_file())
+}
+
+/// The browser's switches. The machine's network is closed and it has no display
+/// nor GPU: nothing may reach out (updates, sync, first-run pages) or need either.
+const SWITCHES: [&str; 10] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+];
+
+/// How long chromedriver may take to listen, and one WebDriver command to answer.
+const DRIVER_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A headless browser with one page; closed, with chromedriver and the fresh
+/// profile, when dropped.
 pub struct Browser {
-    child: Child,
-    socket: WebSocket<MaybeTlsStream<TcpStream>>,
-    /// The page's DevTools session.
-    session: String,
-    next_id: u64,
-    profile: PathBuf,
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+    // Dropped after the session is closed, in this order.
+    _driver: Driver,
+    _profile: Profile,
 }
 
 impl Browser {
-    /// Starts `program` headless with a window of `width` × `height` CSS pixels.
-    pub fn start(program: &str, width: u32, height: u32) -> Result<Browser, String> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let profile =
-            std::env::temp_dir().join(format!("reversi-chromium-{}-{nanos}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&profile);
-        std::fs::create_dir_all(&profile).map_err(|e| e.to_string())?;
-        let child = Command::new(program)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--hide-scrollbars",
-                "--remote-debugging-port=0",
-                &format!("--window-size={width},{height}"),
-                &format!("--user-data-dir={}", profile.display()),
-                "about:blank",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| format!("cannot start {program}: {e}"))?;
-        let address = Self::devtools_address(&profile)?;
-        let (socket, _) =
-            tungstenite::connect(&address).map_err(|e| format!("DevTools at {address}: {e}"))?;
-        if let MaybeTlsStream::Plain(tcp) = socket.get_ref() {
-            let _ = tcp.set_read_timeout(Some(Duration::from_millis(200)));
-        }
-        let mut browser = Browser {
-            child,
-            socket,
-            session: String::new(),
-            next_id: 0,
-            profile,
+    /// Starts the browser headless with a page of `width` × `height` CSS pixels.
+    pub fn start(chromium: &Chromium, width: u32, height: u32) -> Result<Browser, String> {
+        let profile = Profile::fresh()?;
+        let (driver, port) = Driver::start(&chromium.driver)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("a runtime for fantoccini: {e}"))?;
+        let capabilities = capabilities(&chromium.browser, &profile.0, width, height);
+        let mut builder =
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        builder.capabilities(capabilities);
+        let url = format!("http://127.0.0.1:{port}");
+        // fantoccini spawns its session task as it connects: inside the runtime.
+        let connect = async { tokio::time::timeout(DRIVER_TIMEOUT, builder.connect(&url)).await };
+        let client = match runtime.block_on(connect) {
+            Ok(Ok(client)) => client,
+            Ok(Err(e)) => return Err(format!("a browser session: {e}")),
+            Err(_) => return Err(format!("no browser session in {DRIVER_TIMEOUT:?}")),
         };
-        let target =
-            browser.command_to(None, "Target.createTarget", json!({"url": "about:blank"}))?;
-        let target_id = target["targetId"].as_str().unwrap_or_default().to_owned();
-        let attached = browser.command_to(
-            None,
-            "Target.attachToTarget",
-            json!({"targetId": target_id, "flatten": true}),
-        )?;
-        browser.session = attached["sessionId"]
-            .as_str()
-            .ok_or("no DevTools session")?
-            .to_owned();
-        browser.command("Page.enable", json!({}))?;
+        let mut browser = Browser {
+            runtime,
+            client,
+            _driver: driver,
+            _profile: profile,
+        };
         browser.viewport(width, height, false)?;
         Ok(browser)
     }
 
-    /// The browser writes its DevTools port and path into the profile once it listens.
-    fn devtools_address(profile: &Path) -> Result<String, String> {
-        let file = profile.join("DevToolsActivePort");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                let mut lines = text.lines();
-                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                    return Ok(format!("ws://127.0.0.1:{port}{path}"));
-                }
-            }
-            if Instant::now() > deadline {
-                return Err("the browser did not open its DevTools port".to_owned());
-            }
-            std::thread::sleep(Duration::from_millis(50));
+    /// Runs one WebDriver exchange to its end, or fails after [`DRIVER_TIMEOUT`].
+    fn run<T, E: std::fmt::Display>(
+        &self,
+        what: &str,
+        step: impl std::future::Future<Output = Result<T, E>>,
+    ) -> Result<T, String> {
+        // The timer belongs to the runtime: made inside it.
+        let step = async { tokio::time::timeout(DRIVER_TIMEOUT, step).await };
+        match self.runtime.block_on(step) {
+            Ok(result) => result.map_err(|e| format!("{what}: {e}")),
+            Err(_) => Err(format!("{what}: no answer in {DRIVER_TIMEOUT:?}")),
         }
     }
 
-    fn command(&mut self, method: &str, params: Value) -> Result<Value, String> {
-        let session = self.session.clone();
-        self.command_to(Some(&session), method, params)
-    }
-
-    /// Sends a command and waits for its answer, skipping the events on the way.
-    fn command_to(
-        &mut self,
-        session: Option<&str>,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, String> {
-        self.next_id += 1;
-        let id = self.next_id;
-        let mut message = json!({"id": id, "method": method, "params": params});
-        if let Some(session) = session {
-            message["sessionId"] = json!(session);
-        }
-        self.socket
-            .send(Message::text(message.to_string()))
-            .map_err(|e| format!("{method}: {e}"))?;
-        let deadline = Instant::now() + COMMAND_TIMEOUT;
-        loop {
-            if Instant::now() > deadline {
-                return Err(format!("{method}: no answer"));
-            }
-            let text = match self.socket.read() {
-                Ok(Message::Text(text)) => text,
-                Ok(_) => continue,
-                Err(tungstenite::Error::Io(e))
-                    if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) =>
-                {
-                    continue
-                }
-                Err(e) => return Err(format!("{method}: {e}")),
-            };
-            let answer: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            if answer["id"] != json!(id) {
-                continue;
-            }
-            if let Some(error) = answer.get("error") {
-                return Err(format!("{method}: {error}"));
-            }
-            return Ok(answer["result"].clone());
-        }
-    }
-
-    /// Sets the page's size; `mobile` for a phone's.
+    /// Sets the page's size; `mobile` for a phone's (its viewport rules and touch).
+    /// WebDriver has no phone emulation of its own: this is chromedriver's passage
+    /// to the DevTools protocol.
     pub fn viewport(&mut self, width: u32, height: u32, mobile: bool) -> Result<(), String> {
-        self.command(
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}),
-        )
-        .map(drop)
+        let command = DevTools {
+            method: "Emulation.setDeviceMetricsOverride",
+            params: json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}),
+        };
+        self.run("viewport", self.client.issue_cmd(command))
+            .map(drop)
     }
 
     pub fn navigate(&mut self, url: &str) -> Result<(), String> {
-        self.command("Page.navigate", json!({"url": url})).map(drop)
+        self.run(url, self.client.goto(url))
     }
 
-    /// The value of a JavaScript expression in the page.
+    /// The value of a JavaScript expression in the page (a promise's, once settled).
     pub fn eval(&mut self, expression: &str) -> Result<Value, String> {
-        let result = self.command(
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
-        )?;
-        if let Some(e) = result.get("exceptionDetails") {
-            return Err(format!("{expression}: {e}"));
-        }
-        Ok(result["result"]["value"].clone())
+        let script = format!("return ({expression});");
+        self.run(expression, self.client.execute(&script, Vec::new()))
     }
 
     /// Waits until `expression` is truthy; returns its value.
@@ -202,33 +152,18 @@ impl Browser {
         }
     }
 
-    /// Clicks the middle of the first element `selector` finds, with the mouse.
+    /// Clicks the middle of the first element `selector` finds, as the user's mouse
+    /// would: WebDriver scrolls it into view and fails if something covers it.
     pub fn click(&mut self, selector: &str) -> Result<(), String> {
-        let quoted = serde_json::to_string(selector).map_err(|e| e.to_string())?;
-        let centre = self.eval(&format!(
-            "(() => {{ const e = document.querySelector({quoted}); if (!e) return null; \
-             e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
-             return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
-        ))?;
-        let (Some(x), Some(y)) = (centre[0].as_f64(), centre[1].as_f64()) else {
-            return Err(format!("nothing on the page matches {selector}"));
-        };
-        for kind in ["mousePressed", "mouseReleased"] {
-            self.command(
-                "Input.dispatchMouseEvent",
-                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
-            )?;
-        }
-        Ok(())
+        let client = &self.client;
+        self.run(selector, async move {
+            client.find(Locator::Css(selector)).await?.click().await
+        })
     }
 
     /// Saves what the page shows as a PNG.
     pub fn screenshot(&mut self, path: &Path) -> Result<(), String> {
-        let shot = self.command("Page.captureScreenshot", json!({"format": "png"}))?;
-        let data = shot["data"].as_str().ok_or("no screenshot data")?;
-        let png = base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .map_err(|e| e.to_string())?;
+        let png = self.run("screenshot", self.client.screenshot())?;
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         }
@@ -238,12 +173,118 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        // The browser's helper processes share its process group.
+        // Ending the session closes the browser; the driver's process group catches what is left.
+        let _ = self.run("closing the browser", self.client.clone().close());
+    }
+}
+
+/// A DevTools command sent through chromedriver (`goog/cdp/execute`).
+#[derive(Debug)]
+struct DevTools {
+    method: &'static str,
+    params: Value,
+}
+
+impl WebDriverCompatibleCommand for DevTools {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({"cmd": self.method, "params": self.params});
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// The session's capabilities: which browser, its switches, its window and profile.
+fn capabilities(browser: &Path, profile: &Path, width: u32, height: u32) -> Capabilities {
+    let mut args: Vec<String> = SWITCHES.iter().map(|s| (*s).to_owned()).collect();
+    args.push(format!("--window-size={width},{height}"));
+    args.push(format!("--user-data-dir={}", profile.display()));
+    let options = json!({"binary": browser, "args": args});
+    let mut capabilities = Capabilities::new();
+    capabilities.insert("browserName".to_owned(), json!("chrome"));
+    capabilities.insert("goog:chromeOptions".to_owned(), options);
+    capabilities
+}
+
+/// The browser's profile: an empty directory of this process's own, removed when dropped.
+struct Profile(PathBuf);
+
+impl Profile {
+    fn fresh() -> Result<Profile, String> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("reversi-chromium-{}-{nanos}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(Profile(dir))
+    }
+}
+
+impl Drop for Profile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// chromedriver in a process group of its own, with the browser it starts; the
+/// whole group is killed when dropped.
+struct Driver(Child);
+
+impl Driver {
+    /// Starts chromedriver on a port of its choosing; returns it and its port.
+    fn start(program: &Path) -> Result<(Driver, u16), String> {
+        let mut child = Command::new(program)
+            .args(["--port=0", "--log-level=SEVERE"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+        let stdout = child.stdout.take();
+        let driver = Driver(child);
+        let port = driver_port(stdout.ok_or("chromedriver's output")?)?;
+        Ok((driver, port))
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
         let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(self.child.id() as i32),
+            nix::unistd::Pid::from_raw(self.0.id() as i32),
             nix::sys::signal::Signal::SIGKILL,
         );
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
+        let _ = self.0.wait();
+    }
+}
+
+/// Reads chromedriver's "… started successfully on port N." line, then leaves a
+/// thread to drain the rest so that it never blocks on a full pipe.
+fn driver_port(stdout: ChildStdout) -> Result<u16, String> {
+    let mut lines = BufReader::new(stdout);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match lines.read_line(&mut line) {
+            Ok(0) | Err(_) => return Err("chromedriver ended before it listened".to_owned()),
+            Ok(_) => {}
+        }
+        let Some(rest) = line.split("started successfully on port ").nth(1) else {
+            continue;
+        };
+        let port = rest.trim().trim_end_matches('.').parse();
+        std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+        return port.map_err(|_| format!("chromedriver's port in {line:?}"));
     }
 }

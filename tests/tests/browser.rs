@@ -2,8 +2,8 @@
 //! reversid, plays a whole Tic-Tac-Toe game and a whole Reversi game against
 //! `reversi bot` by clicking squares, checks the final board the page shows
 //! against the result it shows, and watches two bots' game to its end.
-//! Screenshots go to target/<profile>/browser/. Without Chromium
-//! (scripts/install-tools.sh chromium) the test skips and says so.
+//! Screenshots go to target/<profile>/browser/. Without Chromium and its
+//! chromedriver (scripts/install-tools.sh chromium) the test skips and says so.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -233,11 +233,13 @@ fn assert_reversi_count(why: &str, board: &[Square]) -> (usize, usize) {
 
 fn start() -> Option<(Server, Browser)> {
     let Some(program) = chromium() else {
-        reversi_tests::skipped("chromium is not installed (scripts/install-tools.sh chromium)");
+        reversi_tests::skipped(
+            "chromium or chromedriver is not installed (scripts/install-tools.sh chromium)",
+        );
         return None;
     };
     let server = Server::start(&["--first-move-timeout", "60"]);
-    let browser = Browser::start(program, 1100, 860).expect("headless chromium");
+    let browser = Browser::start(&program, 1100, 860).expect("headless chromium");
     Some((server, browser))
 }
 

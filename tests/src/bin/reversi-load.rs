@@ -151,7 +151,8 @@ fn main() {
                 "--move-timeout",
                 "0",
             ],
-            "warn,reversid=info,reversid::supervisor=warn,reversid::reversi=warn",
+            // The start-up lines, not one a connection (supervisor) or a session (session).
+            "warn,reversid=info,reversid::supervisor=warn,reversid::session=warn",
         ))
     } else {
         None
