@@ -19,6 +19,7 @@ mod origin;
 mod pending;
 mod reaper;
 mod sessions;
+mod turns;
 mod waiting;
 
 use std::io;
@@ -36,6 +37,7 @@ pub use options::{Options, SupervisorConfig};
 use origin::Seed;
 use pending::{Pending, State};
 use reaper::Children;
+use turns::{ReadyList, Turn};
 
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
@@ -83,6 +85,8 @@ pub struct Supervisor {
     /// Listeners deregistered until then (EMFILE and friends).
     backoff_until: Option<Instant>,
     pending: Pending,
+    /// Connections and listeners whose turn ended with work left ([`turns`]).
+    ready: ReadyList,
     children: Children,
     phase: Phase,
     handled_stops: usize,
@@ -133,6 +137,7 @@ impl Supervisor {
                 .collect(),
             backoff_until: None,
             pending: Pending::default(),
+            ready: ReadyList::default(),
             children: Children::default(),
             phase: Phase::Running,
             handled_stops: 0,
@@ -171,9 +176,12 @@ impl Supervisor {
         self.start_fork_server();
         let mut events = Events::with_capacity(1024);
         loop {
-            let timeout = self
-                .next_deadline()
-                .map(|d| d.saturating_duration_since(Instant::now()));
+            let timeout = match self.ready.is_empty() {
+                true => self
+                    .next_deadline()
+                    .map(|d| d.saturating_duration_since(Instant::now())),
+                false => Some(Duration::ZERO),
+            };
             if let Err(e) = self.poll.poll(&mut events, timeout) {
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
@@ -193,12 +201,24 @@ impl Supervisor {
                     Token(t) => self.service(t - CONN_BASE),
                 }
             }
+            self.serve_ready();
             self.on_timers(Instant::now());
             self.try_pair();
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();
                 return Ok(());
+            }
+        }
+    }
+
+    /// Gives every connection and listener left with work at the end of its last turn
+    /// one more turn.
+    fn serve_ready(&mut self) {
+        for turn in self.ready.take_round() {
+            match turn {
+                Turn::Conn(index) => self.service(index),
+                Turn::Listener(which) => self.accept(which),
             }
         }
     }

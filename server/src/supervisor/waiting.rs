@@ -14,13 +14,27 @@ use reversi_proxy::Version;
 use super::addresses::Host;
 use super::origin::{self, Origin, Screened, Seed, SPOOF};
 use super::pending::{State, LINGER};
+use super::turns::{Budget, Turn, ACCEPT_BUDGET, OUT_LIMIT, OUT_PAUSE};
 use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, MAX_DISCARD};
 use crate::protocols::{Lobby, Running, Stage, Verdict, WireKind, MAX_INPUT};
 use crate::session::handoff;
 
+/// How a connection's turn of reading ended.
+enum Reading {
+    /// WouldBlock: its next turn comes with its next event.
+    Drained,
+    /// Its replies wait unsent: its next turn comes when its socket takes them.
+    Paused,
+    /// The budget ran out first: it is served again in a later turn.
+    More,
+    /// EOF or a read error (or a refused client that keeps sending): close it.
+    Eof,
+}
+
 impl Supervisor {
+    /// Accepts what `which` has waiting, [`ACCEPT_BUDGET`] at most: the rest in a later turn.
     pub(super) fn accept(&mut self, which: usize) {
-        loop {
+        for _ in 0..ACCEPT_BUDGET {
             if self.backoff_until.is_some() {
                 return;
             }
@@ -50,6 +64,7 @@ impl Supervisor {
             let seed = listener.seed;
             self.admit(stream, peer, seed);
         }
+        self.ready.push(Turn::Listener(which));
     }
 
     fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr, seed: Seed) {
@@ -176,7 +191,8 @@ impl Supervisor {
         }
     }
 
-    /// Handles readiness (or a state change) of a pending connection: flush, read, screen.
+    /// Handles readiness (or a state change) of a pending connection: flush, read, screen,
+    /// within one turn's [`Budget`]; a connection with work left is served again later.
     pub(super) fn service(&mut self, index: usize) {
         let Some(conn) = self.pending.get_mut(index) else {
             return;
@@ -191,57 +207,77 @@ impl Supervisor {
             let _ = conn.stream.shutdown(Shutdown::Write);
             conn.write_shut = true;
         }
-        let eof = self.read_input(index);
+        let read = self.read_input(index);
         let Some(conn) = self.pending.get(index) else {
             return;
         };
-        if eof {
-            match conn.state {
-                State::Handshake => debug!("{}: closed before its handshake", conn.peer),
-                State::Queued => info!("{}: left the queue (connection closed)", conn.peer),
-                State::Closing => {}
+        match read {
+            Reading::Eof => {
+                match conn.state {
+                    State::Handshake => debug!("{}: closed before its handshake", conn.peer),
+                    State::Queued => info!("{}: left the queue (connection closed)", conn.peer),
+                    State::Closing => {}
+                }
+                self.close(index);
             }
-            self.close(index);
+            Reading::More => self.ready.push(Turn::Conn(index)),
+            Reading::Drained | Reading::Paused => {}
         }
     }
 
-    /// Reads until WouldBlock, screening after every read: the verdict comes after the first
-    /// bytes, so a client streaming at full speed neither grows the input buffer nor holds
-    /// the loop. Returns true at EOF (or a read error), and for a refused connection that
-    /// keeps sending past [`MAX_DISCARD`].
-    fn read_input(&mut self, index: usize) -> bool {
+    /// Reads until WouldBlock or the turn's budget is spent, screening after every read:
+    /// the verdict comes after the first bytes, so a client streaming at full speed
+    /// neither grows the input buffer nor holds the loop. Requests left unjudged by the
+    /// last turn come first. A connection whose replies wait unsent ([`OUT_PAUSE`]) is
+    /// not read: its next turn comes when its socket takes them.
+    fn read_input(&mut self, index: usize) -> Reading {
+        let mut budget = Budget::turn();
+        self.screen(index, &mut budget);
         let mut buf = [0u8; 1024];
         loop {
+            if self.is_paused(index) {
+                return Reading::Paused;
+            }
+            if budget.is_spent() {
+                return Reading::More;
+            }
             let Some(conn) = self.pending.get_mut(index) else {
-                return false;
+                return Reading::Drained;
             };
             match conn.stream.read(&mut buf) {
-                Ok(0) => return true,
+                Ok(0) => return Reading::Eof,
                 Ok(n) if conn.state == State::Closing => {
+                    budget.read(n);
                     conn.discarded += n;
                     if conn.discarded > MAX_DISCARD {
                         debug!("{}: kept sending after its refusal; closing", conn.peer);
-                        return true;
+                        return Reading::Eof;
                     }
                 }
                 Ok(n) => {
+                    budget.read(n);
                     conn.input.extend_from_slice(&buf[..n]);
-                    self.screen(index);
+                    self.screen(index, &mut budget);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Reading::Drained,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return true,
+                Err(_) => return Reading::Eof,
             }
         }
     }
 
     /// Screens what a waiting connection has sent, request by request, until it must
-    /// wait for more bytes or is no longer screened (handed on, closing, gone).
-    fn screen(&mut self, index: usize) {
+    /// wait for more bytes, is no longer screened (handed on, closing, gone), has spent
+    /// its turn's requests, or has replies waiting unsent.
+    fn screen(&mut self, index: usize, budget: &mut Budget) {
         if !self.screen_origin(index) {
             return;
         }
-        while let Some(verdict) = self.next_verdict(index) {
+        while !budget.is_spent() && !self.is_paused(index) {
+            let Some(verdict) = self.next_verdict(index) else {
+                return;
+            };
+            budget.judged();
             if let Some(conn) = self.pending.get_mut(index) {
                 let used = verdict.used().min(conn.input.len());
                 conn.input.drain(..used);
@@ -250,6 +286,13 @@ impl Supervisor {
                 return;
             }
         }
+    }
+
+    /// Whether connection `index` waits for its replies to go before it is read on.
+    fn is_paused(&self, index: usize) -> bool {
+        self.pending
+            .get(index)
+            .is_some_and(|c| c.state != State::Closing && c.out.pending() >= OUT_PAUSE)
     }
 
     /// Its protocol's verdict on connection `index`'s input, if there is one to judge.
@@ -320,13 +363,23 @@ impl Supervisor {
         true
     }
 
-    /// Queues `bytes` for a waiting connection and tries to send them.
+    /// Queues `bytes` for a waiting connection and tries to send them; closes a client
+    /// that leaves more than [`OUT_LIMIT`] bytes unread.
     fn reply(&mut self, index: usize, bytes: &[u8]) {
-        if let Some(conn) = self.pending.get_mut(index) {
-            conn.out.push(bytes);
-            if conn.out.flush(&mut conn.stream).is_err() {
-                self.close(index);
-            }
+        let Some(conn) = self.pending.get_mut(index) else {
+            return;
+        };
+        conn.out.push(bytes);
+        if conn.out.flush(&mut conn.stream).is_err() {
+            return self.close(index);
+        }
+        let (peer, unread) = (conn.peer, conn.out.pending());
+        if unread > OUT_LIMIT {
+            self.note(
+                peer,
+                format_args!("{peer}: does not read its replies ({unread} bytes unsent); closed"),
+            );
+            self.close(index);
         }
     }
 

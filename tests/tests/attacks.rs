@@ -1,0 +1,64 @@
+//! The attack suite's short versions, run with every `cargo test`: flooders that
+//! never read their replies, and requests past one turn's budget. Every figure is
+//! loose enough for a debug build on a busy machine; `reversi-attack`
+//! (tests/src/bin/reversi-attack.rs) measures the real ones on a release build.
+
+mod attacks_support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::time::Duration;
+
+use attacks_support::{honest_pair, loopback, resident, Flood, Kind};
+use reversi_tests::Server;
+
+/// Requests sent at once beyond what one turn judges (32) and reads (16 KiB) are all
+/// answered: the connection is put on the ready list and served again (mio is
+/// edge-triggered: no new event would come for bytes already there).
+#[test]
+fn requests_past_one_turns_budget_are_answered_in_later_turns() {
+    let server = Server::start(&[]);
+    let mut stream = std::net::TcpStream::connect(server.addr()).unwrap();
+    let many = 500;
+    let mut burst = b"\n".repeat(20_000);
+    burst.extend(b"GAME VERSION\n".repeat(many));
+    stream.write_all(&burst).unwrap();
+    stream
+        .set_read_timeout(Some(reversi_tests::PATIENCE))
+        .unwrap();
+    let mut lines = BufReader::new(stream).lines();
+    for i in 0..many {
+        let line = lines.next().expect("a reply").expect("no timeout");
+        assert!(line.starts_with("GAME VERSION"), "reply {i}: {line}");
+    }
+}
+
+/// Flooders of every kind the supervisor holds (each joined to a game nobody else
+/// plays, or before a game, or on a WebSocket, or on the Duell listener) do not hold
+/// up the start of honest games, and the supervisor does not grow with them.
+#[test]
+fn flooders_that_never_read_do_not_hold_up_honest_games() {
+    let server = Server::start(&["--listen-seed", "duell=127.0.0.1:0"]);
+    let duell = server.seed_addr("duell");
+    let floods: Vec<Flood> = Kind::ALL
+        .into_iter()
+        .map(|kind| {
+            let at = if kind == Kind::Duell {
+                duell
+            } else {
+                server.addr()
+            };
+            // One of each: a second Moves or Duell flooder would be paired with the first.
+            Flood::start(kind, at, 1)
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for i in 0..5 {
+        let took = honest_pair(server.addr(), loopback(i), Duration::from_secs(10))
+            .expect("an honest game starts");
+        assert!(took < Duration::from_secs(2), "game {i} took {took:?}");
+    }
+    let rss = resident(server.pid());
+    let sent: u64 = floods.into_iter().map(Flood::stop).sum();
+    assert!(sent > 0, "the flooders sent nothing");
+    assert!(rss < 64 << 20, "the supervisor grew to {rss} bytes");
+}
