@@ -62,3 +62,43 @@ fn flooders_that_never_read_do_not_hold_up_honest_games() {
     assert!(sent > 0, "the flooders sent nothing");
     assert!(rss < 64 << 20, "the supervisor grew to {rss} bytes");
 }
+
+/// Idle connections from many addresses, each under the per-address limit, fill the
+/// pending pool: the oldest still in handshake make room for newcomers, so honest
+/// games start, and the log says little about it.
+#[test]
+fn an_idle_crowd_from_many_addresses_does_not_keep_games_from_starting() {
+    let server = Server::start(&["--max-pending", "100", "--log-burst", "2"]);
+    let crowd = attacks_support::idle_crowd(server.addr(), 60, 5);
+    assert!(crowd.len() > 200, "only {} idle connections", crowd.len());
+    for i in 0..5 {
+        let took = honest_pair(server.addr(), loopback(1000 + i), Duration::from_secs(10))
+            .expect("an honest game starts");
+        assert!(took < Duration::from_secs(2), "game {i} took {took:?}");
+    }
+    server.wait_log("closed to make room for");
+    let logged: usize = server.logs().iter().map(String::len).sum();
+    // 2 per address and 40 in all per 10 s, plus a few summary and session lines.
+    assert!(logged < 16 * 1024, "{logged} bytes of log");
+    drop(crowd);
+}
+
+/// Addresses of one /24 share its limit.
+#[test]
+fn a_network_cannot_hold_more_than_its_share_of_waiting_connections() {
+    let server = Server::start(&[
+        "--max-pending-per-address",
+        "2",
+        "--max-pending-per-network",
+        "3",
+    ]);
+    let idle: Vec<_> = (0..3)
+        .map(|i| attacks_support::connect_from(loopback(i), server.addr()).unwrap())
+        .collect();
+    let mut fourth = reversi_tests::Client::from_stream(
+        attacks_support::connect_from(loopback(3), server.addr()).unwrap(),
+    );
+    fourth.expect(reversi_tests::Msg::Error);
+    server.wait_log("your network already has 3 connections waiting");
+    drop(idle);
+}

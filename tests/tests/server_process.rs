@@ -130,13 +130,23 @@ fn max_sessions_keeps_pairs_queued_until_a_slot_frees() {
 #[test]
 fn max_pending_refuses_the_excess() {
     let server = Server::start(&["--max-pending", "2"]);
+    // Both waiting connections are queued (one for each game): none can make room.
     let _a = server.join();
-    let _b = Client::connect(server.addr());
-    server.wait_log("queued (1 waiting)");
+    let mut b = reversi_tests::text::TextClient::join(server.addr(), "tictactoe");
+    b.next_is("GAME WAITING 1");
     let mut third = Client::connect(server.addr());
     third.expect(Msg::Error);
     third.expect_closed();
     server.wait_log("pending limit (2) reached");
+    // An idle connection (still in handshake) is closed to make room for a newcomer.
+    drop(b);
+    server.wait_log("left the queue");
+    let mut idle = Client::connect(server.addr());
+    let mut newcomer = server.join();
+    idle.expect(Msg::Error);
+    idle.expect_closed();
+    server.wait_log("closed to make room for");
+    newcomer.expect_connect_ok();
 }
 
 #[test]

@@ -233,6 +233,25 @@ impl Supervisor {
         }
     }
 
+    /// At the end of a log period: what [`Supervisor::note`] counted instead of logging.
+    fn log_summary(&mut self, now: Instant) {
+        let summary = self.hosts.summary(now);
+        let period = addresses::LOG_PERIOD.as_secs();
+        for (host, n) in &summary.hosts {
+            info!(
+                "{host}: {n} more connection events in the last {period} s, not logged one by one \
+                 (RUST_LOG=debug shows each)"
+            );
+        }
+        if summary.other_hosts > 0 {
+            info!(
+                "{} more connection events from {} other addresses in the last {period} s, \
+                 not logged one by one",
+                summary.other_events, summary.other_hosts
+            );
+        }
+    }
+
     fn next_deadline(&mut self) -> Option<Instant> {
         let phase = match self.phase {
             Phase::Running => None,
@@ -326,17 +345,17 @@ impl Supervisor {
     }
 
     fn on_timers(&mut self, now: Instant) {
-        for (host, n) in self.hosts.summary(now) {
-            info!(
-                "{host}: {n} more connection events in the last {} s, not logged one by one \
-                 (RUST_LOG=debug shows each)",
-                addresses::LOG_PERIOD.as_secs()
-            );
-        }
+        self.log_summary(now);
         for index in self.pending.expired_handshakes(now) {
-            if let Some(conn) = self.pending.get(index) {
-                let missing = conn.origin.missing();
-                info!("{}: {missing} within the timeout; closing", conn.peer);
+            if let Some((peer, missing)) = self
+                .pending
+                .get(index)
+                .map(|c| (c.peer, c.origin.missing()))
+            {
+                self.note(
+                    peer,
+                    format_args!("{peer}: {missing} within the timeout; closing"),
+                );
             }
             self.close(index);
         }

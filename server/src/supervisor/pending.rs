@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use reversi_games::registry::Module;
 
-use super::addresses::Host;
+use super::addresses::{Host, Network};
 use super::origin::Origin;
 use crate::outbox::Outbox;
 use crate::protocols::WireKind;
@@ -56,6 +56,16 @@ pub struct Conn {
 
 type Stamp = (usize, u64);
 
+/// One fewer for `key`, forgotten at zero.
+fn uncount<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, usize>, key: K) {
+    if let Some(n) = counts.get_mut(&key) {
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(&key);
+        }
+    }
+}
+
 /// The clients waiting for one game, oldest first; entries of clients that left
 /// stay until they reach the front or a sweep (lazy deletion).
 #[derive(Default)]
@@ -82,8 +92,9 @@ pub struct Pending {
     next_serial: u64,
     /// Connections in Handshake or Queued: what the pending limit counts.
     waiting: usize,
-    /// The same, per host, for those whose origin counts against their address.
+    /// The same, per host and per network, for those whose origin counts against their address.
     waiting_per_host: HashMap<Host, usize>,
+    waiting_per_network: HashMap<Network, usize>,
     closing: usize,
     /// One first-come first-served queue per game, by the game's name.
     queues: HashMap<&'static str, Queue>,
@@ -103,6 +114,14 @@ impl Pending {
         self.waiting_per_host.get(&host).copied().unwrap_or(0)
     }
 
+    /// Connections of `peer`'s network in Handshake or Queued.
+    pub fn waiting_in(&self, peer: SocketAddr) -> usize {
+        self.waiting_per_network
+            .get(&Network::of(peer))
+            .copied()
+            .unwrap_or(0)
+    }
+
     fn start_waiting(&mut self, peer: SocketAddr, origin: Origin) {
         self.waiting += 1;
         self.count_host(peer, origin);
@@ -111,6 +130,10 @@ impl Pending {
     fn count_host(&mut self, peer: SocketAddr, origin: Origin) {
         if origin.counts() {
             *self.waiting_per_host.entry(Host::of(peer)).or_default() += 1;
+            *self
+                .waiting_per_network
+                .entry(Network::of(peer))
+                .or_default() += 1;
         }
     }
 
@@ -123,13 +146,21 @@ impl Pending {
         if !origin.counts() {
             return;
         }
-        let host = Host::of(peer);
-        if let Some(n) = self.waiting_per_host.get_mut(&host) {
-            *n -= 1;
-            if *n == 0 {
-                self.waiting_per_host.remove(&host);
+        uncount(&mut self.waiting_per_host, Host::of(peer));
+        uncount(&mut self.waiting_per_network, Network::of(peer));
+    }
+
+    /// The connection that has been in Handshake longest, if any: the one to close
+    /// when the pool is full (as sshd's MaxStartups and HAProxy do), since a client
+    /// that means to play completes its handshake at once.
+    pub fn oldest_in_handshake(&mut self) -> Option<usize> {
+        while let Some(&(_, stamp)) = self.handshake_timers.front() {
+            if self.live(stamp, State::Handshake) {
+                return Some(stamp.0);
             }
+            self.handshake_timers.pop_front();
         }
+        None
     }
 
     pub fn closing(&self) -> usize {
@@ -494,6 +525,27 @@ mod tests {
         assert_eq!((p.waiting(), p.waiting_of(Host::of(client))), (1, 0));
         p.remove(ids[1]);
         assert_eq!(p.waiting(), 0);
+    }
+
+    #[test]
+    fn the_oldest_connection_still_in_handshake_is_the_one_to_make_room() {
+        let (served, _clients) = conns(3);
+        let now = Instant::now();
+        let mut p = Pending::default();
+        let peer = served[0].1;
+        let ids: Vec<usize> = served
+            .into_iter()
+            .map(|(s, peer)| p.insert(s, peer, DIRECT, now))
+            .collect();
+        assert_eq!(p.waiting_in(peer), 3, "one loopback /24");
+        assert_eq!(p.oldest_in_handshake(), Some(ids[0]));
+        // Queued (its handshake done) or gone: not a candidate any more.
+        p.enqueue(ids[0], game());
+        p.remove(ids[1]);
+        assert_eq!(p.oldest_in_handshake(), Some(ids[2]));
+        p.start_closing(ids[2], b"", now);
+        assert_eq!(p.oldest_in_handshake(), None);
+        assert_eq!(p.waiting_in(peer), 1);
     }
 
     #[test]

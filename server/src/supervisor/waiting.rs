@@ -6,12 +6,12 @@ use std::net::{Shutdown, SocketAddr};
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use log::{debug, info, warn};
+use log::{debug, warn};
 use mio::{Interest, Token};
 use reversi_games::registry::Module;
 use reversi_proxy::Version;
 
-use super::addresses::Host;
+use super::addresses::{Host, Refusal};
 use super::origin::{self, Origin, Screened, Seed, SPOOF};
 use super::pending::{State, LINGER};
 use super::turns::{Budget, Turn, ACCEPT_BUDGET, OUT_LIMIT, OUT_PAUSE};
@@ -70,10 +70,13 @@ impl Supervisor {
     fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr, seed: Seed) {
         let _ = stream.set_nodelay(true);
         let now = Instant::now();
+        if self.pending.waiting() >= self.config.max_pending {
+            self.make_room(peer);
+        }
         let over_limit = self.pending.waiting() >= self.config.max_pending;
         if over_limit && self.pending.closing() >= self.config.max_pending {
             // Flooded: no room even to linger. Best effort, then close.
-            warn!("{peer}: pending limit reached; refused");
+            self.note(peer, format_args!("{peer}: pending limit reached; refused"));
             let _ = io::Write::write(
                 &mut stream,
                 &WireKind::refusal(None, "pending limit reached"),
@@ -82,7 +85,7 @@ impl Supervisor {
         }
         let origin = Origin::of(peer, seed, &self.config.proxy_from);
         let host_full = match origin.counts() {
-            true => self.hosts.may_wait(self.pending.waiting_of(Host::of(peer))),
+            true => self.may_wait(peer),
             false => Ok(()),
         };
         let index = self
@@ -94,15 +97,16 @@ impl Supervisor {
             Token(CONN_BASE + index),
             Interest::READABLE | Interest::WRITABLE,
         ) {
-            warn!("{peer}: cannot register: {e}");
+            self.note(peer, format_args!("{peer}: cannot register: {e}"));
             self.pending.remove(index);
             return;
         }
         debug!("{peer}: accepted");
         if over_limit {
-            warn!(
-                "{peer}: pending limit ({}) reached; refused",
-                self.config.max_pending
+            let limit = self.config.max_pending;
+            self.note(
+                peer,
+                format_args!("{peer}: pending limit ({limit}) reached; refused"),
             );
             self.refuse(index, "pending limit reached", now);
             return;
@@ -117,6 +121,32 @@ impl Supervisor {
             self.arrived(index, seed);
         }
         self.service(index);
+    }
+
+    /// The pending pool is full: the connection that has been in handshake longest
+    /// is closed to make room for `newcomer` (its refusal sent if the socket takes it).
+    fn make_room(&mut self, newcomer: SocketAddr) {
+        let Some(oldest) = self.pending.oldest_in_handshake() else {
+            return;
+        };
+        if let Some(conn) = self.pending.get_mut(oldest) {
+            let peer = conn.peer;
+            let farewell = WireKind::refusal(conn.wire, "server busy; try again");
+            let _ = io::Write::write(&mut conn.stream, &farewell);
+            self.note(
+                peer,
+                format_args!("{peer}: pending pool full; closed to make room for {newcomer}"),
+            );
+        }
+        self.close(oldest);
+    }
+
+    /// Whether `peer` may have one more connection waiting (per address and per network).
+    fn may_wait(&self, peer: SocketAddr) -> Result<(), Refusal> {
+        self.hosts.may_wait(
+            self.pending.waiting_of(Host::of(peer)),
+            self.pending.waiting_in(peer),
+        )
     }
 
     /// A client's connection is there (its proxy's header, if any, read): on a seed
@@ -208,14 +238,17 @@ impl Supervisor {
             conn.write_shut = true;
         }
         let read = self.read_input(index);
-        let Some(conn) = self.pending.get(index) else {
+        let Some((peer, state)) = self.pending.get(index).map(|c| (c.peer, c.state)) else {
             return;
         };
         match read {
             Reading::Eof => {
-                match conn.state {
-                    State::Handshake => debug!("{}: closed before its handshake", conn.peer),
-                    State::Queued => info!("{}: left the queue (connection closed)", conn.peer),
+                match state {
+                    State::Handshake => debug!("{peer}: closed before its handshake"),
+                    State::Queued => self.note(
+                        peer,
+                        format_args!("{peer}: left the queue (connection closed)"),
+                    ),
                     State::Closing => {}
                 }
                 self.close(index);
@@ -416,16 +449,20 @@ impl Supervisor {
             wire,
             &conn.input,
         );
+        let peer = conn.peer;
         match sent {
             Ok(()) => {
-                info!("{}: watches game {id}", conn.peer);
+                self.note(peer, format_args!("{peer}: watches game {id}"));
                 // The session has its own copy of the descriptor now.
                 if let Some(mut conn) = self.pending.remove(index) {
                     let _ = self.poll.registry().deregister(&mut conn.stream);
                 }
             }
             Err(e) => {
-                warn!("{}: cannot hand over to game {id}: {e}", conn.peer);
+                self.note(
+                    peer,
+                    format_args!("{peer}: cannot hand over to game {id}: {e}"),
+                );
                 self.refuse(
                     index,
                     &format!("game {id} cannot take a viewer now"),
@@ -495,8 +532,7 @@ impl Supervisor {
     /// limit applies to that address, and its listener's seed protocol starts.
     fn relayed(&mut self, index: usize, client: SocketAddr, origin: Origin, seed: Seed) -> bool {
         let host_full = if origin.counts() {
-            self.hosts
-                .may_wait(self.pending.waiting_of(Host::of(client)))
+            self.may_wait(client)
         } else {
             Ok(())
         };
