@@ -102,3 +102,35 @@ fn a_network_cannot_hold_more_than_its_share_of_waiting_connections() {
     server.wait_log("your network already has 3 connections waiting");
     drop(idle);
 }
+
+/// Pairs that never move fill the session cap: a text client that queues is told
+/// why it waits and where it stands, and again when its place changes.
+#[test]
+fn a_client_queued_at_the_session_cap_is_told_why_and_its_place() {
+    let server = Server::start(&["--max-sessions", "1"]);
+    let idle = server.pair();
+    let mut first = reversi_tests::text::TextClient::join(server.addr(), "tictactoe");
+    first.next_is("GAME WAITING 1");
+    first.next_is(
+        "GAME NEWS server full: 1 games running; you are number 1 in the queue for tictactoe",
+    );
+    let mut second = reversi_tests::text::TextClient::join(server.addr(), "tictactoe");
+    second.next_is(
+        "GAME NEWS server full: 1 games running; you are number 2 in the queue for tictactoe",
+    );
+    let mut third = reversi_tests::text::TextClient::join(server.addr(), "tictactoe");
+    third.next_is(
+        "GAME NEWS server full: 1 games running; you are number 3 in the queue for tictactoe",
+    );
+    first.send("GAME QUIT");
+    second.next_is(
+        "GAME NEWS server full: 1 games running; you are number 1 in the queue for tictactoe",
+    );
+    third.next_is(
+        "GAME NEWS server full: 1 games running; you are number 2 in the queue for tictactoe",
+    );
+    // The idle game ends: the two that wait play.
+    drop(idle);
+    second.expect("GAME TYPE");
+    third.expect("GAME TYPE");
+}

@@ -85,6 +85,8 @@ pub struct Supervisor {
     /// Listeners deregistered until then (EMFILE and friends).
     backoff_until: Option<Instant>,
     pending: Pending,
+    /// [`Pending::queue_moves`] when queued clients were last told their places.
+    told_moves: u64,
     /// Connections and listeners whose turn ended with work left ([`turns`]).
     ready: ReadyList,
     children: Children,
@@ -137,6 +139,7 @@ impl Supervisor {
                 .collect(),
             backoff_until: None,
             pending: Pending::default(),
+            told_moves: 0,
             ready: ReadyList::default(),
             children: Children::default(),
             phase: Phase::Running,

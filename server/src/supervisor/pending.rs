@@ -52,6 +52,8 @@ pub struct Conn {
     pub write_shut: bool,
     /// Bytes read and thrown away since the refusal (Closing only).
     pub discarded: usize,
+    /// The queue position it was last told of (Queued, while the server is full).
+    pub told_position: Option<usize>,
 }
 
 type Stamp = (usize, u64);
@@ -99,6 +101,8 @@ pub struct Pending {
     /// One first-come first-served queue per game, by the game's name.
     queues: HashMap<&'static str, Queue>,
     queued: usize,
+    /// Joins and departures so far, in all queues: a queue position changed when it grew.
+    queue_moves: u64,
     handshake_timers: VecDeque<(Instant, Stamp)>,
     closing_timers: VecDeque<(Instant, Stamp)>,
 }
@@ -189,6 +193,7 @@ impl Pending {
     /// pile up behind it for ever, so the whole queue is swept once they outnumber the rest.
     fn left_queue(&mut self, game: &'static str) {
         self.queued -= 1;
+        self.queue_moves += 1;
         let slots = &self.slots;
         if let Some(q) = self.queues.get_mut(game) {
             q.live -= 1;
@@ -221,6 +226,7 @@ impl Pending {
             out: Outbox::new(),
             write_shut: false,
             discarded: 0,
+            told_position: None,
         };
         let index = match self.free.pop() {
             Some(i) => {
@@ -279,12 +285,29 @@ impl Pending {
             q.entries.push_back(stamp);
             q.live += 1;
             self.queued += 1;
+            self.queue_moves += 1;
         }
+    }
+
+    /// Joins and departures so far, in all queues.
+    pub fn queue_moves(&self) -> u64 {
+        self.queue_moves
     }
 
     /// How many wait for `game`.
     pub fn queued_for(&self, game: &str) -> usize {
         self.queues.get(game).map_or(0, |q| q.live)
+    }
+
+    /// The connections queued for `game`, oldest first.
+    pub fn queue_of(&self, game: &str) -> Vec<usize> {
+        self.queues.get(game).map_or_else(Vec::new, |q| {
+            q.entries
+                .iter()
+                .filter(|&&stamp| self.live(stamp, State::Queued))
+                .map(|&(index, _)| index)
+                .collect()
+        })
     }
 
     /// The games with someone waiting.
@@ -483,6 +506,7 @@ mod tests {
             "all from one loopback host"
         );
         assert_eq!(p.front_group(NAME, 2), Some(vec![ids[2], ids[3]]));
+        assert_eq!(p.queue_of(NAME), [ids[2], ids[3], ids[4]]);
         let pair = p.pop_group(NAME, 2).unwrap();
         assert_eq!([pair[0].peer, pair[1].peer], [peers[2], peers[3]]);
         assert_eq!(p.queued(), 1);

@@ -398,7 +398,7 @@ impl Supervisor {
 
     /// Queues `bytes` for a waiting connection and tries to send them; closes a client
     /// that leaves more than [`OUT_LIMIT`] bytes unread.
-    fn reply(&mut self, index: usize, bytes: &[u8]) {
+    pub(super) fn reply(&mut self, index: usize, bytes: &[u8]) {
         let Some(conn) = self.pending.get_mut(index) else {
             return;
         };
