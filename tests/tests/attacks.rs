@@ -76,7 +76,7 @@ fn an_idle_crowd_from_many_addresses_does_not_keep_games_from_starting() {
             .expect("an honest game starts");
         assert!(took < Duration::from_secs(2), "game {i} took {took:?}");
     }
-    server.wait_log("closed to make room for");
+    server.wait_log("closed to make room");
     let logged: usize = server.logs().iter().map(String::len).sum();
     // 2 per address and 40 in all per 10 s, plus a few summary and session lines.
     assert!(logged < 16 * 1024, "{logged} bytes of log");

@@ -145,28 +145,24 @@ fn max_pending_refuses_the_excess() {
     let mut newcomer = server.join();
     idle.expect(Msg::Error);
     idle.expect_closed();
-    server.wait_log("closed to make room for");
+    server.wait_log("closed to make room");
     newcomer.expect_connect_ok();
 }
 
 #[test]
-fn running_out_of_descriptors_backs_off_and_recovers() {
-    // 40 descriptors: a few for the supervisor itself, ~30 for connections.
+fn running_out_of_descriptors_sheds_idle_connections_so_games_start() {
+    // 40 descriptors: a few for the supervisor itself, 16 in reserve, the rest for connections.
     let server = Server::start_with_nofile(&[], 40);
     let hogs: Vec<Client> = (0..60).map(|_| Client::connect(server.addr())).collect();
-    let line = server.wait_log("not accepting for");
-    assert!(
-        line.contains("WARN") && line.contains("Too many open files"),
-        "{line}"
-    );
-    drop(hogs);
-    // Every hog is closed in the end, accepted late or not; then games go on.
+    server.wait_log("descriptors running low; closed to make room");
+    // With the hogs still there, a game starts and is played.
     let (mut black, mut white) = server.pair();
     black.expect(Msg::Turn);
     white.send(&Pdu::Quit);
     black.expect(Msg::Winner(Winner::Black));
     black.expect_closed();
     server.wait_log("exited with status 0");
+    drop(hogs);
 }
 
 #[test]

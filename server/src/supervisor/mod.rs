@@ -47,6 +47,9 @@ const CONN_BASE: usize = 1 << 16;
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(10);
+/// Descriptors kept free for starting sessions (a viewer listener, a pidfd, what the
+/// fork server is sent): past the limit less these, the oldest idle connection is shed.
+const FD_RESERVE: u64 = 16;
 /// A refused connection that sends more than this while we linger is closed at once:
 /// discarding a fast sender's stream would otherwise hold the loop for the whole linger.
 const MAX_DISCARD: usize = 64 * 1024;
@@ -82,6 +85,9 @@ pub struct Supervisor {
     poll: Poll,
     signals: SelfPipe,
     listeners: Vec<Listener>,
+    /// A connection accepted on a descriptor this high or higher sheds an idle one
+    /// (the open files limit less [`FD_RESERVE`]).
+    fd_ceiling: Option<u64>,
     /// Listeners deregistered until then (EMFILE and friends).
     backoff_until: Option<Instant>,
     pending: Pending,
@@ -137,6 +143,9 @@ impl Supervisor {
                 .into_iter()
                 .map(|(socket, addr, seed)| Listener { socket, addr, seed })
                 .collect(),
+            fd_ceiling: crate::daemon::nofile_limit()
+                .ok()
+                .map(|limit| limit.saturating_sub(FD_RESERVE)),
             backoff_until: None,
             pending: Pending::default(),
             told_moves: 0,

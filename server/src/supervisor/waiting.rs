@@ -41,14 +41,17 @@ impl Supervisor {
             let Some(listener) = self.listeners.get(which) else {
                 return;
             };
-            let (stream, peer) = match listener.socket.accept() {
+            let (accepted, addr, seed) = (listener.socket.accept(), listener.addr, listener.seed);
+            let (stream, peer) = match accepted {
                 Ok(pair) => pair,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if is_resource_shortage(&e) && self.shed("out of descriptors") => {
+                    continue;
+                }
                 Err(e) if is_resource_shortage(&e) => {
                     warn!(
-                        "accept on {}: {e}; not accepting for {} ms",
-                        listener.addr,
+                        "accept on {addr}: {e}; not accepting for {} ms",
                         BACKOFF.as_millis()
                     );
                     self.deregister_listeners();
@@ -57,11 +60,10 @@ impl Supervisor {
                 }
                 Err(e) => {
                     // ECONNABORTED and the like concern one connection only.
-                    debug!("accept on {}: {e}", listener.addr);
+                    debug!("accept on {addr}: {e}");
                     continue;
                 }
             };
-            let seed = listener.seed;
             self.admit(stream, peer, seed);
         }
         self.ready.push(Turn::Listener(which));
@@ -70,8 +72,23 @@ impl Supervisor {
     fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr, seed: Seed) {
         let _ = stream.set_nodelay(true);
         let now = Instant::now();
+        let high = self
+            .fd_ceiling
+            .is_some_and(|c| u64::try_from(stream.as_raw_fd()).is_ok_and(|fd| fd >= c));
+        if high {
+            if !self.shed("descriptors running low") {
+                // Nothing idle to shed: the reserve is for starting games.
+                self.note(
+                    peer,
+                    format_args!("{peer}: descriptors running low; refused"),
+                );
+                let _ = io::Write::write(&mut stream, &WireKind::refusal(None, "server busy"));
+                return;
+            }
+            stream = lowest_descriptor(stream);
+        }
         if self.pending.waiting() >= self.config.max_pending {
-            self.make_room(peer);
+            self.shed("pending pool full");
         }
         let over_limit = self.pending.waiting() >= self.config.max_pending;
         if over_limit && self.pending.closing() >= self.config.max_pending {
@@ -123,22 +140,20 @@ impl Supervisor {
         self.service(index);
     }
 
-    /// The pending pool is full: the connection that has been in handshake longest
-    /// is closed to make room for `newcomer` (its refusal sent if the socket takes it).
-    fn make_room(&mut self, newcomer: SocketAddr) {
+    /// Room is short (`why`): the connection that has been in handshake longest is
+    /// closed (its refusal sent if the socket takes it). False when none is.
+    fn shed(&mut self, why: &str) -> bool {
         let Some(oldest) = self.pending.oldest_in_handshake() else {
-            return;
+            return false;
         };
         if let Some(conn) = self.pending.get_mut(oldest) {
             let peer = conn.peer;
             let farewell = WireKind::refusal(conn.wire, "server busy; try again");
             let _ = io::Write::write(&mut conn.stream, &farewell);
-            self.note(
-                peer,
-                format_args!("{peer}: pending pool full; closed to make room for {newcomer}"),
-            );
+            self.note(peer, format_args!("{peer}: {why}; closed to make room"));
         }
         self.close(oldest);
+        true
     }
 
     /// Whether `peer` may have one more connection waiting (per address and per network).
@@ -548,4 +563,25 @@ impl Supervisor {
         self.arrived(index, seed);
         true
     }
+}
+
+/// `stream` moved to the lowest free descriptor, when that is lower: descriptors are
+/// handed out lowest first, so keeping them packed keeps the highest in use a count.
+fn lowest_descriptor(stream: mio::net::TcpStream) -> mio::net::TcpStream {
+    use std::os::fd::FromRawFd;
+    let high = stream.as_raw_fd();
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own; the copy is ours alone.
+    let low = unsafe { libc::fcntl(high, libc::F_DUPFD_CLOEXEC, 0) };
+    if low < 0 {
+        return stream;
+    }
+    if low > high {
+        // SAFETY: `low` was just made and nothing else refers to it.
+        unsafe { libc::close(low) };
+        return stream;
+    }
+    drop(stream);
+    // SAFETY: `low` is an open socket that nothing else owns: a copy of the accepted
+    // one, sharing its non-blocking file description.
+    unsafe { mio::net::TcpStream::from_raw_fd(low) }
 }
