@@ -89,23 +89,27 @@ impl Flood {
     }
 }
 
+/// One flooder: connects, sends, and connects again when the server closes it.
 fn flood(kind: Kind, addr: SocketAddr, stop: &AtomicBool, sent: &AtomicU64) {
-    let Ok(mut stream) = TcpStream::connect(addr) else {
-        return;
-    };
     let (first, again) = kind.traffic();
-    if stream.write_all(&first).is_err() || stream.set_nonblocking(true).is_err() {
-        return;
-    }
     while !stop.load(Ordering::Relaxed) {
-        match stream.write(&again) {
-            Ok(n) => {
-                sent.fetch_add(n as u64, Ordering::Relaxed);
+        let Ok(mut stream) = TcpStream::connect(addr) else {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        if stream.write_all(&first).is_err() || stream.set_nonblocking(true).is_err() {
+            continue;
+        }
+        while !stop.load(Ordering::Relaxed) {
+            match stream.write(&again) {
+                Ok(n) => {
+                    sent.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                Err(_) => break,
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(1))
-            }
-            Err(_) => return,
         }
     }
 }
@@ -114,6 +118,12 @@ fn flood(kind: Kind, addr: SocketAddr, stop: &AtomicBool, sent: &AtomicU64) {
 pub fn loopback(i: usize) -> Ipv4Addr {
     let i = i as u32 + 1;
     Ipv4Addr::new(127, 1 + (i >> 16) as u8, (i >> 8) as u8, i as u8)
+}
+
+/// A loopback address in a /24 of its own for each `i` (127.100.0.1 and on): a crowd
+/// spread over many networks, as a botnet's is.
+pub fn spread(i: usize) -> Ipv4Addr {
+    Ipv4Addr::new(127, 100 + (i >> 8) as u8, i as u8, 1)
 }
 
 /// A connection to `addr` from `from` (any 127.x.y.z works on Linux without setup).
