@@ -39,7 +39,7 @@ pub struct Cli {
     pub record_dir: Option<PathBuf>,
 
     /// Where running games keep their journals, from which a game whose session died is
-    /// recovered (default: --record-dir, else reversid-PID-journals in the temporary directory,
+    /// recovered (default: --record-dir, else reversid-PID-NONCE-journals in the temporary directory,
     /// removed at exit when no journal is left in it; a directory given is never removed).
     #[arg(long, value_name = "DIR")]
     pub journal_dir: Option<PathBuf>,
@@ -120,9 +120,7 @@ impl Cli {
     pub fn journals(&self) -> JournalDir {
         match self.journal_dir.as_ref().or(self.record_dir.as_ref()) {
             Some(given) => JournalDir::Given(given.clone()),
-            None => JournalDir::Own(
-                std::env::temp_dir().join(format!("reversid-{}-journals", std::process::id())),
-            ),
+            None => JournalDir::own_in(&std::env::temp_dir()),
         }
     }
 }

@@ -138,6 +138,19 @@ pub fn daemonize(ready: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
 }
 
 /// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit.
+/// The open files limit (soft).
+pub fn nofile_limit() -> io::Result<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit with a valid struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(lim.rlim_cur)
+}
+
 pub fn raise_nofile() -> io::Result<u64> {
     let mut lim = libc::rlimit {
         rlim_cur: 0,

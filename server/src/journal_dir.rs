@@ -1,6 +1,8 @@
 //! The directory running games keep their journals in (`session/journal.rs`):
 //! one the user named (`--journal-dir`, or `--record-dir`), or this server's own,
-//! `reversid-PID-journals` under the system's temporary directory.
+//! `reversid-PID-NONCE-journals` under the system's temporary directory. The nonce
+//! is random, and the directory is created exclusively: a later server that gets
+//! the same pid can never take (and overwrite the journals in) an earlier one's.
 //!
 //! Once every session has ended the directory holds nothing: a session that records
 //! its game removes its journal, and the supervisor takes the journal of one that
@@ -9,8 +11,10 @@
 //! never thrown away. A directory the user named is never removed.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use log::{debug, warn};
 
@@ -24,15 +28,28 @@ pub enum JournalDir {
 }
 
 impl JournalDir {
+    /// This server's own directory under `parent` (the system's temporary directory).
+    /// Its name is chosen once per process, so every call names the same directory.
+    pub fn own_in(parent: &Path) -> JournalDir {
+        static NAME: OnceLock<String> = OnceLock::new();
+        let name = NAME
+            .get_or_init(|| format!("reversid-{}-{:016x}-journals", std::process::id(), nonce()));
+        JournalDir::Own(parent.join(name))
+    }
+
     pub fn path(&self) -> &Path {
         match self {
             JournalDir::Given(path) | JournalDir::Own(path) => path,
         }
     }
 
-    /// Makes sure the directory exists.
+    /// Makes sure the directory exists: a given one is created if missing; the server's
+    /// own is created now, and only by this server (mode 0700; an existing one is an error).
     pub fn create(&self) -> io::Result<()> {
-        fs::create_dir_all(self.path())
+        match self {
+            JournalDir::Given(path) => fs::create_dir_all(path),
+            JournalDir::Own(path) => fs::DirBuilder::new().mode(0o700).create(path),
+        }
     }
 
     /// At exit: removes the server's own directory if nothing in it is needed any more;
@@ -63,6 +80,17 @@ impl JournalDir {
                 false
             }
         }
+    }
+}
+
+/// 64 random bits (from the kernel; the clock's nanoseconds if it cannot give them).
+fn nonce() -> u64 {
+    let mut bytes = [0u8; 8];
+    match fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)) {
+        Ok(()) => u64::from_ne_bytes(bytes),
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64),
     }
 }
 
@@ -100,6 +128,30 @@ mod tests {
         assert!(own.close());
         assert!(!own.path().exists());
         assert!(own.close(), "gone already is gone");
+    }
+
+    #[test]
+    fn the_servers_own_directory_is_its_alone() {
+        let parent = scratch("parent");
+        fs::create_dir_all(&parent).unwrap();
+        let own = JournalDir::own_in(&parent);
+        assert_eq!(own, JournalDir::own_in(&parent), "one name per process");
+        let name = own
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let prefix = format!("reversid-{}-", std::process::id());
+        assert!(
+            name.starts_with(&prefix) && name.ends_with("-journals"),
+            "{name}"
+        );
+        own.create().unwrap();
+        let taken = own.create().unwrap_err();
+        assert_eq!(taken.kind(), io::ErrorKind::AlreadyExists);
+        assert!(own.close());
+        fs::remove_dir_all(&parent).unwrap();
     }
 
     #[test]

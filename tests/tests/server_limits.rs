@@ -36,7 +36,7 @@ fn one_address_cannot_take_every_game() {
     // Both seats of that game are this address's: a text client is told why in text.
     let mut third = TextClient::connect(server.addr());
     third.send("GAME TYPE tictactoe");
-    third.next_is("ERROR your address already plays 2 games");
+    third.next_is("ERROR your address already holds 2 seats in running games");
     third.expect_closed(&[]);
 }
 

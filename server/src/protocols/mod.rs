@@ -109,6 +109,12 @@ pub trait Protocol: Sync {
         None
     }
 
+    /// What a queued client is told about its wait (why, and where it is in the queue),
+    /// if this protocol has a way to say it (the text protocol's `GAME NEWS`).
+    fn news(&self, _text: &str) -> Option<Vec<u8>> {
+        None
+    }
+
     /// A fresh in-game adapter for a connection.
     fn adapter(&self) -> Box<dyn Wire>;
 

@@ -5,7 +5,9 @@
 //! its routine events were logged this period (so it cannot flood the log).
 //!
 //! An IPv4 address counts alone; an IPv6 address counts with its whole /64,
-//! which one host usually has to itself.
+//! which one host usually has to itself. Waiting connections are also counted
+//! per [`Network`] (an IPv4 /24, an IPv6 /48), so that many addresses of one
+//! network cannot fill the pending pool between them.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -40,10 +42,33 @@ impl fmt::Display for Host {
     }
 }
 
+/// The unit the per-network limit applies to: an IPv4 /24 or an IPv6 /48.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Network(IpAddr);
+
+impl Network {
+    pub fn of(peer: SocketAddr) -> Network {
+        match Host::of(peer).0 {
+            IpAddr::V4(v4) => Network(IpAddr::V4((v4.to_bits() & !0xff).into())),
+            IpAddr::V6(v6) => Network(IpAddr::V6((v6.to_bits() & !((1u128 << 80) - 1)).into())),
+        }
+    }
+}
+
+impl fmt::Display for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            IpAddr::V6(v6) => write!(f, "{v6}/48"),
+            v4 => write!(f, "{v4}/24"),
+        }
+    }
+}
+
 /// The per-address limits and the abandonment penalty.
 #[derive(Clone, Debug)]
 pub struct Limits {
     pub pending_per_host: usize,
+    pub pending_per_network: usize,
     pub sessions_per_host: usize,
     /// This many abandoned games within [`Limits::strike_window`] start a penalty.
     pub strikes: usize,
@@ -52,6 +77,8 @@ pub struct Limits {
     pub penalty: Duration,
     /// Routine events logged one by one per host and log period; the rest are counted.
     pub log_burst: u32,
+    /// Routine events logged one by one per log period, all hosts together.
+    pub log_total: u32,
 }
 
 /// The longest penalty.
@@ -60,6 +87,8 @@ pub const MAX_PENALTY: Duration = Duration::from_secs(3600);
 pub const LOG_PERIOD: Duration = Duration::from_secs(10);
 /// Hosts remembered for penalties before the forgotten ones are swept.
 const SWEEP_AT: usize = 4096;
+/// Hosts named one by one in a period's summary; the others are counted together.
+const SUMMARY_HOSTS: usize = 5;
 
 #[derive(Default)]
 struct Record {
@@ -89,12 +118,15 @@ pub struct Hosts {
     limits: Limits,
     records: HashMap<Host, Record>,
     period_start: Instant,
+    /// Routine events logged one by one this period, all hosts together.
+    logged: u32,
 }
 
 /// Why a host may not have one more connection or game now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
     TooManyWaiting(usize),
+    NetworkTooManyWaiting(usize),
     TooManyGames(usize),
     Barred { abandoned: usize, wait: Duration },
 }
@@ -105,7 +137,12 @@ impl fmt::Display for Refusal {
             Refusal::TooManyWaiting(n) => {
                 write!(f, "your address already has {n} connections waiting")
             }
-            Refusal::TooManyGames(n) => write!(f, "your address already plays {n} games"),
+            Refusal::NetworkTooManyWaiting(n) => {
+                write!(f, "your network already has {n} connections waiting")
+            }
+            Refusal::TooManyGames(n) => {
+                write!(f, "your address already holds {n} seats in running games")
+            }
             Refusal::Barred { abandoned, wait } => write!(
                 f,
                 "your address abandoned {abandoned} games lately; wait {} s",
@@ -121,6 +158,7 @@ impl Hosts {
             limits,
             records: HashMap::new(),
             period_start: now,
+            logged: 0,
         }
     }
 
@@ -128,10 +166,14 @@ impl Hosts {
         self.records.entry(host).or_default()
     }
 
-    /// Whether a host with `waiting` connections waiting may have one more.
-    pub fn may_wait(&self, waiting: usize) -> Result<(), Refusal> {
+    /// Whether a host with `waiting` connections waiting, in a network with
+    /// `in_network`, may have one more.
+    pub fn may_wait(&self, waiting: usize, in_network: usize) -> Result<(), Refusal> {
         if waiting >= self.limits.pending_per_host {
             return Err(Refusal::TooManyWaiting(waiting));
+        }
+        if in_network >= self.limits.pending_per_network {
+            return Err(Refusal::NetworkTooManyWaiting(in_network));
         }
         Ok(())
     }
@@ -192,12 +234,15 @@ impl Hosts {
         penalty
     }
 
-    /// Whether a routine event of `host` is logged one by one (else it is counted).
+    /// Whether a routine event of `host` is logged one by one (else it is counted):
+    /// a few per host and period, and a few more per period in all.
     pub fn log_it(&mut self, host: Host) -> bool {
-        let burst = self.limits.log_burst;
+        let (burst, total) = (self.limits.log_burst, self.limits.log_total);
+        let room = self.logged < total;
         let r = self.record(host);
-        if r.logged < burst {
+        if room && r.logged < burst {
             r.logged += 1;
+            self.logged += 1;
             true
         } else {
             r.unlogged += 1;
@@ -210,28 +255,48 @@ impl Hosts {
         self.period_start + LOG_PERIOD
     }
 
-    /// At the end of a log period: the hosts with events not logged, and how many.
-    pub fn summary(&mut self, now: Instant) -> Vec<(Host, u32)> {
+    /// At the end of a log period: the events not logged, the hosts with most first.
+    pub fn summary(&mut self, now: Instant) -> Summary {
+        let mut summary = Summary::default();
         if now < self.next_summary() {
-            return Vec::new();
+            return summary;
         }
         self.period_start = now;
-        let mut out = Vec::new();
+        self.logged = 0;
+        let mut counts = Vec::new();
         for (host, r) in &mut self.records {
             if r.unlogged > 0 {
-                out.push((*host, r.unlogged));
+                counts.push((*host, r.unlogged));
             }
             r.logged = 0;
             r.unlogged = 0;
         }
+        counts.sort_by_key(|&(host, n)| (std::cmp::Reverse(n), host.to_string()));
+        for (host, n) in counts {
+            if summary.hosts.len() < SUMMARY_HOSTS {
+                summary.hosts.push((host, n));
+            } else {
+                summary.other_hosts += 1;
+                summary.other_events += u64::from(n);
+            }
+        }
         self.sweep(now);
-        out
+        summary
     }
 
     fn sweep(&mut self, now: Instant) {
         let window = self.limits.strike_window;
         self.records.retain(|_, r| !r.is_idle(now, window));
     }
+}
+
+/// A log period's events that were counted rather than logged: a few hosts by name,
+/// the rest together, so that the summary of a flood from many addresses is short too.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub hosts: Vec<(Host, u32)>,
+    pub other_hosts: usize,
+    pub other_events: u64,
 }
 
 #[cfg(test)]
@@ -241,11 +306,13 @@ mod tests {
     fn limits() -> Limits {
         Limits {
             pending_per_host: 2,
+            pending_per_network: 3,
             sessions_per_host: 1,
             strikes: 2,
             strike_window: Duration::from_secs(60),
             penalty: Duration::from_secs(10),
             log_burst: 5,
+            log_total: 8,
         }
     }
 
@@ -266,8 +333,9 @@ mod tests {
         let now = Instant::now();
         let mut hosts = Hosts::new(limits(), now);
         let h = Host::of("10.0.0.1:1".parse().unwrap());
-        assert_eq!(hosts.may_wait(2), Err(Refusal::TooManyWaiting(2)));
-        assert_eq!(hosts.may_wait(1), Ok(()));
+        assert_eq!(hosts.may_wait(2, 2), Err(Refusal::TooManyWaiting(2)));
+        assert_eq!(hosts.may_wait(1, 2), Ok(()));
+        assert_eq!(hosts.may_wait(1, 3), Err(Refusal::NetworkTooManyWaiting(3)));
         hosts.game_started(h);
         assert_eq!(hosts.may_play(h, now), Err(Refusal::TooManyGames(1)));
         hosts.game_ended(h);
@@ -297,8 +365,38 @@ mod tests {
         let h = Host::of("10.0.0.1:1".parse().unwrap());
         let logged = (0..100).filter(|_| hosts.log_it(h)).count();
         assert_eq!(logged, 5);
-        assert!(hosts.summary(t0).is_empty(), "the period is not over");
-        assert_eq!(hosts.summary(t0 + LOG_PERIOD), vec![(h, 95)]);
+        assert_eq!(
+            hosts.summary(t0),
+            Summary::default(),
+            "the period is not over"
+        );
+        assert_eq!(hosts.summary(t0 + LOG_PERIOD).hosts, vec![(h, 95)]);
         assert!(hosts.log_it(h), "a new period logs again");
+    }
+
+    #[test]
+    fn many_hosts_log_a_few_lines_in_all_and_a_short_summary() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(limits(), t0);
+        let many: Vec<Host> = (0..100u8)
+            .map(|i| Host::of(SocketAddr::from(([10, 0, 0, i], 1))))
+            .collect();
+        let logged = many.iter().filter(|&&h| hosts.log_it(h)).count();
+        assert_eq!(logged, 8, "the period's total");
+        let summary = hosts.summary(t0 + LOG_PERIOD);
+        assert_eq!(summary.hosts.len(), SUMMARY_HOSTS);
+        assert_eq!(summary.other_hosts, 92 - SUMMARY_HOSTS);
+        assert_eq!(summary.other_events, (92 - SUMMARY_HOSTS) as u64);
+    }
+
+    #[test]
+    fn networks_are_ipv4_24s_and_ipv6_48s() {
+        let net = |a: &str| Network::of(a.parse().unwrap());
+        assert_eq!(net("10.1.2.3:1"), net("10.1.2.200:9"));
+        assert_ne!(net("10.1.2.3:1"), net("10.1.3.3:1"));
+        assert_eq!(net("10.1.2.3:1").to_string(), "10.1.2.0/24");
+        assert_eq!(net("[2001:db8:1:2::1]:1"), net("[2001:db8:1:ff::1]:1"));
+        assert_eq!(net("[2001:db8:1:2::1]:1").to_string(), "2001:db8:1::/48");
+        assert_eq!(net("[::ffff:10.1.2.3]:1"), net("10.1.2.9:1"));
     }
 }

@@ -19,6 +19,7 @@ mod origin;
 mod pending;
 mod reaper;
 mod sessions;
+mod turns;
 mod waiting;
 
 use std::io;
@@ -36,6 +37,7 @@ pub use options::{Options, SupervisorConfig};
 use origin::Seed;
 use pending::{Pending, State};
 use reaper::Children;
+use turns::{ReadyList, Turn};
 
 const SIGNAL: Token = Token(0);
 const LISTENER_BASE: usize = 1;
@@ -45,6 +47,9 @@ const CONN_BASE: usize = 1 << 16;
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(10);
+/// Descriptors kept free for starting sessions (a viewer listener, a pidfd, what the
+/// fork server is sent): past the limit less these, the oldest idle connection is shed.
+const FD_RESERVE: u64 = 16;
 /// A refused connection that sends more than this while we linger is closed at once:
 /// discarding a fast sender's stream would otherwise hold the loop for the whole linger.
 const MAX_DISCARD: usize = 64 * 1024;
@@ -80,9 +85,16 @@ pub struct Supervisor {
     poll: Poll,
     signals: SelfPipe,
     listeners: Vec<Listener>,
+    /// A connection accepted on a descriptor this high or higher sheds an idle one
+    /// (the open files limit less [`FD_RESERVE`]).
+    fd_ceiling: Option<u64>,
     /// Listeners deregistered until then (EMFILE and friends).
     backoff_until: Option<Instant>,
     pending: Pending,
+    /// [`Pending::queue_moves`] when queued clients were last told their places.
+    told_moves: u64,
+    /// Connections and listeners whose turn ended with work left ([`turns`]).
+    ready: ReadyList,
     children: Children,
     phase: Phase,
     handled_stops: usize,
@@ -131,8 +143,13 @@ impl Supervisor {
                 .into_iter()
                 .map(|(socket, addr, seed)| Listener { socket, addr, seed })
                 .collect(),
+            fd_ceiling: crate::daemon::nofile_limit()
+                .ok()
+                .map(|limit| limit.saturating_sub(FD_RESERVE)),
             backoff_until: None,
             pending: Pending::default(),
+            told_moves: 0,
+            ready: ReadyList::default(),
             children: Children::default(),
             phase: Phase::Running,
             handled_stops: 0,
@@ -171,9 +188,12 @@ impl Supervisor {
         self.start_fork_server();
         let mut events = Events::with_capacity(1024);
         loop {
-            let timeout = self
-                .next_deadline()
-                .map(|d| d.saturating_duration_since(Instant::now()));
+            let timeout = match self.ready.is_empty() {
+                true => self
+                    .next_deadline()
+                    .map(|d| d.saturating_duration_since(Instant::now())),
+                false => Some(Duration::ZERO),
+            };
             if let Err(e) = self.poll.poll(&mut events, timeout) {
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
@@ -193,12 +213,24 @@ impl Supervisor {
                     Token(t) => self.service(t - CONN_BASE),
                 }
             }
+            self.serve_ready();
             self.on_timers(Instant::now());
             self.try_pair();
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();
                 return Ok(());
+            }
+        }
+    }
+
+    /// Gives every connection and listener left with work at the end of its last turn
+    /// one more turn.
+    fn serve_ready(&mut self) {
+        for turn in self.ready.take_round() {
+            match turn {
+                Turn::Conn(index) => self.service(index),
+                Turn::Listener(which) => self.accept(which),
             }
         }
     }
@@ -210,6 +242,25 @@ impl Supervisor {
             info!("{message}");
         } else {
             debug!("{message}");
+        }
+    }
+
+    /// At the end of a log period: what [`Supervisor::note`] counted instead of logging.
+    fn log_summary(&mut self, now: Instant) {
+        let summary = self.hosts.summary(now);
+        let period = addresses::LOG_PERIOD.as_secs();
+        for (host, n) in &summary.hosts {
+            info!(
+                "{host}: {n} more connection events in the last {period} s, not logged one by one \
+                 (RUST_LOG=debug shows each)"
+            );
+        }
+        if summary.other_hosts > 0 {
+            info!(
+                "{} more connection events from {} other addresses in the last {period} s, \
+                 not logged one by one",
+                summary.other_events, summary.other_hosts
+            );
         }
     }
 
@@ -306,17 +357,17 @@ impl Supervisor {
     }
 
     fn on_timers(&mut self, now: Instant) {
-        for (host, n) in self.hosts.summary(now) {
-            info!(
-                "{host}: {n} more connection events in the last {} s, not logged one by one \
-                 (RUST_LOG=debug shows each)",
-                addresses::LOG_PERIOD.as_secs()
-            );
-        }
+        self.log_summary(now);
         for index in self.pending.expired_handshakes(now) {
-            if let Some(conn) = self.pending.get(index) {
-                let missing = conn.origin.missing();
-                info!("{}: {missing} within the timeout; closing", conn.peer);
+            if let Some((peer, missing)) = self
+                .pending
+                .get(index)
+                .map(|c| (c.peer, c.origin.missing()))
+            {
+                self.note(
+                    peer,
+                    format_args!("{peer}: {missing} within the timeout; closing"),
+                );
             }
             self.close(index);
         }

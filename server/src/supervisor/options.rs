@@ -10,6 +10,9 @@ use super::cidr::Cidr;
 use crate::fork_server::handle::ForkServerSpec;
 use crate::protocols::SeedListener;
 
+/// Routine events logged one by one per log period in all, per one of `--log-burst`.
+const LOG_TOTAL_PER_BURST: u32 = 20;
+
 /// How long an abandoned game counts against its address.
 const STRIKE_WINDOW: Duration = Duration::from_secs(600);
 
@@ -45,7 +48,12 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_pending_per_address: u64,
 
-    /// Most games one address (an IPv6 /64) plays at once; it may queue again when one ends.
+    /// Most connections from one network (an IPv4 /24, an IPv6 /48) waiting for a game; more
+    /// get error. Default: 4 times --max-pending-per-address.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pending_per_network: Option<u64>,
+
+    /// Most seats one address (an IPv6 /64) holds in running games at once; it may queue again when one ends.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_sessions_per_address: u64,
 
@@ -59,8 +67,9 @@ pub struct Options {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub abandon_penalty: u64,
 
-    /// Routine connection events (queued, left, refused) logged one by one per address and
-    /// 10 s at the default level; the rest are counted in one line (RUST_LOG=debug shows each).
+    /// Routine connection events (queued, left, refused, timed out) logged one by one per
+    /// address and 10 s at the default level, and 20 times that in all; the rest are counted
+    /// in a few summary lines (RUST_LOG=debug shows each).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub log_burst: u32,
 
@@ -102,11 +111,16 @@ impl Options {
             proxy_from: self.proxy_from.clone(),
             limits: Limits {
                 pending_per_host: count(self.max_pending_per_address),
+                pending_per_network: count(
+                    self.max_pending_per_network
+                        .unwrap_or(self.max_pending_per_address.saturating_mul(4)),
+                ),
                 sessions_per_host: count(self.max_sessions_per_address),
                 strikes: count(self.abandon_strikes),
                 strike_window: STRIKE_WINDOW,
                 penalty: Duration::from_secs(self.abandon_penalty),
                 log_burst: self.log_burst,
+                log_total: self.log_burst.saturating_mul(LOG_TOTAL_PER_BURST),
             },
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             max_sessions: count(self.max_sessions),

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use reversi_games::registry::Module;
 
-use super::addresses::Host;
+use super::addresses::{Host, Network};
 use super::origin::Origin;
 use crate::outbox::Outbox;
 use crate::protocols::WireKind;
@@ -52,9 +52,21 @@ pub struct Conn {
     pub write_shut: bool,
     /// Bytes read and thrown away since the refusal (Closing only).
     pub discarded: usize,
+    /// The queue position it was last told of (Queued, while the server is full).
+    pub told_position: Option<usize>,
 }
 
 type Stamp = (usize, u64);
+
+/// One fewer for `key`, forgotten at zero.
+fn uncount<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, usize>, key: K) {
+    if let Some(n) = counts.get_mut(&key) {
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(&key);
+        }
+    }
+}
 
 /// The clients waiting for one game, oldest first; entries of clients that left
 /// stay until they reach the front or a sweep (lazy deletion).
@@ -82,12 +94,15 @@ pub struct Pending {
     next_serial: u64,
     /// Connections in Handshake or Queued: what the pending limit counts.
     waiting: usize,
-    /// The same, per host, for those whose origin counts against their address.
+    /// The same, per host and per network, for those whose origin counts against their address.
     waiting_per_host: HashMap<Host, usize>,
+    waiting_per_network: HashMap<Network, usize>,
     closing: usize,
     /// One first-come first-served queue per game, by the game's name.
     queues: HashMap<&'static str, Queue>,
     queued: usize,
+    /// Joins and departures so far, in all queues: a queue position changed when it grew.
+    queue_moves: u64,
     handshake_timers: VecDeque<(Instant, Stamp)>,
     closing_timers: VecDeque<(Instant, Stamp)>,
 }
@@ -103,6 +118,14 @@ impl Pending {
         self.waiting_per_host.get(&host).copied().unwrap_or(0)
     }
 
+    /// Connections of `peer`'s network in Handshake or Queued.
+    pub fn waiting_in(&self, peer: SocketAddr) -> usize {
+        self.waiting_per_network
+            .get(&Network::of(peer))
+            .copied()
+            .unwrap_or(0)
+    }
+
     fn start_waiting(&mut self, peer: SocketAddr, origin: Origin) {
         self.waiting += 1;
         self.count_host(peer, origin);
@@ -111,6 +134,10 @@ impl Pending {
     fn count_host(&mut self, peer: SocketAddr, origin: Origin) {
         if origin.counts() {
             *self.waiting_per_host.entry(Host::of(peer)).or_default() += 1;
+            *self
+                .waiting_per_network
+                .entry(Network::of(peer))
+                .or_default() += 1;
         }
     }
 
@@ -123,13 +150,21 @@ impl Pending {
         if !origin.counts() {
             return;
         }
-        let host = Host::of(peer);
-        if let Some(n) = self.waiting_per_host.get_mut(&host) {
-            *n -= 1;
-            if *n == 0 {
-                self.waiting_per_host.remove(&host);
+        uncount(&mut self.waiting_per_host, Host::of(peer));
+        uncount(&mut self.waiting_per_network, Network::of(peer));
+    }
+
+    /// The connection that has been in Handshake longest, if any: the one to close
+    /// when the pool is full (as sshd's MaxStartups and HAProxy do), since a client
+    /// that means to play completes its handshake at once.
+    pub fn oldest_in_handshake(&mut self) -> Option<usize> {
+        while let Some(&(_, stamp)) = self.handshake_timers.front() {
+            if self.live(stamp, State::Handshake) {
+                return Some(stamp.0);
             }
+            self.handshake_timers.pop_front();
         }
+        None
     }
 
     pub fn closing(&self) -> usize {
@@ -158,6 +193,7 @@ impl Pending {
     /// pile up behind it for ever, so the whole queue is swept once they outnumber the rest.
     fn left_queue(&mut self, game: &'static str) {
         self.queued -= 1;
+        self.queue_moves += 1;
         let slots = &self.slots;
         if let Some(q) = self.queues.get_mut(game) {
             q.live -= 1;
@@ -190,6 +226,7 @@ impl Pending {
             out: Outbox::new(),
             write_shut: false,
             discarded: 0,
+            told_position: None,
         };
         let index = match self.free.pop() {
             Some(i) => {
@@ -248,12 +285,29 @@ impl Pending {
             q.entries.push_back(stamp);
             q.live += 1;
             self.queued += 1;
+            self.queue_moves += 1;
         }
+    }
+
+    /// Joins and departures so far, in all queues.
+    pub fn queue_moves(&self) -> u64 {
+        self.queue_moves
     }
 
     /// How many wait for `game`.
     pub fn queued_for(&self, game: &str) -> usize {
         self.queues.get(game).map_or(0, |q| q.live)
+    }
+
+    /// The connections queued for `game`, oldest first.
+    pub fn queue_of(&self, game: &str) -> Vec<usize> {
+        self.queues.get(game).map_or_else(Vec::new, |q| {
+            q.entries
+                .iter()
+                .filter(|&&stamp| self.live(stamp, State::Queued))
+                .map(|&(index, _)| index)
+                .collect()
+        })
     }
 
     /// The games with someone waiting.
@@ -452,6 +506,7 @@ mod tests {
             "all from one loopback host"
         );
         assert_eq!(p.front_group(NAME, 2), Some(vec![ids[2], ids[3]]));
+        assert_eq!(p.queue_of(NAME), [ids[2], ids[3], ids[4]]);
         let pair = p.pop_group(NAME, 2).unwrap();
         assert_eq!([pair[0].peer, pair[1].peer], [peers[2], peers[3]]);
         assert_eq!(p.queued(), 1);
@@ -494,6 +549,27 @@ mod tests {
         assert_eq!((p.waiting(), p.waiting_of(Host::of(client))), (1, 0));
         p.remove(ids[1]);
         assert_eq!(p.waiting(), 0);
+    }
+
+    #[test]
+    fn the_oldest_connection_still_in_handshake_is_the_one_to_make_room() {
+        let (served, _clients) = conns(3);
+        let now = Instant::now();
+        let mut p = Pending::default();
+        let peer = served[0].1;
+        let ids: Vec<usize> = served
+            .into_iter()
+            .map(|(s, peer)| p.insert(s, peer, DIRECT, now))
+            .collect();
+        assert_eq!(p.waiting_in(peer), 3, "one loopback /24");
+        assert_eq!(p.oldest_in_handshake(), Some(ids[0]));
+        // Queued (its handshake done) or gone: not a candidate any more.
+        p.enqueue(ids[0], game());
+        p.remove(ids[1]);
+        assert_eq!(p.oldest_in_handshake(), Some(ids[2]));
+        p.start_closing(ids[2], b"", now);
+        assert_eq!(p.oldest_in_handshake(), None);
+        assert_eq!(p.waiting_in(peer), 1);
     }
 
     #[test]

@@ -90,6 +90,35 @@ impl Supervisor {
             };
             self.try_start(game);
         }
+        self.tell_queues();
+    }
+
+    /// While the server is full, each queued client whose protocol can say so is told
+    /// why it waits and its place in its queue, again whenever that place changes.
+    fn tell_queues(&mut self) {
+        let moves = self.pending.queue_moves();
+        if moves == self.told_moves || self.children.len() < self.config.max_sessions {
+            return;
+        }
+        self.told_moves = moves;
+        let running = self.children.len();
+        for name in self.pending.waiting_games() {
+            for (place, index) in self.pending.queue_of(name).into_iter().enumerate() {
+                let place = place + 1;
+                let Some(conn) = self.pending.get_mut(index) else {
+                    continue;
+                };
+                if conn.told_position.replace(place) == Some(place) {
+                    continue;
+                }
+                let text = format!(
+                    "server full: {running} games running; you are number {place} in the queue for {name}"
+                );
+                if let Some(news) = conn.wire.and_then(|w| w.protocol().news(&text)) {
+                    self.reply(index, &news);
+                }
+            }
+        }
     }
 
     /// Starts games of `game` while enough players wait and the session cap allows.

@@ -6,35 +6,52 @@ use std::net::{Shutdown, SocketAddr};
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use log::{debug, info, warn};
+use log::{debug, warn};
 use mio::{Interest, Token};
 use reversi_games::registry::Module;
 use reversi_proxy::Version;
 
-use super::addresses::Host;
+use super::addresses::{Host, Refusal};
 use super::origin::{self, Origin, Screened, Seed, SPOOF};
 use super::pending::{State, LINGER};
+use super::turns::{Budget, Turn, ACCEPT_BUDGET, OUT_LIMIT, OUT_PAUSE};
 use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, MAX_DISCARD};
 use crate::protocols::{Lobby, Running, Stage, Verdict, WireKind, MAX_INPUT};
 use crate::session::handoff;
 
+/// How a connection's turn of reading ended.
+enum Reading {
+    /// WouldBlock: its next turn comes with its next event.
+    Drained,
+    /// Its replies wait unsent: its next turn comes when its socket takes them.
+    Paused,
+    /// The budget ran out first: it is served again in a later turn.
+    More,
+    /// EOF or a read error (or a refused client that keeps sending): close it.
+    Eof,
+}
+
 impl Supervisor {
+    /// Accepts what `which` has waiting, [`ACCEPT_BUDGET`] at most: the rest in a later turn.
     pub(super) fn accept(&mut self, which: usize) {
-        loop {
+        for _ in 0..ACCEPT_BUDGET {
             if self.backoff_until.is_some() {
                 return;
             }
             let Some(listener) = self.listeners.get(which) else {
                 return;
             };
-            let (stream, peer) = match listener.socket.accept() {
+            let (accepted, addr, seed) = (listener.socket.accept(), listener.addr, listener.seed);
+            let (stream, peer) = match accepted {
                 Ok(pair) => pair,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if is_resource_shortage(&e) && self.shed("out of descriptors") => {
+                    continue;
+                }
                 Err(e) if is_resource_shortage(&e) => {
                     warn!(
-                        "accept on {}: {e}; not accepting for {} ms",
-                        listener.addr,
+                        "accept on {addr}: {e}; not accepting for {} ms",
                         BACKOFF.as_millis()
                     );
                     self.deregister_listeners();
@@ -43,22 +60,40 @@ impl Supervisor {
                 }
                 Err(e) => {
                     // ECONNABORTED and the like concern one connection only.
-                    debug!("accept on {}: {e}", listener.addr);
+                    debug!("accept on {addr}: {e}");
                     continue;
                 }
             };
-            let seed = listener.seed;
             self.admit(stream, peer, seed);
         }
+        self.ready.push(Turn::Listener(which));
     }
 
     fn admit(&mut self, mut stream: mio::net::TcpStream, peer: SocketAddr, seed: Seed) {
         let _ = stream.set_nodelay(true);
         let now = Instant::now();
+        let high = self
+            .fd_ceiling
+            .is_some_and(|c| u64::try_from(stream.as_raw_fd()).is_ok_and(|fd| fd >= c));
+        if high {
+            if !self.shed("descriptors running low") {
+                // Nothing idle to shed: the reserve is for starting games.
+                self.note(
+                    peer,
+                    format_args!("{peer}: descriptors running low; refused"),
+                );
+                let _ = io::Write::write(&mut stream, &WireKind::refusal(None, "server busy"));
+                return;
+            }
+            stream = lowest_descriptor(stream);
+        }
+        if self.pending.waiting() >= self.config.max_pending {
+            self.shed("pending pool full");
+        }
         let over_limit = self.pending.waiting() >= self.config.max_pending;
         if over_limit && self.pending.closing() >= self.config.max_pending {
             // Flooded: no room even to linger. Best effort, then close.
-            warn!("{peer}: pending limit reached; refused");
+            self.note(peer, format_args!("{peer}: pending limit reached; refused"));
             let _ = io::Write::write(
                 &mut stream,
                 &WireKind::refusal(None, "pending limit reached"),
@@ -67,7 +102,7 @@ impl Supervisor {
         }
         let origin = Origin::of(peer, seed, &self.config.proxy_from);
         let host_full = match origin.counts() {
-            true => self.hosts.may_wait(self.pending.waiting_of(Host::of(peer))),
+            true => self.may_wait(peer),
             false => Ok(()),
         };
         let index = self
@@ -79,15 +114,16 @@ impl Supervisor {
             Token(CONN_BASE + index),
             Interest::READABLE | Interest::WRITABLE,
         ) {
-            warn!("{peer}: cannot register: {e}");
+            self.note(peer, format_args!("{peer}: cannot register: {e}"));
             self.pending.remove(index);
             return;
         }
         debug!("{peer}: accepted");
         if over_limit {
-            warn!(
-                "{peer}: pending limit ({}) reached; refused",
-                self.config.max_pending
+            let limit = self.config.max_pending;
+            self.note(
+                peer,
+                format_args!("{peer}: pending limit ({limit}) reached; refused"),
             );
             self.refuse(index, "pending limit reached", now);
             return;
@@ -102,6 +138,30 @@ impl Supervisor {
             self.arrived(index, seed);
         }
         self.service(index);
+    }
+
+    /// Room is short (`why`): the connection that has been in handshake longest is
+    /// closed (its refusal sent if the socket takes it). False when none is.
+    fn shed(&mut self, why: &str) -> bool {
+        let Some(oldest) = self.pending.oldest_in_handshake() else {
+            return false;
+        };
+        if let Some(conn) = self.pending.get_mut(oldest) {
+            let peer = conn.peer;
+            let farewell = WireKind::refusal(conn.wire, "server busy; try again");
+            let _ = io::Write::write(&mut conn.stream, &farewell);
+            self.note(peer, format_args!("{peer}: {why}; closed to make room"));
+        }
+        self.close(oldest);
+        true
+    }
+
+    /// Whether `peer` may have one more connection waiting (per address and per network).
+    fn may_wait(&self, peer: SocketAddr) -> Result<(), Refusal> {
+        self.hosts.may_wait(
+            self.pending.waiting_of(Host::of(peer)),
+            self.pending.waiting_in(peer),
+        )
     }
 
     /// A client's connection is there (its proxy's header, if any, read): on a seed
@@ -176,7 +236,8 @@ impl Supervisor {
         }
     }
 
-    /// Handles readiness (or a state change) of a pending connection: flush, read, screen.
+    /// Handles readiness (or a state change) of a pending connection: flush, read, screen,
+    /// within one turn's [`Budget`]; a connection with work left is served again later.
     pub(super) fn service(&mut self, index: usize) {
         let Some(conn) = self.pending.get_mut(index) else {
             return;
@@ -191,57 +252,80 @@ impl Supervisor {
             let _ = conn.stream.shutdown(Shutdown::Write);
             conn.write_shut = true;
         }
-        let eof = self.read_input(index);
-        let Some(conn) = self.pending.get(index) else {
+        let read = self.read_input(index);
+        let Some((peer, state)) = self.pending.get(index).map(|c| (c.peer, c.state)) else {
             return;
         };
-        if eof {
-            match conn.state {
-                State::Handshake => debug!("{}: closed before its handshake", conn.peer),
-                State::Queued => info!("{}: left the queue (connection closed)", conn.peer),
-                State::Closing => {}
+        match read {
+            Reading::Eof => {
+                match state {
+                    State::Handshake => debug!("{peer}: closed before its handshake"),
+                    State::Queued => self.note(
+                        peer,
+                        format_args!("{peer}: left the queue (connection closed)"),
+                    ),
+                    State::Closing => {}
+                }
+                self.close(index);
             }
-            self.close(index);
+            Reading::More => self.ready.push(Turn::Conn(index)),
+            Reading::Drained | Reading::Paused => {}
         }
     }
 
-    /// Reads until WouldBlock, screening after every read: the verdict comes after the first
-    /// bytes, so a client streaming at full speed neither grows the input buffer nor holds
-    /// the loop. Returns true at EOF (or a read error), and for a refused connection that
-    /// keeps sending past [`MAX_DISCARD`].
-    fn read_input(&mut self, index: usize) -> bool {
+    /// Reads until WouldBlock or the turn's budget is spent, screening after every read:
+    /// the verdict comes after the first bytes, so a client streaming at full speed
+    /// neither grows the input buffer nor holds the loop. Requests left unjudged by the
+    /// last turn come first. A connection whose replies wait unsent ([`OUT_PAUSE`]) is
+    /// not read: its next turn comes when its socket takes them.
+    fn read_input(&mut self, index: usize) -> Reading {
+        let mut budget = Budget::turn();
+        self.screen(index, &mut budget);
         let mut buf = [0u8; 1024];
         loop {
+            if self.is_paused(index) {
+                return Reading::Paused;
+            }
+            if budget.is_spent() {
+                return Reading::More;
+            }
             let Some(conn) = self.pending.get_mut(index) else {
-                return false;
+                return Reading::Drained;
             };
             match conn.stream.read(&mut buf) {
-                Ok(0) => return true,
+                Ok(0) => return Reading::Eof,
                 Ok(n) if conn.state == State::Closing => {
+                    budget.read(n);
                     conn.discarded += n;
                     if conn.discarded > MAX_DISCARD {
                         debug!("{}: kept sending after its refusal; closing", conn.peer);
-                        return true;
+                        return Reading::Eof;
                     }
                 }
                 Ok(n) => {
+                    budget.read(n);
                     conn.input.extend_from_slice(&buf[..n]);
-                    self.screen(index);
+                    self.screen(index, &mut budget);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Reading::Drained,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return true,
+                Err(_) => return Reading::Eof,
             }
         }
     }
 
     /// Screens what a waiting connection has sent, request by request, until it must
-    /// wait for more bytes or is no longer screened (handed on, closing, gone).
-    fn screen(&mut self, index: usize) {
+    /// wait for more bytes, is no longer screened (handed on, closing, gone), has spent
+    /// its turn's requests, or has replies waiting unsent.
+    fn screen(&mut self, index: usize, budget: &mut Budget) {
         if !self.screen_origin(index) {
             return;
         }
-        while let Some(verdict) = self.next_verdict(index) {
+        while !budget.is_spent() && !self.is_paused(index) {
+            let Some(verdict) = self.next_verdict(index) else {
+                return;
+            };
+            budget.judged();
             if let Some(conn) = self.pending.get_mut(index) {
                 let used = verdict.used().min(conn.input.len());
                 conn.input.drain(..used);
@@ -250,6 +334,13 @@ impl Supervisor {
                 return;
             }
         }
+    }
+
+    /// Whether connection `index` waits for its replies to go before it is read on.
+    fn is_paused(&self, index: usize) -> bool {
+        self.pending
+            .get(index)
+            .is_some_and(|c| c.state != State::Closing && c.out.pending() >= OUT_PAUSE)
     }
 
     /// Its protocol's verdict on connection `index`'s input, if there is one to judge.
@@ -320,13 +411,23 @@ impl Supervisor {
         true
     }
 
-    /// Queues `bytes` for a waiting connection and tries to send them.
-    fn reply(&mut self, index: usize, bytes: &[u8]) {
-        if let Some(conn) = self.pending.get_mut(index) {
-            conn.out.push(bytes);
-            if conn.out.flush(&mut conn.stream).is_err() {
-                self.close(index);
-            }
+    /// Queues `bytes` for a waiting connection and tries to send them; closes a client
+    /// that leaves more than [`OUT_LIMIT`] bytes unread.
+    pub(super) fn reply(&mut self, index: usize, bytes: &[u8]) {
+        let Some(conn) = self.pending.get_mut(index) else {
+            return;
+        };
+        conn.out.push(bytes);
+        if conn.out.flush(&mut conn.stream).is_err() {
+            return self.close(index);
+        }
+        let (peer, unread) = (conn.peer, conn.out.pending());
+        if unread > OUT_LIMIT {
+            self.note(
+                peer,
+                format_args!("{peer}: does not read its replies ({unread} bytes unsent); closed"),
+            );
+            self.close(index);
         }
     }
 
@@ -363,16 +464,20 @@ impl Supervisor {
             wire,
             &conn.input,
         );
+        let peer = conn.peer;
         match sent {
             Ok(()) => {
-                info!("{}: watches game {id}", conn.peer);
+                self.note(peer, format_args!("{peer}: watches game {id}"));
                 // The session has its own copy of the descriptor now.
                 if let Some(mut conn) = self.pending.remove(index) {
                     let _ = self.poll.registry().deregister(&mut conn.stream);
                 }
             }
             Err(e) => {
-                warn!("{}: cannot hand over to game {id}: {e}", conn.peer);
+                self.note(
+                    peer,
+                    format_args!("{peer}: cannot hand over to game {id}: {e}"),
+                );
                 self.refuse(
                     index,
                     &format!("game {id} cannot take a viewer now"),
@@ -442,8 +547,7 @@ impl Supervisor {
     /// limit applies to that address, and its listener's seed protocol starts.
     fn relayed(&mut self, index: usize, client: SocketAddr, origin: Origin, seed: Seed) -> bool {
         let host_full = if origin.counts() {
-            self.hosts
-                .may_wait(self.pending.waiting_of(Host::of(client)))
+            self.may_wait(client)
         } else {
             Ok(())
         };
@@ -459,4 +563,25 @@ impl Supervisor {
         self.arrived(index, seed);
         true
     }
+}
+
+/// `stream` moved to the lowest free descriptor, when that is lower: descriptors are
+/// handed out lowest first, so keeping them packed keeps the highest in use a count.
+fn lowest_descriptor(stream: mio::net::TcpStream) -> mio::net::TcpStream {
+    use std::os::fd::FromRawFd;
+    let high = stream.as_raw_fd();
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own; the copy is ours alone.
+    let low = unsafe { libc::fcntl(high, libc::F_DUPFD_CLOEXEC, 0) };
+    if low < 0 {
+        return stream;
+    }
+    if low > high {
+        // SAFETY: `low` was just made and nothing else refers to it.
+        unsafe { libc::close(low) };
+        return stream;
+    }
+    drop(stream);
+    // SAFETY: `low` is an open socket that nothing else owns: a copy of the accepted
+    // one, sharing its non-blocking file description.
+    unsafe { mio::net::TcpStream::from_raw_fd(low) }
 }

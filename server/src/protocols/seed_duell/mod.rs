@@ -41,5 +41,6 @@ mod tests {
         assert!(SeedDuell.joins_on_arrival());
         assert_eq!(SeedDuell.refusal("full"), b"ERROR full\n");
         assert!(SeedDuell.waiting(1).is_none());
+        assert!(SeedDuell.news("full").is_none(), "no additions");
     }
 }

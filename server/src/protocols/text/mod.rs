@@ -36,6 +36,12 @@ impl Protocol for Text {
         Some(line_of(&ServerMessage::Waiting { more }))
     }
 
+    fn news(&self, text: &str) -> Option<Vec<u8>> {
+        Some(line_of(&ServerMessage::News {
+            text: text.to_owned(),
+        }))
+    }
+
     fn adapter(&self) -> Box<dyn Wire> {
         Box::new(Adapter::new())
     }
@@ -246,5 +252,6 @@ mod tests {
     fn refusals_and_waits_are_lines() {
         assert_eq!(Text.refusal("full"), b"ERROR full\n");
         assert_eq!(Text.waiting(1).unwrap(), b"GAME WAITING 1\n");
+        assert_eq!(Text.news("full").unwrap(), b"GAME NEWS full\n");
     }
 }

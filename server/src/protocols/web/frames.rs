@@ -70,13 +70,50 @@ pub fn next(input: &[u8]) -> Result<Option<(Incoming, usize)>, Violation> {
         unmask(&mut payload, mask);
     }
     let frame = match header.opcode {
-        OpCode::Data(Data::Text) => Incoming::Text(payload),
+        OpCode::Data(Data::Text) => Incoming::Text(utf8(payload)?),
         OpCode::Data(_) => Incoming::Binary,
         OpCode::Control(Control::Ping) => Incoming::Ping(payload),
         OpCode::Control(Control::Pong) => Incoming::Pong,
-        OpCode::Control(_) => Incoming::Close(payload),
+        OpCode::Control(_) => Incoming::Close(close_payload(payload)?),
     };
     Ok(Some((frame, end)))
+}
+
+/// A text message's payload, which must be UTF-8 (RFC 6455 §8.1: else fail with 1007).
+fn utf8(payload: Vec<u8>) -> Result<Vec<u8>, Violation> {
+    match std::str::from_utf8(&payload) {
+        Ok(_) => Ok(payload),
+        Err(_) => Err(Violation {
+            why: "a text message that is not UTF-8".to_owned(),
+            code: CloseCode::Invalid,
+        }),
+    }
+}
+
+/// A client's close payload: empty, or a status code a client may send (RFC 6455
+/// §7.4) and a UTF-8 reason; anything else fails the connection (1002, 1007).
+fn close_payload(payload: Vec<u8>) -> Result<Vec<u8>, Violation> {
+    let (code, reason) = match payload.as_slice() {
+        [] => return Ok(payload),
+        [_] => {
+            return Err(Violation::protocol(
+                "a close frame with a 1-byte status code",
+            ))
+        }
+        [hi, lo, reason @ ..] => (CloseCode::from(u16::from_be_bytes([*hi, *lo])), reason),
+    };
+    if !code.is_allowed() {
+        return Err(Violation::protocol(format!(
+            "a close frame with status code {code}, which no endpoint may send"
+        )));
+    }
+    if std::str::from_utf8(reason).is_err() {
+        return Err(Violation {
+            why: "a close reason that is not UTF-8".to_owned(),
+            code: CloseCode::Invalid,
+        });
+    }
+    Ok(payload)
 }
 
 /// What the text protocol accepts of a client's frame header.
@@ -228,6 +265,33 @@ pub mod tests {
         assert_eq!(next(&long[..8]).unwrap_err().code, CloseCode::Size);
         let big_ping = client_frame(9, &[0; 126], [1; 4]);
         assert!(next(&big_ping).unwrap_err().why.contains("control frame"));
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_and_bad_close_codes_fail_the_connection() {
+        let invalid = next(&client_frame(1, &[b'G', 0xc3], [1; 4])).unwrap_err();
+        assert_eq!(invalid.code, CloseCode::Invalid);
+        let bad_reason = next(&client_frame(8, &[0x03, 0xe8, 0xff], [1; 4])).unwrap_err();
+        assert_eq!(bad_reason.code, CloseCode::Invalid);
+        for code in [0u16, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000] {
+            let frame = client_frame(8, &code.to_be_bytes(), [1; 4]);
+            let got = next(&frame).unwrap_err();
+            assert_eq!(got.code, CloseCode::Protocol, "{code}");
+        }
+        assert_eq!(
+            next(&client_frame(8, &[3], [1; 4])).unwrap_err().code,
+            CloseCode::Protocol
+        );
+        for code in [1000u16, 1001, 1003, 1007, 1011, 3000, 4999] {
+            let payload = [&code.to_be_bytes()[..], b"bye"].concat();
+            let frame = client_frame(8, &payload, [1; 4]);
+            assert_eq!(
+                next(&frame),
+                Ok(Some((Incoming::Close(payload), frame.len()))),
+                "{code}"
+            );
+        }
+        assert!(next(&client_frame(1, "G\u{e9}".as_bytes(), [1; 4])).is_ok());
     }
 
     #[test]

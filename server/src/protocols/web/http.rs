@@ -56,6 +56,17 @@ pub fn screen(input: &[u8], games: &[&'static Module]) -> Answer {
     if header("content-length").is_some_and(|n| n != "0") || header("transfer-encoding").is_some() {
         return bad("a GET request has no body");
     }
+    // RFC 6455 §11.3.1 and §11.3.5: these appear once at most.
+    for once in ["sec-websocket-key", "sec-websocket-version"] {
+        let count = request
+            .headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case(once))
+            .count();
+        if count > 1 {
+            return bad(&format!("{once} appears {count} times"));
+        }
+    }
     let target = request.path.unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or(target);
     if path == SOCKET_PATH {
@@ -208,6 +219,15 @@ mod tests {
         assert!(respond(&many).contains(&format!("more than {MAX_HEADERS} headers")));
         let long = format!("GET /{} HTTP/1.1\r\n", "a".repeat(MAX_HEAD));
         assert!(respond(&long).contains("longer than 4096 bytes"));
+        for twice in [
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            "Sec-WebSocket-Version: 13",
+        ] {
+            let doubled = UPGRADE.replace(twice, &format!("{twice}\r\n{twice}"));
+            let answer = respond(&doubled);
+            assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+            assert!(answer.contains("appears 2 times"), "{answer}");
+        }
         let old = UPGRADE.replace("Version: 13", "Version: 8");
         let answer = respond(&old);
         assert!(answer.starts_with("HTTP/1.1 426"));

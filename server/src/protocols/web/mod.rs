@@ -80,6 +80,12 @@ impl Protocol for Web {
             .map(|lines| frames::text_frames(&lines))
     }
 
+    fn news(&self, text: &str) -> Option<Vec<u8>> {
+        text::Text
+            .news(text)
+            .map(|lines| frames::text_frames(&lines))
+    }
+
     fn adapter(&self) -> Box<dyn Wire> {
         Box::new(adapter::WebSocket::new())
     }
@@ -207,6 +213,10 @@ mod tests {
         assert_eq!(
             Web.waiting(1).unwrap(),
             frames::text_frames(b"GAME WAITING 1\n")
+        );
+        assert_eq!(
+            Web.news("full").unwrap(),
+            frames::text_frames(b"GAME NEWS full\n")
         );
     }
 }

@@ -1,0 +1,223 @@
+//! reversi-attack: the attack suite's figures. See `reversi-attack --help`.
+
+#[path = "../../tests/attacks_support/mod.rs"]
+mod attacks_support;
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use attacks_support::{
+    connect_from, honest_pair, loopback, quantile, resident, spread, Flood, Kind,
+};
+use clap::{Parser, ValueEnum};
+use reversi_tests::Server;
+
+/// Runs attacks on a reversid it starts (the one next to this binary: build both with
+/// `cargo build --release -p reversi-server -p reversi-tests`), to loopback addresses only,
+/// and prints each attack's figure. Every attack is bounded in connections and time.
+///
+///   flood        10 flooders of each kind that never read their replies (MOVE lines while
+///                queued, GAME LIST lines, WebSocket pings, MOVE lines on the Duell listener),
+///                then honest pairs one after another: start time p50/p99/max, supervisor RSS.
+///                Holds: p99 under 50 ms, RSS under 64 MiB.
+///   crowd        5,000 idle connections from 334 addresses (15 each, each address in a /24 of
+///                its own), renewed as the server closes them, while honest games start: the
+///                share started within 2 s, and the bytes logged per minute.
+///                Holds: 95% within 2 s.
+///   descriptors  reversid under RLIMIT_NOFILE 256 with 200 idle connections: does an honest
+///                pair start? Holds: yes.
+///   silent-seed  1,000 connections that never speak on the Duell listener: how many
+///                sessions start (seed 000's clients speak only after the server: spec
+///                TEXT-PROTOCOL.md §14).
+///
+/// Example: target/release/reversi-attack all
+#[derive(Parser)]
+#[command(verbatim_doc_comment)]
+struct Cli {
+    #[arg(value_enum)]
+    attack: Attack,
+    /// Honest games started in the flood and crowd attacks.
+    #[arg(long, default_value_t = 400)]
+    games: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Attack {
+    Flood,
+    Crowd,
+    Descriptors,
+    SilentSeed,
+    All,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    println!("load average: {}", load_average());
+    let all = cli.attack == Attack::All;
+    if all || cli.attack == Attack::Flood {
+        flood(cli.games);
+    }
+    if all || cli.attack == Attack::Crowd {
+        crowd(cli.games);
+    }
+    if all || cli.attack == Attack::Descriptors {
+        descriptors();
+    }
+    if all || cli.attack == Attack::SilentSeed {
+        silent_seed();
+    }
+    println!("load average: {}", load_average());
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A reversid with the per-address limits off (one loopback address plays every honest
+/// game) but its log rated as by default.
+fn server(args: &[&str]) -> Server {
+    let mut all = vec!["--log-burst", "5"];
+    all.extend_from_slice(args);
+    Server::start(&all)
+}
+
+fn flood(games: usize) {
+    let server = server(&["--listen-seed", "duell=127.0.0.1:0"]);
+    let duell = server.seed_addr("duell");
+    let floods: Vec<Flood> = Kind::ALL
+        .into_iter()
+        .map(|kind| {
+            let at = if kind == Kind::Duell {
+                duell
+            } else {
+                server.addr()
+            };
+            Flood::start(kind, at, 10)
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(1));
+    let mut times = Vec::new();
+    let mut peak = 0;
+    let mut failed = 0;
+    for i in 0..games {
+        match honest_pair(server.addr(), loopback(i), Duration::from_secs(10)) {
+            Some(took) => times.push(took),
+            None => failed += 1,
+        }
+        peak = peak.max(resident(server.pid()));
+    }
+    let sent: u64 = floods.into_iter().map(Flood::stop).sum();
+    println!(
+        "flood: 40 flooders sent {} MiB; {} honest games started ({failed} not within 10 s): \
+         start p50 {:?} p99 {:?} max {:?}; supervisor RSS peak {:.1} MiB",
+        sent >> 20,
+        times.len(),
+        quantile(&mut times, 0.5),
+        quantile(&mut times, 0.99),
+        quantile(&mut times, 1.0),
+        peak as f64 / f64::from(1 << 20)
+    );
+}
+
+fn crowd(games: usize) {
+    let server = server(&["--max-pending-per-address", "16"]);
+    let addr = server.addr();
+    let stop = Arc::new(AtomicBool::new(false));
+    let crowd = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || hold_crowd(addr, &stop))
+    };
+    // Two log periods of the crowd alone: what it costs the log.
+    std::thread::sleep(Duration::from_secs(1));
+    let quiet_from: usize = server.logs().iter().map(|l| l.len() + 1).sum();
+    std::thread::sleep(Duration::from_secs(20));
+    let logged_before: usize = server.logs().iter().map(|l| l.len() + 1).sum();
+    let crowd_per_minute = (logged_before - quiet_from) * 3;
+    let started = Instant::now();
+    let mut within = 0;
+    for i in 0..games {
+        if honest_pair(addr, loopback(i), Duration::from_secs(2)).is_some() {
+            within += 1;
+        }
+    }
+    let elapsed = started.elapsed();
+    let logged_after: usize = server.logs().iter().map(|l| l.len() + 1).sum();
+    stop.store(true, Ordering::Relaxed);
+    let opened = crowd.join().unwrap_or(0);
+    let per_game = (logged_after - logged_before) / games.max(1);
+    println!(
+        "crowd: {opened} idle connections opened from 334 addresses; {within} of {games} honest \
+         games started within 2 s ({:.1}%, in {elapsed:?}); log: {crowd_per_minute} bytes a \
+         minute from the crowd alone, then {per_game} bytes per honest game",
+        100.0 * within as f64 / games as f64,
+    );
+}
+
+/// Keeps about 5,000 idle connections open (15 from each of 334 addresses), opening new
+/// ones as the server closes old ones, until `stop`, for at most 2 minutes; returns how
+/// many it opened.
+fn hold_crowd(addr: std::net::SocketAddr, stop: &AtomicBool) -> usize {
+    let mut held: VecDeque<TcpStream> = VecDeque::new();
+    let mut opened = 0;
+    let until = Instant::now() + Duration::from_secs(120);
+    let mut next = 0usize;
+    while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+        if let Ok(stream) = connect_from(spread(next % 334), addr) {
+            held.push_back(stream);
+            opened += 1;
+        }
+        next += 1;
+        if held.len() > 334 * 15 {
+            held.pop_front();
+        }
+        if opened % 100 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    opened
+}
+
+fn descriptors() {
+    let server = Server::start_with_nofile(&[], 256);
+    let idle: Vec<TcpStream> = (0..200)
+        .filter_map(|_| TcpStream::connect(server.addr()).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let pair = honest_pair(server.addr(), loopback(0), Duration::from_secs(10));
+    println!(
+        "descriptors: RLIMIT_NOFILE 256, {} idle connections: honest pair {}",
+        idle.len(),
+        match pair {
+            Some(took) => format!("started in {took:?} (1 of 1)"),
+            None => "did not start (0 of 1)".to_owned(),
+        }
+    );
+}
+
+fn silent_seed() {
+    let server = server(&["--listen-seed", "duell=127.0.0.1:0"]);
+    let duell = server.seed_addr("duell");
+    let silent: Vec<TcpStream> = (0..1000)
+        .filter_map(|i| connect_from(loopback(i % 50), duell).ok())
+        .collect();
+    std::thread::sleep(Duration::from_secs(3));
+    let sessions = server
+        .logs()
+        .iter()
+        .filter(|l| l.contains("] session ") && l.contains(" started: game "))
+        .count();
+    println!(
+        "silent-seed: {} silent connections on the Duell listener: {sessions} sessions started",
+        silent.len()
+    );
+    let _ = std::io::stdout().flush();
+}
