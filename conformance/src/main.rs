@@ -41,6 +41,9 @@ enum Cmd {
         /// The address of the server's seed 000 listener for duell (--listen-seed duell=ADDR).
         #[arg(long, value_name = "ADDR")]
         seed_duell: Option<String>,
+        /// The address of the server's seed 002 listener for foxes (--listen-seed foxes=ADDR).
+        #[arg(long, value_name = "ADDR")]
+        seed_foxes: Option<String>,
         /// Random games a game in the rules checks.
         #[arg(long, value_name = "N", default_value_t = 2)]
         games: u32,
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
             move_timeout,
             first_move_timeout,
             seed_duell,
+            seed_foxes,
             games,
             seed,
             only,
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
                 target.move_timeout = move_timeout.map(Duration::from_secs);
                 target.first_move_timeout = first_move_timeout.map(Duration::from_secs);
                 target.seed_duell = seed_duell.as_deref().map(resolve).transpose()?;
+                target.seed_foxes = seed_foxes.as_deref().map(resolve).transpose()?;
                 target.random_games = games;
                 target.seed = seed;
                 target.only = only;

@@ -42,10 +42,18 @@ const SHORT: &[&str] = &[
 
 #[test]
 fn the_kit_passes_against_reversid() {
-    let server = Server::start(&[SHORT, &["--listen-seed", "duell=127.0.0.1:0"]].concat());
-    let seed = server.seed_addr("duell").to_string();
+    let seeds = [
+        "--listen-seed",
+        "duell=127.0.0.1:0",
+        "--listen-seed",
+        "foxes=127.0.0.1:0",
+    ];
+    let server = Server::start(&[SHORT, &seeds].concat());
+    let duell = server.seed_addr("duell").to_string();
+    let foxes = server.seed_addr("foxes").to_string();
     let output = kit()
-        .args(["server", &server.addr().to_string(), "--seed-duell", &seed])
+        .args(["server", &server.addr().to_string()])
+        .args(["--seed-duell", &duell, "--seed-foxes", &foxes])
         .args(SHORT)
         .output()
         .expect("run reversi-conformance");

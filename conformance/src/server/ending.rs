@@ -35,7 +35,7 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         section: "text §6.3",
-        what: "a rematch starts 3 s after the end, teams turned round, every connection open",
+        what: "a rematch starts 3 s after the end, teams turned round, every connection open, the same GAME SESSION",
         run: rematch,
     },
     Check {
@@ -147,6 +147,7 @@ fn next_game(conn: &mut Conn, ended: Instant) -> Judged {
 fn rematch(target: &Target) -> Judged {
     let mut table = agreed_draw(target)?;
     let ended = Instant::now();
+    let before = table.session_line(target)?;
     for (t, conn) in table.players.iter_mut().enumerate() {
         next_game(conn, ended)?;
         let team = read_header(conn, table.info)?;
@@ -161,7 +162,24 @@ fn rematch(target: &Target) -> Judged {
         conn.next_is("GAME TURN 1")?;
     }
     // The player that was white moves first now.
-    table.players[1].next_is("READY")
+    table.players[1].next_is("READY")?;
+    // §4: the series is one running game: its id, type and players (in
+    // joining order) are kept; only the seconds have grown.
+    let after = table.session_line(target)?;
+    let without_seconds = |line: &str| {
+        let mut words: Vec<&str> = line.split(' ').collect();
+        words.remove(4);
+        words.join(" ")
+    };
+    if without_seconds(&after) == without_seconds(&before) {
+        Ok(())
+    } else {
+        Err(Finding::differ(
+            "lister",
+            format!("{before:?}, the seconds grown"),
+            format!("{after:?}"),
+        ))
+    }
 }
 
 fn viewers_stay(target: &Target) -> Judged {

@@ -8,13 +8,22 @@ use crate::conn::Board;
 use crate::report::Finding;
 
 /// The cells a drawn board shows. Square kinds become `'static` as `Cell`
-/// wants them: a handful of short words, once a check.
+/// wants them: each kind (a handful of short words) leaked once a check.
 pub fn cells(board: &Board) -> Vec<Cell> {
+    let mut kinds: Vec<&'static str> = Vec::new();
+    let mut kind_of = |kind: &str| match kinds.iter().find(|k| **k == kind) {
+        Some(k) => *k,
+        None => {
+            let k: &'static str = Box::leak(kind.to_owned().into_boxed_str());
+            kinds.push(k);
+            k
+        }
+    };
     board
         .iter()
         .map(|(&(x, y), (kind, piece))| Cell {
             at: Point::new(x, y),
-            square: Box::leak(kind.clone().into_boxed_str()),
+            square: kind_of(kind),
             piece: piece.as_ref().map(|(name, team)| Piece {
                 name: name.clone(),
                 team: Team(team.saturating_sub(1)),

@@ -40,6 +40,8 @@ pub struct Target {
     pub first_move_timeout: Option<Duration>,
     /// A listener for seed 000's own protocol serving Duell (§14).
     pub seed_duell: Option<SocketAddr>,
+    /// A listener for seed 002's own protocol (Foxes & Dolphins, foxes.md).
+    pub seed_foxes: Option<SocketAddr>,
     /// Random games a game in §10's checks.
     pub random_games: u32,
     /// Seeds the random moves, so a failing run can be repeated.
@@ -57,6 +59,7 @@ impl Target {
             move_timeout: None,
             first_move_timeout: None,
             seed_duell: None,
+            seed_foxes: None,
             random_games: 2,
             seed: 1,
             only: None,

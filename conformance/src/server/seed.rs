@@ -28,6 +28,11 @@ pub const CHECKS: &[Check] = &[
         what: "an aborted game reaches a seed client as ERROR",
         run: aborted,
     },
+    Check {
+        section: "text §14 (foxes.md)",
+        what: "seed 002's lines are read strictly: an empty line is ignored, data a message does not take is refused",
+        run: foxes_lines,
+    },
 ];
 
 fn listener(target: &Target) -> Result<SocketAddr, Finding> {
@@ -93,4 +98,32 @@ fn aborted(target: &Target) -> Judged {
         conn.closed_within(CLOSE)?;
     }
     Ok(())
+}
+
+/// foxes.md, "Messages": the fox player (the first to join) may move after
+/// `BFN`; an empty line gets nothing, `FBR` (blanks after it allowed) the
+/// board again, `FBR x` and a move of five numbers `BGF` and `BFN`.
+fn foxes_lines(target: &Target) -> Judged {
+    let addr = target.seed_foxes.ok_or_else(|| {
+        Finding::Skipped("no seed listener for foxes was given (--seed-foxes)".into())
+    })?;
+    let mut fox = Conn::open(addr, "fox player")?;
+    fox.send("PBJ")?;
+    fox.silent_for(Duration::from_millis(300))?;
+    let mut dolphin = Conn::open(addr, "dolphin player")?;
+    dolphin.send("PBJ")?;
+    fox.next_is("BPT F")?;
+    fox.next_starts("BGB ")?;
+    fox.next_is("BFN")?;
+    fox.send_raw(b"\nFBR\n")?;
+    fox.next_starts("BGB ")?;
+    fox.send("FBR x")?;
+    fox.next_is("BGF")?;
+    fox.next_is("BFN")?;
+    fox.send("FBR ")?;
+    fox.next_starts("BGB ")?;
+    fox.send("FBM 1 1 1 2 9")?;
+    fox.next_is("BGF")?;
+    fox.next_is("BFN")?;
+    dolphin.next_is("BPT D")
 }

@@ -235,6 +235,12 @@ pub fn past_draws(conn: &mut Conn) -> Recv {
 impl Table {
     /// The id `GAME LIST` gives this table's game (§4).
     pub fn game_id(&self, target: &Target) -> Result<String, Finding> {
+        let line = self.session_line(target)?;
+        Ok(line.split(' ').nth(2).unwrap_or_default().to_owned())
+    }
+
+    /// The `GAME SESSION` line `GAME LIST` gives this table's game (§4).
+    pub fn session_line(&self, target: &Target) -> Result<String, Finding> {
         let ours = self.players[self.first_joined].local_addr();
         let mut lister = Conn::open(target.addr, "lister")?;
         lister.send("GAME LIST")?;
@@ -245,8 +251,8 @@ impl Table {
             };
             let words: Vec<&str> = line.split(' ').collect();
             match words.as_slice() {
-                ["GAME", "SESSION", id, _, _, players @ ..] if players.contains(&ours.as_str()) => {
-                    return Ok((*id).to_owned())
+                ["GAME", "SESSION", _, _, _, players @ ..] if players.contains(&ours.as_str()) => {
+                    return Ok(line)
                 }
                 ["GAME", "SESSION", ..] => {}
                 _ => {

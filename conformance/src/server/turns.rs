@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use reversi_games::{Action, Point, Team};
 
+use crate::conn::Recv;
 use crate::report::{Finding, Judged};
 use crate::server::referee::{forfeit_lines, judge_move, play_script};
 use crate::server::table::{module, seat, Table};
@@ -144,7 +145,14 @@ fn any_case_foxes(target: &Target) -> Judged {
     let cells = crate::server::foxes::cells(&foxes.board);
     let (from, to) = crate::server::foxes::a_step(&cells, Team::FIRST)?;
     foxes.send(&format!("MOVE {},{}X{},{}", from.x, from.y, to.x, to.y))?;
-    let line = foxes.skip_to("GAME MOVED")?;
+    // A tide may come first (its DRAW lines and GAME NEWS); the answer to the move is GAME MOVED or ERROR.
+    let line = loop {
+        match foxes.recv() {
+            Recv::Line(line) if line.starts_with("DRAW ") || line.starts_with("GAME NEWS ") => {}
+            Recv::Line(line) => break line,
+            got => return Err(foxes.differ("GAME MOVED 1 …", got.show())),
+        }
+    };
     let plain = format!("GAME MOVED 1 {},{}-{},{}", from.x, from.y, to.x, to.y);
     let eats = format!("GAME MOVED 1 {},{}x{},{}", from.x, from.y, to.x, to.y);
     if line == plain || line == eats {
