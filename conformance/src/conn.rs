@@ -131,6 +131,9 @@ impl Conn {
     /// The next line within `wait`.
     pub fn recv_within(&mut self, wait: Duration) -> Recv {
         if let Some(line) = self.pending.take() {
+            // Drawn again: drawing a line twice draws the same, and the board
+            // may have been cleared since (a new board starts with it).
+            self.note(&line);
             return Recv::Line(line);
         }
         let deadline = Instant::now() + wait;
@@ -161,7 +164,7 @@ impl Conn {
         line
     }
 
-    /// Puts `line` back: the next read returns it (its `DRAW` is drawn already).
+    /// Puts `line` back: the next read returns it.
     pub fn unread(&mut self, line: String) {
         self.pending = Some(line);
     }
@@ -246,6 +249,34 @@ impl Conn {
         match self.recv_within(wait) {
             Recv::Silent => Ok(()),
             got => Err(self.differ(format!("nothing for {} ms", wait.as_millis()), got.show())),
+        }
+    }
+
+    /// Every byte that comes until the server closes the connection (for a
+    /// connection the server judged binary, which gets no lines).
+    pub fn recv_bytes(&mut self) -> Result<Vec<u8>, Recv> {
+        let mut bytes = std::mem::take(&mut self.partial);
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Recv::Silent);
+            }
+            let _ = self.stream.set_read_timeout(Some(left));
+            let buffered = self.reader.buffer().to_vec();
+            self.reader.consume(buffered.len());
+            bytes.extend_from_slice(&buffered);
+            let mut chunk = [0u8; 256];
+            match std::io::Read::read(&mut self.stream, &mut chunk) {
+                Ok(0) => return Ok(bytes),
+                Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => return Ok(bytes),
+            }
         }
     }
 

@@ -88,7 +88,7 @@ fn the_kit_fails_a_server_whose_move_clock_is_not_as_told() {
     let server = Server::start(&["--move-timeout", "1"]);
     let output = kit()
         .args(["server", &server.addr().to_string(), "--move-timeout", "4"])
-        .args(["--only", "the move clock"])
+        .args(["--only", "the mover's team loses"])
         .output()
         .expect("run reversi-conformance");
     let report = String::from_utf8_lossy(&output.stdout);

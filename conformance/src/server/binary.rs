@@ -48,6 +48,16 @@ pub const CHECKS: &[Check] = &[
         run: second_connect,
     },
     Check {
+        section: "binary §8.8",
+        what: "the first-move clock: error to both, no winner",
+        run: first_move_clock,
+    },
+    Check {
+        section: "binary §8.8",
+        what: "the move clock: winner(opponent) to both",
+        run: move_clock,
+    },
+    Check {
         section: "text §4",
         what: "a binary client and a text client asking for reversi play each other",
         run: binary_meets_text,
@@ -358,6 +368,40 @@ fn binary_meets_text(target: &Target) -> Judged {
             ),
             format!("GAME TEAM {}", team.number()),
         ));
+    }
+    Ok(())
+}
+
+fn first_move_clock(target: &Target) -> Judged {
+    let clock = target.first_move_clock()?;
+    let mut clients = pair(target)?;
+    std::thread::sleep(clock.saturating_sub(Duration::from_millis(500)));
+    for client in &mut clients {
+        client.expect(&Got::Error)?;
+        client.expect(&Got::Closed)?;
+    }
+    Ok(())
+}
+
+fn move_clock(target: &Target) -> Judged {
+    let clock = target.move_clock()?;
+    let [mut black, mut white] = pair(target)?;
+    // Both make their first move (d3, then c3), so only the move clock is left for black's second.
+    let sq = |x, y| Square::new(x, y).expect("on the board");
+    black.send(place(3, 2))?;
+    let d3 = Got::Update(Colour::Black, vec![sq(3, 2), sq(3, 3)]);
+    black.expect(&d3)?;
+    white.expect(&d3)?;
+    white.expect(&Got::Turn)?;
+    white.send(place(2, 2))?;
+    let c3 = Got::Update(Colour::White, vec![sq(2, 2), sq(3, 3)]);
+    white.expect(&c3)?;
+    black.expect(&c3)?;
+    black.expect(&Got::Turn)?;
+    std::thread::sleep(clock.saturating_sub(Duration::from_millis(500)));
+    for client in [&mut black, &mut white] {
+        client.expect(&Got::Winner(Winner::White))?;
+        client.expect(&Got::Closed)?;
     }
     Ok(())
 }

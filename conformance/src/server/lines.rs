@@ -34,7 +34,20 @@ pub const CHECKS: &[Check] = &[
         what: "in a game a line that is not text gets ERROR, then READY, and loses nothing",
         run: not_text_in_a_game,
     },
+    Check {
+        section: "text §1",
+        what: "before a game a line with a byte no text line holds gets the binary error and the close",
+        run: not_text_before_a_game,
+    },
+    Check {
+        section: "text §1",
+        what: "a first byte that cannot start a line of text is judged binary: the binary error",
+        run: binary_first_byte,
+    },
 ];
+
+/// PROTOCOL.md's `error` PDU: the bytes a connection judged binary gets.
+const BINARY_ERROR: &[u8] = &[0x00, 0x04, 0xff, 0xff];
 
 fn case_and_blanks(target: &Target) -> Judged {
     let mut conn = Conn::open(target.addr, "client")?;
@@ -83,4 +96,31 @@ fn not_text_in_a_game(target: &Target) -> Judged {
     x.send("MOVE b2")?;
     x.next_is("GAME MOVED 1 b2")?;
     Ok(())
+}
+
+fn not_text_before_a_game(target: &Target) -> Judged {
+    let mut conn = Conn::open(target.addr, "client")?;
+    conn.send("GAME VERSION")?;
+    conn.next_starts("GAME VERSION 1 ")?;
+    conn.send_raw("GAME TYPE caf\u{e9}\n".as_bytes())?;
+    binary_error(&mut conn)
+}
+
+fn binary_first_byte(target: &Target) -> Judged {
+    let mut conn = Conn::open(target.addr, "client")?;
+    // A binary place PDU, which no binary client may send first either.
+    conn.send_raw(&[0x00, 0x08, 0x00, 0x04, 0x00, 0x03, 0x00, 0x02])?;
+    binary_error(&mut conn)
+}
+
+/// The connection must get the binary `error` (00 04 FF FF), then the close.
+fn binary_error(conn: &mut Conn) -> Judged {
+    match conn.recv_bytes() {
+        Ok(bytes) if bytes == BINARY_ERROR => Ok(()),
+        Ok(bytes) => Err(conn.differ(
+            "the bytes 00 04 ff ff, then the close",
+            format!("the bytes {bytes:02x?}, then the close"),
+        )),
+        Err(got) => Err(conn.differ("the bytes 00 04 ff ff, then the close", got.show())),
+    }
 }

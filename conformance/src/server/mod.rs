@@ -23,6 +23,7 @@ mod referee;
 mod seed;
 mod table;
 mod timeouts;
+mod transcripts;
 mod turns;
 mod viewers;
 
@@ -139,6 +140,7 @@ pub fn checks() -> Vec<Check> {
         ending::CHECKS,
         viewers::CHECKS,
         timeouts::CHECKS,
+        transcripts::CHECKS,
         games::CHECKS,
         random::CHECKS,
         seed::CHECKS,

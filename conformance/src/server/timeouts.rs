@@ -3,11 +3,11 @@
 //! `--first-move-timeout`); a check whose timeout it was not told, or that is
 //! longer than 10 s, is skipped.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reversi_games::Team;
 
-use crate::conn::Conn;
+use crate::conn::{Conn, Recv};
 use crate::report::{Finding, Judged};
 use crate::server::ending::CLOSE;
 use crate::server::referee::play_script;
@@ -25,6 +25,11 @@ pub const CHECKS: &[Check] = &[
         section: "text §8",
         what: "the move clock: the mover's team loses, <team> ran out of time",
         run: move_clock,
+    },
+    Check {
+        section: "text §8",
+        what: "an ERROR does not restart the move clock",
+        run: error_keeps_the_clock,
     },
     Check {
         section: "text §8",
@@ -77,6 +82,33 @@ fn move_clock(target: &Target) -> Judged {
     play_script(&mut table, &mut [], game.as_mut(), &["b2", "a1", "c3"])?;
     table.players[1].silent_for(clock.saturating_sub(Duration::from_millis(500)))?;
     expect_forfeit(&mut table, Team::SECOND, "O ran out of time")
+}
+
+fn error_keeps_the_clock(target: &Target) -> Judged {
+    let clock = target.move_clock()?;
+    served(target, "tictactoe")?;
+    let mut table = seat(target, "tictactoe")?;
+    let mut game = (module("tictactoe").new_game)(&Default::default());
+    play_script(&mut table, &mut [], game.as_mut(), &["b2", "a1"])?;
+    // X's READY has just come: half the clock later, a line that is no move.
+    let ready = Instant::now();
+    let x = &mut table.players[0];
+    x.silent_for(clock / 2)?;
+    x.send("MOVE zz")?;
+    x.next_starts("ERROR ")?;
+    x.next_is("READY")?;
+    let (over, _) = crate::server::referee::forfeit_lines(Team::FIRST, "X ran out of time");
+    match x.recv_within(clock + SLACK) {
+        Recv::Line(line) if line == over && ready.elapsed() < clock + SLACK / 2 => Ok(()),
+        Recv::Line(line) if line == over => Err(x.differ(
+            format!("{over:?} {} ms after READY", clock.as_millis()),
+            format!(
+                "it, {} ms after READY: the ERROR restarted the clock",
+                ready.elapsed().as_millis()
+            ),
+        )),
+        got => Err(x.differ(format!("{over:?}"), got.show())),
+    }
 }
 
 fn first_move_clock(target: &Target) -> Judged {
