@@ -282,7 +282,7 @@ impl Session {
         let mut verdict = Ok(());
         loop {
             let line = self.next_line()?;
-            let Some(action) = self.read_move(&line) else {
+            let Some(action) = read_move(self.game.as_ref(), &line) else {
                 if line.trim().is_empty() {
                     continue;
                 }
@@ -324,23 +324,6 @@ impl Session {
         }
     }
 
-    /// A `MOVE` line in either form of §5.3, as the game's action.
-    fn read_move(&self, line: &str) -> Option<Action> {
-        let mut words = line.split_whitespace();
-        if !words.next()?.eq_ignore_ascii_case("MOVE") {
-            return None;
-        }
-        let rest: Vec<&str> = words.collect();
-        let first = rest.first()?;
-        let Ok(n) = first.parse::<usize>() else {
-            return self.game.parse_action(&rest.join(" ")).ok();
-        };
-        let numbers: Option<Vec<u8>> = rest[1..].iter().map(|w| w.parse().ok()).collect();
-        let numbers = numbers?;
-        (numbers.len() == 2 * n && n > 0)
-            .then(|| Action::Move(numbers.chunks(2).map(|c| Point::new(c[0], c[1])).collect()))
-    }
-
     /// Tells the client what `update` changed, then whose turn it is or the end.
     fn announce(&mut self, update: &Update) -> Judged {
         let mut lines = Vec::new();
@@ -375,6 +358,25 @@ impl Session {
     }
 }
 
+/// A `MOVE` line in either form of §5.3, as `game`'s action; `None` for
+/// any other line.
+fn read_move(game: &dyn Game, line: &str) -> Option<Action> {
+    let mut words = line.split_whitespace();
+    if !words.next()?.eq_ignore_ascii_case("MOVE") {
+        return None;
+    }
+    let rest: Vec<&str> = words.collect();
+    let Ok(n) = rest.first()?.parse::<usize>() else {
+        return game.parse_action(&rest.join(" ")).ok();
+    };
+    let numbers: Vec<u8> = rest[1..]
+        .iter()
+        .map(|w| w.parse().ok())
+        .collect::<Option<_>>()?;
+    (n > 0 && numbers.len() == 2 * n)
+        .then(|| Action::Move(numbers.chunks(2).map(|c| Point::new(c[0], c[1])).collect()))
+}
+
 /// The `DRAW` lines of `cells` (§2).
 fn draw(cells: &[Cell]) -> Vec<String> {
     let mut lines = Vec::new();
@@ -388,4 +390,73 @@ fn draw(cells: &[Cell]) -> Vec<String> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tictactoe() -> Box<dyn Game> {
+        (game("tictactoe").unwrap().new_game)(&Default::default())
+    }
+
+    #[test]
+    fn a_move_is_read_in_either_form_and_in_any_case() {
+        let g = tictactoe();
+        let b2 = Some(Action::Move(vec![Point::new(2, 2)]));
+        assert_eq!(read_move(g.as_ref(), "MOVE 1 2 2"), b2);
+        assert_eq!(read_move(g.as_ref(), "move B2"), b2);
+        assert_eq!(read_move(g.as_ref(), "  MOVE   b2 "), b2);
+    }
+
+    #[test]
+    fn other_lines_and_malformed_moves_are_no_moves() {
+        let g = tictactoe();
+        for line in [
+            "",
+            "GAME QUIT",
+            "MOVE",
+            "MOVE 2 1 1",
+            "MOVE 0",
+            "MOVE 1 x 1",
+            "MOVE zz",
+            "MOVES b2",
+        ] {
+            assert_eq!(read_move(g.as_ref(), line), None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn cells_are_drawn_square_then_piece() {
+        let cells = [
+            Cell {
+                at: Point::new(1, 1),
+                square: "empty",
+                piece: None,
+            },
+            Cell {
+                at: Point::new(2, 1),
+                square: "empty",
+                piece: Some(reversi_games::Piece {
+                    name: "o".into(),
+                    team: Team::SECOND,
+                }),
+            },
+        ];
+        assert_eq!(
+            draw(&cells),
+            [
+                "DRAW SQUARE empty 1 1",
+                "DRAW SQUARE empty 2 1",
+                "DRAW PIECE o 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn only_turn_based_games_check_a_client() {
+        assert!(game("draughts").is_ok());
+        assert!(game("FoxesDolphins").unwrap_err().contains("real time"));
+        assert!(game("chess").is_err());
+    }
 }

@@ -172,3 +172,44 @@ pub fn kit_ends(game: &dyn Game, expected: &str) -> Result<(), Finding> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_forfeit_names_the_loser_and_tells_each_player_its_result() {
+        let (over, results) = forfeit_lines(Team::FIRST, "X left the game");
+        assert_eq!(over, "GAME OVER 2 X left the game");
+        assert_eq!(
+            results[0],
+            "RESULT LOSE Your team has lost: X left the game"
+        );
+        assert_eq!(results[1], "RESULT WIN Your team has won: X left the game");
+    }
+
+    #[test]
+    fn the_end_by_the_rules_in_6_1s_words() {
+        let draw = Outcome::Draw {
+            why: "32-32".into(),
+        };
+        assert_eq!(game_over(&draw), "GAME OVER DRAW 32-32");
+        assert_eq!(
+            result(draw.standing(Team::FIRST), draw.why()),
+            "RESULT DRAW The game is drawn: 32-32"
+        );
+        let win = Outcome::Win {
+            team: Team::SECOND,
+            why: "38-26".into(),
+        };
+        assert_eq!(game_over(&win), "GAME OVER 2 38-26");
+    }
+
+    #[test]
+    fn a_move_is_written_in_both_forms() {
+        let game = (crate::server::table::module("draughts").new_game)(&Default::default());
+        let action = game.parse_action("11-15").unwrap();
+        assert_eq!(coordinates(&action), "MOVE 2 6 6 5 5");
+        assert_eq!(notation(game.as_ref(), Team::FIRST, &action), "MOVE 11-15");
+    }
+}

@@ -274,3 +274,60 @@ impl Table {
         Ok(viewer)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+
+    use super::*;
+
+    /// A connection whose server side has already sent `lines` and closed.
+    fn fed(lines: &str) -> Conn {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let conn = Conn::open(listener.local_addr().unwrap(), "X").unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        server.write_all(lines.as_bytes()).unwrap();
+        drop::<TcpStream>(server);
+        conn
+    }
+
+    const TICTACTOE: &str = "DRAW SQUARE empty 1 1\nDRAW SQUARE empty 2 1\nDRAW SQUARE empty 3 1\n\
+        DRAW SQUARE empty 1 2\nDRAW SQUARE empty 2 2\nDRAW PIECE x 1\nDRAW SQUARE empty 3 2\n\
+        DRAW SQUARE empty 1 3\nDRAW SQUARE empty 2 3\nDRAW SQUARE empty 3 3\nGAME TURN 2\n";
+
+    #[test]
+    fn a_whole_board_is_read_and_the_next_line_left_unread() {
+        let info = module("tictactoe").info;
+        let mut game = (module("tictactoe").new_game)(&Default::default());
+        let b2 = game.parse_action("b2").unwrap();
+        game.play(Team::FIRST, &b2, 0).unwrap();
+        let mut conn = fed(TICTACTOE);
+        read_board(&mut conn, info, Some(game.as_ref()), Viewer::Spectator).unwrap();
+        conn.next_is("GAME TURN 2").unwrap();
+    }
+
+    #[test]
+    fn a_board_that_differs_is_reported_by_its_first_square() {
+        let info = module("tictactoe").info;
+        let game = (module("tictactoe").new_game)(&Default::default());
+        let mut conn = fed(TICTACTOE);
+        let Err(Finding::Differ(diff)) =
+            read_board(&mut conn, info, Some(game.as_ref()), Viewer::Spectator)
+        else {
+            panic!("the boards differ at b2");
+        };
+        assert_eq!(diff.expected, "square 2 2: empty, empty");
+        assert_eq!(diff.got, "square 2 2: empty, x of team 1");
+    }
+
+    #[test]
+    fn a_square_drawn_twice_or_missing_fails() {
+        let info = module("tictactoe").info;
+        let twice = TICTACTOE.replace("DRAW SQUARE empty 3 3", "DRAW SQUARE empty 1 1");
+        let mut conn = fed(&twice);
+        assert!(read_board(&mut conn, info, None, Viewer::Spectator).is_err());
+        let mut conn = fed("DRAW SQUARE empty 1 1\nGAME TURN 1\n");
+        assert!(read_board(&mut conn, info, None, Viewer::Spectator).is_err());
+    }
+}
