@@ -129,7 +129,7 @@ impl Session {
         Ok(Session {
             conn: Conn::from_stream(stream, "client")?,
             info: module.info,
-            game: (module.new_game)(&Default::default()),
+            game: crate::rules::new_game(module),
             rng: Rng::new(seed),
             seat: Team::SECOND,
             refused: false,
@@ -397,7 +397,7 @@ mod tests {
     use super::*;
 
     fn tictactoe() -> Box<dyn Game> {
-        (game("tictactoe").unwrap().new_game)(&Default::default())
+        crate::rules::new_game(game("tictactoe").unwrap())
     }
 
     #[test]

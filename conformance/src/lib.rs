@@ -14,6 +14,7 @@ pub mod conn;
 pub mod deviations;
 pub mod report;
 pub mod rng;
+pub mod rules;
 pub mod server;
 
 pub use report::{Diff, Entry, Finding, Report, Verdict};

@@ -294,7 +294,7 @@ fn random_games(target: &Target) -> Judged {
 
 fn random_game(target: &Target, rng: &mut Rng) -> Judged {
     let mut clients = pair(target)?;
-    let mut game = (module("reversi").new_game)(&Default::default());
+    let mut game = crate::rules::opening("reversi");
     while let Some(team) = game.turn() {
         let moves = game.legal_actions(team);
         let action = moves[rng.below(moves.len())].clone();

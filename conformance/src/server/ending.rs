@@ -8,7 +8,7 @@ use reversi_games::{Team, Viewer};
 use crate::conn::{Conn, Recv};
 use crate::report::{Finding, Judged};
 use crate::server::referee::play_script;
-use crate::server::table::{module, read_board, read_header, seat, Table};
+use crate::server::table::{read_board, read_header, seat, Table};
 use crate::server::turns::expect_forfeit;
 use crate::server::{served, Check, Target};
 
@@ -59,7 +59,7 @@ const REMATCH_DELAY: Duration = Duration::from_secs(3);
 fn by_the_rules(target: &Target) -> Judged {
     served(target, "tictactoe")?;
     let mut table = seat(target, "tictactoe")?;
-    let mut game = (module("tictactoe").new_game)(&Default::default());
+    let mut game = crate::rules::opening("tictactoe");
     play_script(
         &mut table,
         &mut [],

@@ -4,7 +4,7 @@
 
 use crate::report::Judged;
 use crate::server::referee::{kit_ends, play_script};
-use crate::server::table::{module, seat};
+use crate::server::table::seat;
 use crate::server::{served, Check, Target};
 
 pub const CHECKS: &[Check] = &[
@@ -33,7 +33,7 @@ pub const CHECKS: &[Check] = &[
 /// Plays `moves` on `game` and holds the server to the end `over`.
 fn scripted(target: &Target, game: &str, moves: &[&str], over: &str) -> Judged {
     served(target, game)?;
-    let mut kit = (module(game).new_game)(&Default::default());
+    let mut kit = crate::rules::opening(game);
     let mut check = kit.clone();
     for m in moves {
         let team = check.turn().expect("the script's game is not over");

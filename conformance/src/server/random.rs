@@ -8,7 +8,7 @@ use reversi_games::{Action, Game, Team};
 use crate::report::{Finding, Judged};
 use crate::rng::Rng;
 use crate::server::referee::{coordinates, judge_move, notation};
-use crate::server::table::{module, seat};
+use crate::server::table::seat;
 use crate::server::{served, Check, Target};
 
 pub const CHECKS: &[Check] = &[
@@ -48,7 +48,7 @@ fn random_games(target: &Target, game: &str) -> Judged {
 
 fn random_game(target: &Target, name: &str, rng: &mut Rng) -> Judged {
     let mut table = seat(target, name)?;
-    let mut game = (module(name).new_game)(&Default::default());
+    let mut game = crate::rules::opening(name);
     for _ in 0..MOST_PLIES {
         let Some(team) = game.turn() else {
             return Ok(());

@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_move_is_written_in_both_forms() {
-        let game = (crate::server::table::module("draughts").new_game)(&Default::default());
+        let game = crate::rules::opening("draughts");
         let action = game.parse_action("11-15").unwrap();
         assert_eq!(coordinates(&action), "MOVE 2 6 6 5 5");
         assert_eq!(notation(game.as_ref(), Team::FIRST, &action), "MOVE 11-15");

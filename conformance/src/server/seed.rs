@@ -25,6 +25,11 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         section: "text §14",
+        what: "a line that is not text gets ERROR, then READY, in a game",
+        run: not_text,
+    },
+    Check {
+        section: "text §14",
         what: "an aborted game reaches a seed client as ERROR",
         run: aborted,
     },
@@ -50,7 +55,7 @@ fn pair(target: &Target) -> Result<[Conn; 2], Finding> {
     south.silent_for(Duration::from_millis(300))?;
     let mut north = Conn::open(addr, "north")?;
     let info = module("duell").info;
-    let game = (module("duell").new_game)(&Default::default());
+    let game = crate::rules::opening("duell");
     for conn in [&mut south, &mut north] {
         conn.next_is("GAME TYPE Conquest")?;
         conn.next_is("GAME BOARD ConquestBoard 9 8")?;
@@ -78,6 +83,16 @@ fn only_the_seeds_messages(target: &Target) -> Judged {
 /// client is never sent.
 fn is_addition(line: &str) -> bool {
     line.starts_with("GAME ") && !line.starts_with("GAME TYPE ") && !line.starts_with("GAME BOARD ")
+}
+
+fn not_text(target: &Target) -> Judged {
+    let [mut south, _north] = pair(target)?;
+    south.send_raw(b"MOVE \xff\xfe 1\n")?;
+    south.next_is("ERROR line is not text (UTF-8 without control characters)")?;
+    south.next_is("READY")?;
+    south.send("MOVE 2 1 1 1 6")?;
+    south.next_starts("DRAW SQUARE ")?;
+    Ok(())
 }
 
 fn quit(target: &Target) -> Judged {

@@ -2,7 +2,7 @@
 //! start judged line by line against the kit's own copy of the game
 //! (TEXT-PROTOCOL.md §5.1), sorted by the team the server gave them.
 
-use reversi_games::{registry, Cell, Game, GameInfo, Team, Viewer};
+use reversi_games::{Cell, Game, GameInfo, Team, Viewer};
 
 use std::time::Duration;
 
@@ -18,10 +18,7 @@ pub struct Table {
     pub first_joined: usize,
 }
 
-/// The module the kit plays `game` with.
-pub fn module(game: &str) -> &'static registry::Module {
-    registry::find(game).expect("the kit asks only for games it knows")
-}
+pub use crate::rules::module;
 
 /// Two clients join `game`; both starts are judged (§4, §5.1).
 pub fn seat(target: &Target, game: &str) -> Result<Table, Finding> {
@@ -50,7 +47,7 @@ pub fn seat(target: &Target, game: &str) -> Result<Table, Finding> {
     for (t, conn) in players.iter_mut().enumerate() {
         conn.who = info.team_name(Team(t as u8));
     }
-    let game = (module(game).new_game)(&Default::default());
+    let game = crate::rules::opening(game);
     // Foxes & Dolphins (the real-time game) sets its board up at random.
     let known = (!info.realtime).then_some(game.as_ref());
     for (t, conn) in players.iter_mut().enumerate() {
@@ -299,7 +296,7 @@ mod tests {
     #[test]
     fn a_whole_board_is_read_and_the_next_line_left_unread() {
         let info = module("tictactoe").info;
-        let mut game = (module("tictactoe").new_game)(&Default::default());
+        let mut game = crate::rules::opening("tictactoe");
         let b2 = game.parse_action("b2").unwrap();
         game.play(Team::FIRST, &b2, 0).unwrap();
         let mut conn = fed(TICTACTOE);
@@ -310,7 +307,7 @@ mod tests {
     #[test]
     fn a_board_that_differs_is_reported_by_its_first_square() {
         let info = module("tictactoe").info;
-        let game = (module("tictactoe").new_game)(&Default::default());
+        let game = crate::rules::opening("tictactoe");
         let mut conn = fed(TICTACTOE);
         let Err(Finding::Differ(diff)) =
             read_board(&mut conn, info, Some(game.as_ref()), Viewer::Spectator)

@@ -11,7 +11,7 @@ use crate::conn::{Conn, Recv};
 use crate::report::{Finding, Judged};
 use crate::server::ending::CLOSE;
 use crate::server::referee::play_script;
-use crate::server::table::{module, seat};
+use crate::server::table::seat;
 use crate::server::turns::expect_forfeit;
 use crate::server::{served, Check, Target};
 
@@ -77,7 +77,7 @@ fn move_clock(target: &Target) -> Judged {
     let clock = target.move_clock()?;
     served(target, "tictactoe")?;
     let mut table = seat(target, "tictactoe")?;
-    let mut game = (module("tictactoe").new_game)(&Default::default());
+    let mut game = crate::rules::opening("tictactoe");
     // Both make their first move, so that only the move clock is left.
     play_script(&mut table, &mut [], game.as_mut(), &["b2", "a1", "c3"])?;
     table.players[1].silent_for(clock.saturating_sub(Duration::from_millis(500)))?;
@@ -88,7 +88,7 @@ fn error_keeps_the_clock(target: &Target) -> Judged {
     let clock = target.move_clock()?;
     served(target, "tictactoe")?;
     let mut table = seat(target, "tictactoe")?;
-    let mut game = (module("tictactoe").new_game)(&Default::default());
+    let mut game = crate::rules::opening("tictactoe");
     play_script(&mut table, &mut [], game.as_mut(), &["b2", "a1"])?;
     // X's READY has just come: half the clock later, a line that is no move.
     let ready = Instant::now();
@@ -151,7 +151,7 @@ fn late_viewer(target: &Target) -> Judged {
     served(target, "draughts")?;
     let mut table = seat(target, "draughts")?;
     let id = table.game_id(target)?;
-    let mut game = (module("draughts").new_game)(&Default::default());
+    let mut game = crate::rules::opening("draughts");
     play_script(&mut table, &mut [], game.as_mut(), &["11-15", "22-18"])?;
     let black = &mut table.players[0];
     black.silent_for(clock.saturating_sub(Duration::from_millis(500)))?;

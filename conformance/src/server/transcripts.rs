@@ -31,7 +31,7 @@ fn tictactoe(target: &Target) -> Judged {
     x.next_is("GAME WAITING 1")?;
     let mut o = Conn::join(target.addr, "O", "TicTacToe")?;
     let module = module("tictactoe");
-    let game = (module.new_game)(&Default::default());
+    let game = crate::rules::new_game(module);
     for (conn, team) in [(&mut x, "GAME TEAM 1 X"), (&mut o, "GAME TEAM 2 O")] {
         for line in START {
             conn.next_is(line)?;

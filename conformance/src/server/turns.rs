@@ -8,7 +8,7 @@ use reversi_games::{Action, Point, Team};
 use crate::conn::Recv;
 use crate::report::{Finding, Judged};
 use crate::server::referee::{forfeit_lines, judge_move, play_script};
-use crate::server::table::{module, seat, Table};
+use crate::server::table::{seat, Table};
 use crate::server::{served, Check, Target};
 
 pub const CHECKS: &[Check] = &[
@@ -95,7 +95,7 @@ fn starts(target: &Target) -> Judged {
 fn ready_to_the_mover(target: &Target) -> Judged {
     served(target, "tictactoe")?;
     let mut table = seat(target, "tictactoe")?;
-    let mut game = (module("tictactoe").new_game)(&Default::default());
+    let mut game = crate::rules::opening("tictactoe");
     play_script(&mut table, &mut [], game.as_mut(), &["b2"])?;
     table.players[0].silent_for(QUIET)
 }
@@ -300,7 +300,7 @@ fn jump_by_jump(target: &Target) -> Judged {
         reversi_games::Viewer::Spectator,
     )?;
     viewers[0].next_is("GAME TURN 1")?;
-    let mut game = (module("draughts").new_game)(&Default::default());
+    let mut game = crate::rules::opening("draughts");
     play_script(&mut table, &mut viewers, game.as_mut(), BEFORE_THE_JUMP)?;
     play_script(&mut table, &mut viewers, game.as_mut(), &["21x14"])?;
     table.players[0].send("MOVE 9-13")?;
@@ -321,7 +321,7 @@ fn jump_by_jump(target: &Target) -> Judged {
 fn capture_by_its_ends(target: &Target) -> Judged {
     served(target, "draughts")?;
     let mut table = seat(target, "draughts")?;
-    let mut game = (module("draughts").new_game)(&Default::default());
+    let mut game = crate::rules::opening("draughts");
     play_script(&mut table, &mut [], game.as_mut(), BEFORE_THE_JUMP)?;
     let ends = Action::Move(vec![Point::new(1, 3), Point::new(1, 7)]);
     judge_move(

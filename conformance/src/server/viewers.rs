@@ -7,7 +7,7 @@ use reversi_games::Viewer;
 use crate::report::Judged;
 use crate::server::ending::CLOSE;
 use crate::server::referee::play_script;
-use crate::server::table::{module, read_board, seat};
+use crate::server::table::{read_board, seat};
 use crate::server::{served, Check, Target};
 
 pub const CHECKS: &[Check] = &[
@@ -31,7 +31,7 @@ pub const CHECKS: &[Check] = &[
 fn a_whole_game(target: &Target) -> Judged {
     served(target, "tictactoe")?;
     let mut table = seat(target, "tictactoe")?;
-    let mut game = (module("tictactoe").new_game)(&Default::default());
+    let mut game = crate::rules::opening("tictactoe");
     let mut viewers = [table.viewer(target, "viewer")?];
     read_board(
         &mut viewers[0],
@@ -63,7 +63,7 @@ fn cannot_play(target: &Target) -> Judged {
 fn mid_capture(target: &Target) -> Judged {
     served(target, "draughts")?;
     let mut table = seat(target, "draughts")?;
-    let mut game = (module("draughts").new_game)(&Default::default());
+    let mut game = crate::rules::opening("draughts");
     let opening = ["9-14", "22-18", "5-9", "24-20", "14-17", "21x14"];
     play_script(&mut table, &mut [], game.as_mut(), &opening)?;
     let mut viewers = [table.viewer(target, "late viewer")?];
