@@ -134,7 +134,7 @@ fn next_game(conn: &mut Conn, ended: Instant) -> Judged {
         got => return Err(conn.differ("\"GAME TYPE Draughts\" (the rematch)", got.show())),
     }
     let waited = ended.elapsed();
-    if waited + Duration::from_millis(300) < REMATCH_DELAY {
+    if waited + Duration::from_millis(500) < REMATCH_DELAY {
         return Err(conn.differ(
             "the rematch 3 s after the end",
             format!("after {} ms", waited.as_millis()),

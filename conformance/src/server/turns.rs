@@ -303,6 +303,21 @@ fn jump_by_jump(target: &Target) -> Judged {
     let mut game = crate::rules::opening("draughts");
     play_script(&mut table, &mut viewers, game.as_mut(), BEFORE_THE_JUMP)?;
     play_script(&mut table, &mut viewers, game.as_mut(), &["21x14"])?;
+    // draughts.md's words, whatever the kit's copy of the rules says.
+    let first_jump = [
+        "DRAW SQUARE dark 2 4",
+        "DRAW SQUARE dark 1 3",
+        "DRAW SQUARE dark 3 5",
+        "DRAW PIECE man 2",
+        "GAME NEWS white jumps on: the piece on 14 must capture again",
+        "GAME TURN 2",
+    ];
+    for conn in [&table.players[0], &viewers[0]] {
+        let tail = &conn.seen[conn.seen.len().saturating_sub(first_jump.len())..];
+        if tail != first_jump {
+            return Err(conn.differ(format!("{first_jump:?}"), format!("{tail:?}")));
+        }
+    }
     table.players[0].send("MOVE 9-13")?;
     table.players[0].next_is("ERROR it is not your turn")?;
     play_script(&mut table, &mut viewers, game.as_mut(), &["14x5"])?;
