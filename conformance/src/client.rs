@@ -16,8 +16,9 @@ use crate::report::{Entry, Finding, Judged, Report, Verdict};
 use crate::rng::Rng;
 
 /// The checks of a client, in the order a game reaches them.
-pub const CHECKS: [(&str, &str); 5] = [
+pub const CHECKS: [(&str, &str); CHECK_COUNT] = [
     ("client §4", "joins with GAME TYPE and the game's name"),
+    ("client §1", "ignores a line it does not understand"),
     ("client §5.2", "sends no move before its READY"),
     ("client §5.3", "every move is legal and in a form of §5.3"),
     (
@@ -30,11 +31,16 @@ pub const CHECKS: [(&str, &str); 5] = [
     ),
 ];
 
+const CHECK_COUNT: usize = 6;
 const JOIN: usize = 0;
-const WAITS: usize = 1;
-const LEGAL: usize = 2;
-const AFTER_ERROR: usize = 3;
-const CLOSES: usize = 4;
+const UNKNOWN_LINES: usize = 1;
+const WAITS: usize = 2;
+const LEGAL: usize = 3;
+const AFTER_ERROR: usize = 4;
+const CLOSES: usize = 5;
+
+/// A line no version of the protocol sends, which a client MUST ignore (§1).
+const UNKNOWN_LINE: &str = "GAME CONFORMANCE-KIT a line of a later version: ignore it";
 
 /// How long the kit waits for the client to connect, and then for each line.
 const CLIENT_PATIENCE: Duration = Duration::from_secs(60);
@@ -58,7 +64,7 @@ pub fn game(name: &str) -> Result<&'static registry::Module, String> {
 /// Waits for one client on `listener`, plays one game of `module` with it
 /// and reports every check.
 pub fn check_one(listener: &TcpListener, module: &'static registry::Module, seed: u64) -> Report {
-    let mut verdicts: [Option<Judged>; 5] = Default::default();
+    let mut verdicts: [Option<Judged>; CHECK_COUNT] = Default::default();
     let stopped = match accept(listener) {
         Ok(stream) => Session::new(stream, module, seed).map(|mut s| s.run(&mut verdicts)),
         Err(finding) => Err(finding),
@@ -70,7 +76,7 @@ pub fn check_one(listener: &TcpListener, module: &'static registry::Module, seed
     report(verdicts, stopped)
 }
 
-fn report(verdicts: [Option<Judged>; 5], stopped: Option<Finding>) -> Report {
+fn report(verdicts: [Option<Judged>; CHECK_COUNT], stopped: Option<Finding>) -> Report {
     let mut report = Report::default();
     let mut stopped = stopped;
     for ((section, what), verdict) in CHECKS.into_iter().zip(verdicts) {
@@ -136,7 +142,7 @@ impl Session {
         })
     }
 
-    fn run(&mut self, verdicts: &mut [Option<Judged>; 5]) -> Judged {
+    fn run(&mut self, verdicts: &mut [Option<Judged>; CHECK_COUNT]) -> Judged {
         verdicts[JOIN] = Some(self.join());
         verdicts[JOIN].clone().unwrap()?;
         self.start()?;
@@ -229,6 +235,7 @@ impl Session {
             info.team_name(self.seat)
         ));
         lines.extend(draw(&self.game.view(Viewer::Team(self.seat))));
+        lines.push(UNKNOWN_LINE.into());
         lines.push("GAME TURN 1".into());
         self.send_all(&lines)
     }
@@ -278,7 +285,10 @@ impl Session {
 
     /// Reads the client's move. The outer error stops the game; the inner
     /// result is the verdict on its legality.
-    fn clients_move(&mut self, verdicts: &mut [Option<Judged>; 5]) -> Result<Judged, Finding> {
+    fn clients_move(
+        &mut self,
+        verdicts: &mut [Option<Judged>; CHECK_COUNT],
+    ) -> Result<Judged, Finding> {
         let mut verdict = Ok(());
         loop {
             let line = self.next_line()?;
@@ -295,6 +305,8 @@ impl Session {
                 self.conn.send("READY")?;
                 continue;
             };
+            // Its first move came after the unknown line of the start.
+            verdicts[UNKNOWN_LINES].get_or_insert(Ok(()));
             if self.refused && verdicts[AFTER_ERROR].is_none() {
                 verdicts[AFTER_ERROR] = Some(Ok(()));
             }
