@@ -130,9 +130,10 @@ impl Check {
     }
 }
 
-/// Every check, in the order of the specs' sections.
+/// Every check, in the order of the specs' sections (PROTOCOL.md's first),
+/// a section's checks in the order they are listed.
 pub fn checks() -> Vec<Check> {
-    [
+    let mut checks = [
         binary::CHECKS,
         lines::CHECKS,
         before::CHECKS,
@@ -145,7 +146,21 @@ pub fn checks() -> Vec<Check> {
         random::CHECKS,
         seed::CHECKS,
     ]
-    .concat()
+    .concat();
+    checks.sort_by_key(|c| section_key(c.section));
+    checks
+}
+
+/// Orders sections: `binary` before `text`, then by number (§8.10 after §8.9),
+/// then a game's own spec after the section that names it.
+fn section_key(section: &str) -> (bool, Vec<u32>, &str) {
+    let (protocol, rest) = section.split_once(" §").unwrap_or((section, ""));
+    let (number, game) = rest.split_once(' ').unwrap_or((rest, ""));
+    let numbers = number
+        .split('.')
+        .map(|n| n.parse().unwrap_or(u32::MAX))
+        .collect();
+    (protocol != "binary", numbers, game)
 }
 
 /// Runs every check (or those `target.only` names) and reports; `progress`
@@ -170,4 +185,40 @@ pub fn run(target: &Target, mut progress: impl FnMut(&Entry)) -> Report {
         report.entries.push(entry);
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_run_in_the_order_of_the_specs_sections() {
+        let sections: Vec<&str> = checks().iter().map(|c| c.section).collect();
+        let mut keys: Vec<_> = sections.iter().map(|s| section_key(s)).collect();
+        assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{sections:?}");
+        keys.dedup();
+        assert_eq!(
+            keys.first().map(|k| k.0),
+            Some(false),
+            "binary first: {sections:?}"
+        );
+        assert!(section_key("text §8.10") > section_key("text §8.9"));
+        assert!(section_key("text §10 (duell.md)") > section_key("text §10 (draughts.md)"));
+        assert!(section_key("text §10.1") > section_key("text §10 (duell.md)"));
+    }
+
+    #[test]
+    fn every_check_has_a_unique_name_and_every_known_deviation_a_check() {
+        let names: Vec<String> = checks().iter().map(Check::name).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "two checks share a name");
+        for (known, _) in crate::deviations::KNOWN {
+            assert!(
+                names.iter().any(|n| n == known),
+                "no check is called {known:?}"
+            );
+        }
+    }
 }
