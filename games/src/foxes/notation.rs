@@ -1,7 +1,7 @@
 //! The game's own notation for a step: `4,1-4,2` (x,y of the tile left and
 //! of the tile reached, as the text protocol numbers them), `x` instead of
-//! `-` when the animal eats: `4,1x4,2`. Reading also takes the seed's four
-//! numbers, `4 1 4 2`.
+//! `-` when the animal eats: `4,1x4,2`. Reading takes `X` as well (notation is
+//! read in any case, spec/TEXT-PROTOCOL.md §5.3) and the seed's four numbers, `4 1 4 2`.
 
 use crate::game::{Illegal, Point};
 
@@ -23,7 +23,7 @@ pub fn read_step(text: &str) -> Result<[Point; 2], Illegal> {
         ))
     };
     let numbers: Vec<u8> = text
-        .split(|c: char| c == ',' || c == '-' || c == 'x' || c.is_whitespace())
+        .split(|c: char| matches!(c, ',' | '-' | 'x' | 'X') || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().map_err(|_| bad()))
         .collect::<Result<_, _>>()?;
@@ -49,6 +49,7 @@ mod tests {
         assert_eq!(write_step(&step), "4,1x4,2");
         let expected = [Point::new(4, 1), Point::new(4, 2)];
         assert_eq!(read_step("4,1x4,2").unwrap(), expected);
+        assert_eq!(read_step("4,1X4,2").unwrap(), expected);
         assert_eq!(read_step(" 4,1-4,2 ").unwrap(), expected);
         assert_eq!(read_step("4 1 4 2").unwrap(), expected);
         for bad in ["", "4,1", "4,1-4", "4,1-4,2-4,3", "a,1-4,2", "4,1-4,300"] {

@@ -232,6 +232,13 @@ impl Wire for Text {
                     );
                 }
             }
+            // Seed 000 has no GAME ABORTED: its client is told as an ERROR (spec §14).
+            Event::Aborted(why) if !self.additions => write(
+                out,
+                &ServerMessage::Error {
+                    why: why.to_owned(),
+                },
+            ),
             Event::Aborted(why) => write(
                 out,
                 &ServerMessage::Aborted {

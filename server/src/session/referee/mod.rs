@@ -172,9 +172,11 @@ impl Referee {
     /// What a viewer arriving now is told: the board, whose turn, the end if it came.
     pub fn welcome(&self) -> Vec<Event> {
         let mut told = vec![self.start_event(Viewer::Spectator)];
-        told.extend(self.game.turn().map(Event::Turn));
         if self.end.is_some() {
+            // A forfeit can end a game whose board still has a side to move (spec §7).
             told.extend(self.over_event(Viewer::Spectator));
+        } else {
+            told.extend(self.game.turn().map(Event::Turn));
         }
         told
     }
@@ -327,7 +329,8 @@ impl Referee {
         self.pace.acting(seat);
         match self.game.play(team, &action, self.game_time(now.at)) {
             Ok(update) => {
-                self.table.seats[seat].moved = true;
+                // A draw offer or answer is not a move: the first-move clock runs on (spec §8).
+                self.table.seats[seat].moved |= is_move;
                 if was_mover {
                     self.pace.moved(&self.table, team);
                 }

@@ -414,15 +414,15 @@ fn a_seat_that_never_moves_aborts_the_game_unscored() {
         t.finished(),
         ["tictactoe X p0 O p1 end never-started by X result aborted moves 0 transcript -"]
     );
-    // A viewer arriving now sees the board and whose turn the game says it is (the
-    // game itself never ended); there is no result to show.
+    // A viewer arriving now sees the board, and no turn: the game is over (spec §7),
+    // though it has no result to show.
     let welcome: Vec<_> = t
         .referee
         .welcome()
         .into_iter()
         .map(|e| deliver_to_viewers(&t, e))
         .collect();
-    assert_eq!(welcome, ["v start watching 7", "v turn X"]);
+    assert_eq!(welcome, ["v start watching 7"]);
 }
 
 fn deliver_to_viewers(t: &Test, event: Event) -> String {
@@ -695,12 +695,11 @@ fn a_viewer_arriving_mid_game_sees_the_board_whose_turn_and_the_end() {
         .into_iter()
         .map(|e| deliver_to_viewers(&t, e))
         .collect();
-    // A forfeit does not end the game's own turns: the turn it stopped at, then the end.
+    // The board's own turn is not told once a forfeit ended the game: the end is (spec §7).
     assert_eq!(
         said,
         [
             "v start watching 7",
-            "v turn white",
             "v over black wins: white left the game"
         ]
     );
