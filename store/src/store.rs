@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::glicko2::Rating;
 use crate::names::Name;
 use crate::secret::{ApiToken, Password, TokenId};
 use crate::types::*;
@@ -101,5 +102,3 @@ pub trait Store: Send {
     /// One game, whole, for replay and export.
     fn game(&mut self, id: &GameId) -> Result<Option<StoredGame>, StoreError>;
 }
-
-use crate::glicko2::Rating;

@@ -75,3 +75,41 @@ fn an_online_backup_restores_what_it_held() {
     let rating = store.rating(alice.id, "reversi", T0).unwrap();
     assert_eq!(rating, copy.rating(alice.id, "reversi", T0).unwrap());
 }
+
+#[test]
+fn a_full_writer_queue_hands_the_game_back_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(dir.path()).unwrap();
+    let (alice, bob) = (register(&mut store, "alice"), register(&mut store, "bob"));
+    let game = |i: i64| {
+        suite::game(
+            &format!("q{i}"),
+            [Player::Account(alice.id), Player::Account(bob.id)],
+            Mode::Rated,
+            i,
+        )
+    };
+    // Another connection holds the write lock: the writer's first game waits on it.
+    let blocker = rusqlite::Connection::open(store.path().unwrap()).unwrap();
+    blocker.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let writer = Writer::start(Box::new(store), 2, None);
+    let mut accepted = 0;
+    let refused = loop {
+        match writer.submit(game(accepted)) {
+            Ok(()) => accepted += 1,
+            Err(refused) => break refused,
+        }
+        assert!(
+            accepted <= 3,
+            "a queue of 2 and one game in hand hold 3 at most"
+        );
+    };
+    let Submit::Full(back) = refused else {
+        panic!("expected a full queue, got {refused:?}")
+    };
+    assert_eq!(*back, game(accepted), "the refused game comes back whole");
+    blocker.execute_batch("COMMIT").unwrap();
+    let written = writer.finish();
+    assert_eq!(written.len() as i64, accepted);
+    assert!(written.iter().all(|w| w.result == Ok(Recorded::Stored)));
+}

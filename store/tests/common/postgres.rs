@@ -23,8 +23,18 @@ pub struct Server {
 }
 
 impl Server {
-    /// A running server, or why there cannot be one here.
+    /// A running server, or why there cannot be one here. It does not
+    /// fsync: a test's data need not survive a crash of the machine.
     pub fn start() -> Result<Server, String> {
+        Server::start_with("-c fsync=off")
+    }
+
+    /// A server that fsyncs as a production one does, for benchmarks.
+    pub fn start_durable() -> Result<Server, String> {
+        Server::start_with("")
+    }
+
+    fn start_with(settings: &str) -> Result<Server, String> {
         let bin = bin_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("reversi-store-pg")
@@ -38,7 +48,7 @@ impl Server {
         }
         server.initdb()?;
         let options = format!(
-            "-c listen_addresses='' -k {} -p {PORT} -c fsync=off",
+            "-c listen_addresses='' -k {} -p {PORT} {settings}",
             server.path_str()
         );
         let log = server.dir.path().join("log");

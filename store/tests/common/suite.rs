@@ -23,7 +23,8 @@ macro_rules! for_each_case {
             invalid_games_are_refused,
             an_idle_players_deviation_grows,
             reopening_keeps_everything,
-            the_writer_stores_in_the_background
+            the_writer_stores_in_the_background,
+            concurrent_writers_lose_nothing
         }
     };
 }
@@ -450,4 +451,40 @@ pub fn the_writer_stores_in_the_background(open: Open) {
     assert_eq!(store.recent_games(100).unwrap().len(), 20);
     let board = store.leaderboard("reversi", 10, T0).unwrap();
     assert_eq!((board[0].name.as_str(), board[0].games), ("alice", 20));
+}
+
+pub fn concurrent_writers_lose_nothing(open: Open) {
+    let mut store = open();
+    let (alice, bob) = (register(&mut *store, "alice"), register(&mut *store, "bob"));
+    // Two hosts record rated games of the same players at once: each game
+    // moves the ratings the other's left (a conflict is run again, not lost).
+    std::thread::scope(|scope| {
+        for host in ["a", "b"] {
+            let mut conn = open();
+            let (alice, bob) = (&alice, &bob);
+            scope.spawn(move || {
+                for i in 0..10 {
+                    let g = rated(&format!("{host}{i}"), alice, bob, i);
+                    assert_eq!(conn.record_game(&g), Ok(Recorded::Stored));
+                }
+            });
+        }
+    });
+    assert_eq!(store.recent_games(100).unwrap().len(), 20);
+    let board = store.leaderboard("reversi", 10, T0).unwrap();
+    let games: Vec<u32> = board.iter().map(|s| s.games).collect();
+    assert_eq!(games, [20, 20]);
+    // Each game started from the rating the one before it left: the games
+    // chain from an unrated player's rating through all 20.
+    let profile = store.profile(&name("alice"), 0, T0).unwrap().unwrap();
+    let mut steps = Vec::new();
+    for point in &profile.ratings[0].history {
+        let game = store.game(&point.game).unwrap().unwrap();
+        steps.push((game.seats[0].before.unwrap(), point.rating));
+    }
+    let mut rating = Rating::NEW;
+    for _ in 0..20 {
+        let next = steps.iter().position(|(before, _)| *before == rating);
+        rating = steps.swap_remove(next.expect("a rating update was lost")).1;
+    }
 }
