@@ -14,7 +14,7 @@ use crate::store::{Store, StoreError};
 use crate::types::*;
 
 /// How often a transaction is tried when concurrent ones keep getting in the way.
-const TRIES: usize = 10;
+const TRIES: usize = 20;
 
 /// A store over one connection of either backend.
 pub struct SqlStore<C> {
@@ -86,7 +86,7 @@ impl<C: Sql> SqlStore<C> {
                 Err(failure) => {
                     let _ = self.conn.batch("ROLLBACK");
                     match failure {
-                        Failure::Db(e) if e.retry && tries < TRIES => continue,
+                        Failure::Db(e) if e.retry && tries < TRIES => back_off(tries),
                         Failure::Db(e) => return Err(db_error(e)),
                         Failure::Store(e) => return Err(e),
                     }
@@ -94,6 +94,17 @@ impl<C: Sql> SqlStore<C> {
             }
         }
     }
+}
+
+/// Waits a little before trying again, longer each time and by a different
+/// amount in each process, so that two transactions that collided do not
+/// collide again and again.
+fn back_off(tries: usize) {
+    let jitter = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() % 2000);
+    let micros = (1000 + u64::from(jitter)) * tries as u64;
+    std::thread::sleep(std::time::Duration::from_micros(micros));
 }
 
 impl<C: Sql> Store for SqlStore<C> {

@@ -5,6 +5,7 @@
 mod common;
 
 use std::process::Command;
+use std::sync::{Arc, Mutex, Weak};
 
 use common::postgres::Server;
 use common::suite::{self, register, Open};
@@ -21,9 +22,19 @@ type Case = (&'static str, fn(Open));
 
 const CASES: &[Case] = for_each_case!(case_list);
 
-fn server() -> Option<Server> {
+/// The server the tests running at once share; stopped when the last lets go.
+fn server() -> Option<Arc<Server>> {
+    static SHARED: Mutex<Weak<Server>> = Mutex::new(Weak::new());
+    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(server) = shared.upgrade() {
+        return Some(server);
+    }
     match Server::start() {
-        Ok(server) => Some(server),
+        Ok(server) => {
+            let server = Arc::new(server);
+            *shared = Arc::downgrade(&server);
+            Some(server)
+        }
         Err(why) => {
             common::skipped(&why);
             None
@@ -34,17 +45,35 @@ fn server() -> Option<Server> {
 #[test]
 fn the_suite_on_postgresql() {
     let Some(server) = server() else { return };
-    for (i, (case, run)) in CASES.iter().enumerate() {
-        let db = format!("case{i}");
-        server.create_db(&db).unwrap();
-        let params = server.params(&db);
-        let open = || -> Box<dyn Store> { Box::new(PostgresStore::connect(&params).unwrap()) };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&open)));
-        assert!(
-            outcome.is_ok(),
-            "case {case} failed on PostgreSQL (its panic is above)"
-        );
-    }
+    // The cases at once, a thread and a database each: PostgreSQL is the slow part.
+    let failed: Vec<&str> = std::thread::scope(|scope| {
+        let runs: Vec<_> = CASES
+            .iter()
+            .enumerate()
+            .map(|(i, &(case, run))| {
+                let server = &server;
+                let thread = std::thread::Builder::new().name(case.into());
+                let handle = thread
+                    .spawn_scoped(scope, move || {
+                        let db = format!("case{i}");
+                        server.create_db(&db).unwrap();
+                        let params = server.params(&db);
+                        run(&|| -> Box<dyn Store> {
+                            Box::new(PostgresStore::connect(&params).unwrap())
+                        });
+                    })
+                    .unwrap();
+                (case, handle)
+            })
+            .collect();
+        runs.into_iter()
+            .filter_map(|(case, handle)| handle.join().is_err().then_some(case))
+            .collect()
+    });
+    assert!(
+        failed.is_empty(),
+        "failed on PostgreSQL (panics above): {failed:?}"
+    );
 }
 
 #[test]
