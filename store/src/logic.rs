@@ -159,6 +159,23 @@ impl<C: Sql> Store for SqlStore<C> {
         self.transaction(|conn, glicko| archive::record(conn, glicko, game))
     }
 
+    /// One transaction, a savepoint a game: a game refused leaves the others
+    /// stored. If the batch fails as a whole, each game is tried alone.
+    fn record_games(&mut self, games: &[FinishedGame]) -> Vec<Result<Recorded, StoreError>> {
+        let checked: Vec<_> = games.iter().map(archive::check).collect();
+        let batch = self.transaction(|conn, glicko| {
+            let mut results = Vec::with_capacity(games.len());
+            for (game, check) in games.iter().zip(&checked) {
+                results.push(match check {
+                    Err(e) => Err(e.clone()),
+                    Ok(()) => archive::record_in_savepoint(conn, glicko, game)?,
+                });
+            }
+            Ok(results)
+        });
+        batch.unwrap_or_else(|_| games.iter().map(|game| self.record_game(game)).collect())
+    }
+
     fn rating(
         &mut self,
         account: AccountId,

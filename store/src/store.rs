@@ -72,6 +72,12 @@ pub trait Store: Send {
     /// Idempotent by the game's id: the second time changes nothing.
     fn record_game(&mut self, game: &FinishedGame) -> Result<Recorded, StoreError>;
 
+    /// Archives several games, one answer each in order, as `record_game`
+    /// would; a backend may do it in one transaction (one commit, one sync).
+    fn record_games(&mut self, games: &[FinishedGame]) -> Vec<Result<Recorded, StoreError>> {
+        games.iter().map(|game| self.record_game(game)).collect()
+    }
+
     /// `account`'s rating in `kind` at `now` (an unrated player's if none).
     fn rating(
         &mut self,

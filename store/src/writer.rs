@@ -9,6 +9,9 @@ use std::thread::JoinHandle;
 use crate::store::{Store, StoreError};
 use crate::types::{FinishedGame, GameId, Recorded};
 
+/// The most games stored in one transaction.
+const BATCH: usize = 64;
+
 /// A game the writer has dealt with.
 #[derive(Debug)]
 pub struct Written {
@@ -27,7 +30,8 @@ pub enum Submit {
     Stopped(Box<FinishedGame>),
 }
 
-/// Tells the owner's loop that a [`Written`] is waiting (a mio `Waker`, say).
+/// Tells the owner's loop that [`Written`]s are waiting (a mio `Waker`, say):
+/// once a batch.
 pub type Wake = Box<dyn Fn() + Send>;
 
 pub struct Writer {
@@ -101,19 +105,35 @@ fn write_all(
     done: &mpsc::Sender<Written>,
     wake: Option<Wake>,
 ) {
-    for game in games {
-        let result = store.record_game(&game);
-        if done
-            .send(Written {
-                id: game.id,
-                result,
-            })
-            .is_err()
-        {
-            return;
+    while let Ok(first) = games.recv() {
+        let batch = take_batch(first, games);
+        let results = store.record_games(&batch);
+        for (game, result) in batch.into_iter().zip(results) {
+            if done
+                .send(Written {
+                    id: game.id,
+                    result,
+                })
+                .is_err()
+            {
+                return;
+            }
         }
         if let Some(wake) = &wake {
             wake();
         }
     }
+}
+
+/// `first` and the games queued behind it, up to [`BATCH`]: a burst is
+/// stored a batch a transaction, a lone game at once.
+fn take_batch(first: FinishedGame, games: &Receiver<FinishedGame>) -> Vec<FinishedGame> {
+    let mut batch = vec![first];
+    while batch.len() < BATCH {
+        match games.try_recv() {
+            Ok(game) => batch.push(game),
+            Err(_) => break,
+        }
+    }
+    batch
 }

@@ -21,7 +21,13 @@ const LIMITS: [(&str, usize); 5] = [
     ("notation", 256),
 ];
 
-fn too_long(what: &str, value: &str) -> Result<(), StoreError> {
+/// A text too long for its column, or holding a NUL (which PostgreSQL's text refuses).
+fn check_text(what: &str, value: &str) -> Result<(), StoreError> {
+    if value.contains('\0') {
+        return Err(StoreError::Invalid(format!(
+            "the {what} holds a NUL character"
+        )));
+    }
     let (_, max) = LIMITS
         .iter()
         .find(|(w, _)| *w == what)
@@ -38,12 +44,12 @@ fn too_long(what: &str, value: &str) -> Result<(), StoreError> {
 /// Refuses a game that cannot be stored as it is, whatever the database holds.
 pub fn check(game: &FinishedGame) -> Result<(), StoreError> {
     let invalid = |why: &str| Err(StoreError::Invalid(format!("game {}: {why}", game.id)));
-    too_long("kind", &game.kind)?;
-    too_long("time control", &game.time_control)?;
-    too_long("why", &game.why)?;
-    too_long("host", &game.host)?;
+    check_text("kind", &game.kind)?;
+    check_text("time control", &game.time_control)?;
+    check_text("why", &game.why)?;
+    check_text("host", &game.host)?;
     for m in &game.moves {
-        too_long("notation", &m.notation)?;
+        check_text("notation", &m.notation)?;
     }
     if game.seats.is_empty() {
         return invalid("no players");
@@ -63,6 +69,21 @@ pub fn check(game: &FinishedGame) -> Result<(), StoreError> {
         .any(|s| matches!(s.player, Player::Guest(_)));
     if game.mode == Mode::Rated && guest {
         return invalid("a rated game has accounts only (games with guests are casual)");
+    }
+    let accounts: Vec<AccountId> = game
+        .seats
+        .iter()
+        .filter_map(|s| match s.player {
+            Player::Account(id) => Some(id),
+            Player::Guest(_) => None,
+        })
+        .collect();
+    let twice = accounts
+        .iter()
+        .enumerate()
+        .any(|(i, a)| accounts[..i].contains(a));
+    if game.mode == Mode::Rated && twice {
+        return invalid("an account holds two seats of a rated game");
     }
     if game.ended < game.started {
         return invalid("it ended before it started");
@@ -112,6 +133,27 @@ pub fn record(
     }
     insert_moves(conn, game)?;
     Ok(Recorded::Stored)
+}
+
+/// [`record`] within a savepoint: a game the store refuses is undone alone,
+/// and its refusal is its answer; a database error stops the whole transaction.
+pub fn record_in_savepoint(
+    conn: &mut impl Sql,
+    glicko: &Glicko2,
+    game: &FinishedGame,
+) -> Result<Result<Recorded, StoreError>, DbError> {
+    conn.batch("SAVEPOINT game")?;
+    match record(conn, glicko, game) {
+        Ok(recorded) => {
+            conn.batch("RELEASE SAVEPOINT game")?;
+            Ok(Ok(recorded))
+        }
+        Err(Failure::Store(refused)) => {
+            conn.batch("ROLLBACK TO SAVEPOINT game; RELEASE SAVEPOINT game")?;
+            Ok(Err(refused))
+        }
+        Err(Failure::Db(e)) => Err(e),
+    }
 }
 
 /// Each seat's name: a guest's own, an account's as registered.

@@ -24,7 +24,8 @@ macro_rules! for_each_case {
             an_idle_players_deviation_grows,
             reopening_keeps_everything,
             the_writer_stores_in_the_background,
-            concurrent_writers_lose_nothing
+            concurrent_writers_lose_nothing,
+            a_batch_stores_each_game_or_says_why_not
         }
     };
 }
@@ -375,7 +376,13 @@ pub fn invalid_games_are_refused(open: Open) {
         team: 5,
         ending: Ending::Rules,
     };
-    for g in [with_guest, no_account, bad_winner] {
+    let against_self = game(
+        "i4",
+        [Player::Account(alice.id), Player::Account(alice.id)],
+        Mode::Rated,
+        0,
+    );
+    for g in [with_guest, no_account, bad_winner, against_self] {
         let refused = store.record_game(&g);
         assert!(
             matches!(refused, Err(StoreError::Invalid(_))),
@@ -447,7 +454,11 @@ pub fn the_writer_stores_in_the_background(open: Open) {
         .iter()
         .all(|w| w.result == Ok(Recorded::Stored)));
     assert_eq!(written[20].result, Ok(Recorded::AlreadyStored));
-    assert_eq!(woken.load(std::sync::atomic::Ordering::SeqCst), 21);
+    // Woken once a batch: a burst may come back in fewer batches than games.
+    let wakes = woken.load(std::sync::atomic::Ordering::SeqCst);
+    assert!((1..=21).contains(&wakes), "{wakes}");
+    let ids: Vec<String> = written.iter().map(|w| w.id.to_string()).collect();
+    assert_eq!(ids[..3], ["w0", "w1", "w2"], "in the order submitted");
     assert_eq!(store.recent_games(100).unwrap().len(), 20);
     let board = store.leaderboard("reversi", 10, T0).unwrap();
     assert_eq!((board[0].name.as_str(), board[0].games), ("alice", 20));
@@ -487,4 +498,74 @@ pub fn concurrent_writers_lose_nothing(open: Open) {
         let next = steps.iter().position(|(before, _)| *before == rating);
         rating = steps.swap_remove(next.expect("a rating update was lost")).1;
     }
+}
+
+pub fn a_batch_stores_each_game_or_says_why_not(open: Open) {
+    let mut store = open();
+    let (alice, bob) = (register(&mut *store, "alice"), register(&mut *store, "bob"));
+    let first = rated("batch1", &alice, &bob, 0);
+    let nobody = Player::Account(AccountId(bob.id.0 + 100));
+    let refused = game(
+        "batch2",
+        [Player::Account(alice.id), nobody],
+        Mode::Rated,
+        1,
+    );
+    let mut nul = game(
+        "batch3",
+        [Player::Guest(name("visitor")), Player::Account(bob.id)],
+        Mode::Casual,
+        2,
+    );
+    nul.why = "a\0b".into();
+    let casual = game(
+        "batch4",
+        [Player::Account(alice.id), Player::Account(bob.id)],
+        Mode::Casual,
+        3,
+    );
+    let second = rated("batch5", &bob, &alice, 4);
+    let results = store.record_games(&[
+        first.clone(),
+        refused.clone(),
+        nul,
+        first.clone(),
+        casual,
+        second,
+    ]);
+    assert_eq!(results[0], Ok(Recorded::Stored));
+    assert!(
+        matches!(results[1], Err(StoreError::Invalid(_))),
+        "{:?}",
+        results[1]
+    );
+    assert!(
+        matches!(results[2], Err(StoreError::Invalid(_))),
+        "{:?}",
+        results[2]
+    );
+    assert_eq!(
+        results[3..],
+        [
+            Ok(Recorded::AlreadyStored),
+            Ok(Recorded::Stored),
+            Ok(Recorded::Stored)
+        ]
+    );
+    assert_eq!(store.game(&refused.id), Ok(None));
+    let ids: Vec<String> = store
+        .recent_games(10)
+        .unwrap()
+        .iter()
+        .map(|g| g.id.to_string())
+        .collect();
+    assert_eq!(ids, ["batch5", "batch4", "batch1"]);
+    // The second rated game started from the first's ratings, in the same transaction.
+    let after_first = store.game(&first.id).unwrap().unwrap().seats[0].after;
+    let stored = store
+        .game(&GameId::new("batch5").unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.seats[1].before, after_first);
+    assert_eq!(store.leaderboard("reversi", 10, T0).unwrap()[0].games, 2);
 }
