@@ -14,6 +14,10 @@ const INSTALL_ROOT: &str = "/usr/lib/postgresql";
 /// The port names the socket file only (no TCP): any number will do.
 const PORT: u16 = 5432;
 const USER: &str = "postgres";
+/// Where the server's directory goes: not $TMPDIR, which `postgres` may not be
+/// able to enter, and whose length could push the socket's path past the
+/// 107 bytes a unix socket's name may have.
+const PARENT: &str = "/tmp";
 
 pub struct Server {
     bin: PathBuf,
@@ -38,7 +42,7 @@ impl Server {
         let bin = bin_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("reversi-store-pg")
-            .tempdir()
+            .tempdir_in(PARENT)
             .map_err(|e| format!("a temporary directory: {e}"))?;
         // The directory is ours: its owner says who we are.
         let root = std::fs::metadata(dir.path()).is_ok_and(|m| m.uid() == 0);
