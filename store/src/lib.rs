@@ -8,6 +8,40 @@
 //! statements differ per dialect ([`migrations`]). Nothing here runs on the
 //! supervisor's loop: the [`Writer`] owns a connection on a thread of its own.
 //! `spec/STORE.md` has the schema and the decisions.
+//!
+//! ```
+//! use reversi_store::*;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut store = SqliteStore::open(dir.path()).unwrap(); // creates reversid.sqlite3
+//! let now = UnixMillis::now();
+//! let password = Password::new("correct horse").unwrap();
+//! let alice = store.register(&Name::new("Alice").unwrap(), &password, now).unwrap();
+//! let bob = store.register(&Name::new("Bob").unwrap(), &password, now).unwrap();
+//! let game = FinishedGame {
+//!     id: GameId::new("host-a:1").unwrap(),
+//!     kind: "tictactoe".into(),
+//!     mode: Mode::Rated,
+//!     time_control: "30s a move".into(),
+//!     seed: 0,
+//!     seats: vec![
+//!         Seat { team: 0, player: Player::Account(alice.id) },
+//!         Seat { team: 1, player: Player::Account(bob.id) },
+//!     ],
+//!     moves: vec![MoveRecord { team: 0, notation: "b2".into(), took_ms: 900 }],
+//!     outcome: Outcome::Win { team: 0, ending: Ending::Resignation },
+//!     why: "O left".into(),
+//!     started: now,
+//!     ended: now,
+//!     host: "host-a".into(),
+//! };
+//! assert_eq!(store.record_game(&game), Ok(Recorded::Stored));
+//! assert_eq!(store.record_game(&game), Ok(Recorded::AlreadyStored));
+//! let board = store.leaderboard("tictactoe", 10, now).unwrap();
+//! assert_eq!(board[0].name, "Alice");
+//! let stored = store.game(&game.id).unwrap().unwrap();
+//! assert!(export::standard(&stored).unwrap().text.ends_with("X b2\n"));
+//! ```
 
 mod backend;
 pub mod export;
