@@ -44,6 +44,7 @@
 //! ```
 
 mod backend;
+mod database;
 pub mod export;
 mod glicko2;
 mod limiter;
@@ -57,6 +58,7 @@ mod writer;
 
 pub use backend::postgres::PostgresStore;
 pub use backend::sqlite::SqliteStore;
+pub use database::Database;
 pub use glicko2::{Glicko2, Rating, Score, PROVISIONAL_DEVIATION};
 pub use limiter::{Limits, SignInLimiter, TooMany};
 pub use names::{Name, NameError};
