@@ -13,6 +13,8 @@ use crate::store::StoreError;
 
 /// The database's file name in the data directory.
 pub const FILE_NAME: &str = "reversid.sqlite3";
+/// Prepared statements kept: the store's few dozen, moves' chunk sizes included.
+const STATEMENTS: usize = 128;
 /// How long a statement waits for another connection's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -33,6 +35,8 @@ impl SqlStore<Connection> {
         let conn = Connection::open(path).map_err(|e| opening(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| opening(path, e))?;
+        // Room for every statement the store prepares (rusqlite keeps 16 by default).
+        conn.set_prepared_statement_cache_capacity(STATEMENTS);
         // WAL: readers do not block the writer nor it them; NORMAL is durable
         // across a crash of the process (what the journal guards against).
         conn.pragma_update(None, "journal_mode", "WAL")
