@@ -7,10 +7,11 @@
 #   haproxy         the load balancer of deploy/haproxy.cfg, for scripts/haproxy-demo.sh
 #   chromium        headless chromium and chromedriver, for the browser test (tests/tests/browser.rs)
 #   nc              netcat (OpenBSD's), to speak the text protocol by hand as README shows
-# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium] [nc]   (no argument: all)
+#   postgresql      initdb and pg_ctl, for the store's tests against PostgreSQL (store/tests)
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium] [nc] [postgresql]   (no argument: all)
 set -euo pipefail
 
-TOOLS="fuzz grhino tmux tshark haproxy chromium nc"
+TOOLS="fuzz grhino tmux tshark haproxy chromium nc postgresql"
 for arg in "$@"; do
   case " $TOOLS " in
     *" $arg "*) ;;
@@ -68,3 +69,5 @@ debian_tool tshark "tshark dumpcap" tshark
 debian_tool haproxy haproxy haproxy
 debian_tool chromium "chromium chromedriver" chromium chromium-driver
 debian_tool nc nc netcat-openbsd
+# initdb and pg_ctl live under /usr/lib/postgresql/<version>/bin, off PATH: look there.
+debian_tool postgresql "$(ls /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | head -n 1 || echo /usr/lib/postgresql/bin/pg_ctl)" postgresql

@@ -1,0 +1,257 @@
+//! Sign-in attempts, rate-limited per address and per account: a pure type,
+//! fed the time, that the server asks before it checks a password or token.
+//!
+//! Each key gets a burst of attempts, then one more every `interval_ms` (the
+//! generic cell rate algorithm: one timestamp a key). IPv6 addresses count
+//! by their /64, which one host usually holds whole. Memory is bounded: when
+//! the table is full, keys that are back to a full burst go first.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::net::IpAddr;
+
+use crate::names::Name;
+
+/// One limit: `burst` attempts at once, then one every `interval_ms`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Limits {
+    pub burst: u32,
+    pub interval_ms: u64,
+    /// The most keys remembered.
+    pub max_keys: usize,
+}
+
+impl Limits {
+    /// Per address: 20 at once, then one every 3 s.
+    pub const ADDRESS: Limits = Limits {
+        burst: 20,
+        interval_ms: 3_000,
+        max_keys: 100_000,
+    };
+    /// Per account: 10 at once, then one every 30 s (a guesser gets ~3000 a day).
+    pub const ACCOUNT: Limits = Limits {
+        burst: 10,
+        interval_ms: 30_000,
+        max_keys: 100_000,
+    };
+}
+
+/// Refused: which limit, and when an attempt is allowed again.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TooMany {
+    pub per_account: bool,
+    pub retry_after_ms: u64,
+}
+
+/// Theoretical arrival times, per key.
+struct Cells<K> {
+    limits: Limits,
+    tat: HashMap<K, u64>,
+}
+
+impl<K: Hash + Eq + Clone> Cells<K> {
+    fn new(limits: Limits) -> Cells<K> {
+        Cells {
+            limits,
+            tat: HashMap::new(),
+        }
+    }
+
+    /// How long `key` must wait before an attempt at `now`; 0 if it may go.
+    fn wait(&self, key: &K, now: u64) -> u64 {
+        let tolerance = u64::from(self.limits.burst.saturating_sub(1)) * self.limits.interval_ms;
+        let tat = self.tat.get(key).map_or(now, |&t| t.max(now));
+        (tat - now).saturating_sub(tolerance)
+    }
+
+    fn take(&mut self, key: &K, now: u64) {
+        if !self.tat.contains_key(key) && self.tat.len() >= self.limits.max_keys {
+            self.make_room(now);
+        }
+        let tat = self.tat.get(key).map_or(now, |&t| t.max(now));
+        self.tat.insert(key.clone(), tat + self.limits.interval_ms);
+    }
+
+    /// Forgets keys back at a full burst; if none, the one closest to it.
+    fn make_room(&mut self, now: u64) {
+        self.tat.retain(|_, tat| *tat > now);
+        if self.tat.len() >= self.limits.max_keys {
+            let oldest = self
+                .tat
+                .iter()
+                .min_by_key(|(_, t)| **t)
+                .map(|(k, _)| k.clone());
+            if let Some(key) = oldest {
+                self.tat.remove(&key);
+            }
+        }
+    }
+}
+
+/// The limiter the server keeps, one for the whole server.
+pub struct SignInLimiter {
+    addresses: Cells<IpAddr>,
+    accounts: Cells<String>,
+}
+
+impl Default for SignInLimiter {
+    fn default() -> SignInLimiter {
+        SignInLimiter::new(Limits::ADDRESS, Limits::ACCOUNT)
+    }
+}
+
+impl SignInLimiter {
+    pub fn new(per_address: Limits, per_account: Limits) -> SignInLimiter {
+        SignInLimiter {
+            addresses: Cells::new(per_address),
+            accounts: Cells::new(per_account),
+        }
+    }
+
+    /// An attempt from `address` to sign in as `account` at `now_ms`: counted
+    /// against both limits if both allow it; refused (and not counted) if not.
+    pub fn attempt(&mut self, address: IpAddr, account: &Name, now_ms: u64) -> Result<(), TooMany> {
+        let address = address_key(address);
+        let account = account.key().to_owned();
+        let by_address = self.addresses.wait(&address, now_ms);
+        let by_account = self.accounts.wait(&account, now_ms);
+        if by_address > 0 || by_account > 0 {
+            return Err(TooMany {
+                per_account: by_account >= by_address,
+                retry_after_ms: by_address.max(by_account),
+            });
+        }
+        self.addresses.take(&address, now_ms);
+        self.accounts.take(&account, now_ms);
+        Ok(())
+    }
+}
+
+/// IPv4 as is (an IPv4-mapped IPv6 address too), IPv6 by its /64.
+fn address_key(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V4(_) => address,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let mut segments = v6.segments();
+                segments[4..].fill(0);
+                IpAddr::from(segments)
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: Limits = Limits {
+        burst: 3,
+        interval_ms: 1000,
+        max_keys: 4,
+    };
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    fn name(text: &str) -> Name {
+        Name::new(text).unwrap()
+    }
+
+    #[test]
+    fn a_burst_passes_then_one_attempt_per_interval() {
+        let mut limiter = SignInLimiter::new(SMALL, Limits::ACCOUNT);
+        let alice = name("alice");
+        for _ in 0..3 {
+            assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
+        }
+        let refused = limiter.attempt(ip("10.0.0.1"), &alice, 0).unwrap_err();
+        assert_eq!(refused.retry_after_ms, 1000);
+        assert!(!refused.per_account);
+        assert_eq!(
+            limiter
+                .attempt(ip("10.0.0.1"), &alice, 999)
+                .unwrap_err()
+                .retry_after_ms,
+            1
+        );
+        assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 1000), Ok(()));
+        assert!(limiter.attempt(ip("10.0.0.1"), &alice, 1000).is_err());
+        // Another address is not held back.
+        assert_eq!(limiter.attempt(ip("10.0.0.2"), &alice, 1000), Ok(()));
+    }
+
+    #[test]
+    fn an_account_is_limited_across_addresses_and_spellings() {
+        let mut limiter = SignInLimiter::new(Limits::ADDRESS, SMALL);
+        for (i, spelling) in ["bob", "BOB", "Bob"].iter().enumerate() {
+            let address = ip(&format!("10.0.0.{i}"));
+            assert_eq!(limiter.attempt(address, &name(spelling), 0), Ok(()));
+        }
+        let refused = limiter
+            .attempt(ip("10.9.9.9"), &name("bOb"), 500)
+            .unwrap_err();
+        assert!(refused.per_account);
+        assert_eq!(refused.retry_after_ms, 500);
+        assert_eq!(limiter.attempt(ip("10.9.9.9"), &name("carol"), 500), Ok(()));
+    }
+
+    #[test]
+    fn refused_attempts_are_not_counted() {
+        let mut limiter = SignInLimiter::new(SMALL, Limits::ACCOUNT);
+        for _ in 0..3 {
+            limiter.attempt(ip("10.0.0.1"), &name("alice"), 0).unwrap();
+        }
+        for _ in 0..100 {
+            assert!(limiter.attempt(ip("10.0.0.1"), &name("alice"), 0).is_err());
+        }
+        assert_eq!(
+            limiter.attempt(ip("10.0.0.1"), &name("alice"), 1000),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn ipv6_counts_by_its_slash_64_and_mapped_ipv4_as_ipv4() {
+        let mut limiter = SignInLimiter::new(SMALL, Limits::ACCOUNT);
+        let alice = name("alice");
+        limiter.attempt(ip("2001:db8::1"), &alice, 0).unwrap();
+        limiter.attempt(ip("2001:db8::ffff:2"), &alice, 0).unwrap();
+        limiter.attempt(ip("2001:db8:0:0:1::3"), &alice, 0).unwrap();
+        assert!(limiter.attempt(ip("2001:db8::4"), &alice, 0).is_err());
+        assert!(limiter.attempt(ip("2001:db8:0:1::1"), &alice, 0).is_ok());
+        for _ in 0..3 {
+            limiter.attempt(ip("192.0.2.1"), &alice, 0).unwrap();
+        }
+        assert!(limiter.attempt(ip("::ffff:192.0.2.1"), &alice, 0).is_err());
+    }
+
+    #[test]
+    fn memory_is_bounded_and_rested_keys_go_first() {
+        let generous = Limits {
+            burst: 1000,
+            ..SMALL
+        };
+        let mut limiter = SignInLimiter::new(SMALL, generous);
+        let alice = name("alice");
+        for i in 0..3 {
+            limiter.attempt(ip("10.0.0.1"), &alice, 0).unwrap();
+            limiter
+                .attempt(ip(&format!("10.0.1.{i}")), &alice, 0)
+                .unwrap();
+        }
+        // Table full (4 keys): at 1500 ms the single-attempt keys have rested and go,
+        // the busy one stays and is still limited.
+        limiter.attempt(ip("10.0.2.1"), &alice, 1500).unwrap();
+        assert!(limiter.addresses.tat.len() <= SMALL.max_keys);
+        assert!(limiter.attempt(ip("10.0.0.1"), &alice, 1500).is_ok());
+        assert!(limiter.attempt(ip("10.0.0.1"), &alice, 1500).is_err());
+        // With no rested key, the table still never grows past its bound.
+        for i in 0..20 {
+            let _ = limiter.attempt(ip(&format!("10.0.3.{i}")), &alice, 1500);
+            assert!(limiter.addresses.tat.len() <= SMALL.max_keys);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The schema, as numbered migrations applied in order at start, each once,
+//! each in its own transaction. A migration is written once for both
+//! dialects; the words in braces are the types that differ:
+//! `{id}` an account's generated key, `{bytes}` a byte string, `{real}` a double.
+//! A released migration is never edited: a change is a new one at the end.
+
+use crate::backend::{DbError, Dialect, Sql, Value};
+use crate::store::StoreError;
+use crate::types::UnixMillis;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: players, tokens, ratings, the archive.
+    r#"
+    CREATE TABLE accounts (
+        id {id},
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL UNIQUE,
+        password_hash TEXT NOT NULL,
+        created_ms BIGINT NOT NULL
+    );
+    CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES accounts (id),
+        label TEXT NOT NULL,
+        secret_sha256 {bytes} NOT NULL,
+        created_ms BIGINT NOT NULL
+    );
+    CREATE INDEX api_tokens_account ON api_tokens (account_id);
+    CREATE TABLE ratings (
+        account_id BIGINT NOT NULL REFERENCES accounts (id),
+        kind TEXT NOT NULL,
+        rating {real} NOT NULL,
+        deviation {real} NOT NULL,
+        volatility {real} NOT NULL,
+        games BIGINT NOT NULL,
+        updated_ms BIGINT NOT NULL,
+        PRIMARY KEY (account_id, kind)
+    );
+    CREATE INDEX ratings_board ON ratings (kind, rating DESC);
+    CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        rated BIGINT NOT NULL,
+        time_control TEXT NOT NULL,
+        seed BIGINT NOT NULL,
+        result TEXT NOT NULL,
+        winner BIGINT,
+        ending TEXT NOT NULL,
+        why TEXT NOT NULL,
+        started_ms BIGINT NOT NULL,
+        ended_ms BIGINT NOT NULL,
+        host TEXT NOT NULL
+    );
+    CREATE INDEX games_ended ON games (ended_ms DESC);
+    CREATE TABLE game_seats (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        seat BIGINT NOT NULL,
+        team BIGINT NOT NULL,
+        name TEXT NOT NULL,
+        account_id BIGINT REFERENCES accounts (id),
+        rating_before {real},
+        deviation_before {real},
+        volatility_before {real},
+        rating_after {real},
+        deviation_after {real},
+        volatility_after {real},
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX game_seats_account ON game_seats (account_id);
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        ply BIGINT NOT NULL,
+        team BIGINT NOT NULL,
+        notation TEXT NOT NULL,
+        took_ms BIGINT NOT NULL,
+        PRIMARY KEY (game_id, ply)
+    );
+    "#,
+];
+
+fn in_dialect(sql: &str, dialect: Dialect) -> String {
+    let (id, bytes, real) = match dialect {
+        Dialect::Sqlite => ("INTEGER PRIMARY KEY", "BLOB", "REAL"),
+        Dialect::Postgres => (
+            "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+            "BYTEA",
+            "DOUBLE PRECISION",
+        ),
+    };
+    sql.replace("{id}", id)
+        .replace("{bytes}", bytes)
+        .replace("{real}", real)
+}
+
+/// Brings the schema up to date, in one transaction. Hosts starting at once
+/// against one PostgreSQL database take turns (an advisory lock held to the
+/// transaction's end); SQLite's write lock does the same.
+pub fn apply(conn: &mut impl Sql) -> Result<(), StoreError> {
+    let failed = |e: DbError| StoreError::Database(format!("migrating the schema: {}", e.message));
+    conn.batch(conn.dialect().begin()).map_err(failed)?;
+    match apply_missing(conn) {
+        Ok(()) => conn.batch("COMMIT").map_err(failed),
+        Err(e) => {
+            let _ = conn.batch("ROLLBACK");
+            Err(failed(e))
+        }
+    }
+}
+
+fn apply_missing(conn: &mut impl Sql) -> Result<(), DbError> {
+    lock(conn)?;
+    conn.batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations \
+         (version BIGINT PRIMARY KEY, applied_ms BIGINT NOT NULL)",
+    )?;
+    for (number, sql) in MIGRATIONS.iter().enumerate() {
+        let version = number as i64 + 1;
+        if applied(conn, version)? {
+            continue;
+        }
+        conn.batch(&in_dialect(sql, conn.dialect()))
+            .map_err(|e| DbError::fatal(format!("migration {version}: {}", e.message)))?;
+        conn.execute(
+            "INSERT INTO schema_migrations (version, applied_ms) VALUES ($1, $2)",
+            &[
+                Value::Int(Some(version)),
+                Value::Int(Some(UnixMillis::now().0)),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+fn lock(conn: &mut impl Sql) -> Result<(), DbError> {
+    if conn.dialect() == Dialect::Postgres {
+        // Any fixed number: it names the lock of the store's migrations.
+        conn.query("SELECT pg_advisory_xact_lock(7274061)::TEXT", &[])?;
+    }
+    Ok(())
+}
+
+fn applied(conn: &mut impl Sql, version: i64) -> Result<bool, DbError> {
+    let rows = conn.query(
+        "SELECT version FROM schema_migrations WHERE version = $1",
+        &[Value::Int(Some(version))],
+    )?;
+    Ok(!rows.is_empty())
+}
