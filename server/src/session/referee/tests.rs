@@ -929,3 +929,30 @@ fn foxes_timers_are_told_when_set_and_to_a_viewer_with_the_time_left() {
         ]
     );
 }
+
+#[test]
+fn a_rematch_starts_with_the_first_move_clock_again() {
+    let rematch = Rules {
+        rematch: true,
+        ..clocked(10_000, Some(3_000))
+    };
+    let (mut t, _) = Test::new("tictactoe", rematch, 2);
+    for (seat, square, ms) in [(0, "b2", 100), (1, "a1", 200), (0, "b1", 300)] {
+        t.play(seat, square, ms);
+    }
+    t.play(1, "c1", 400);
+    t.play(0, "b3", 500);
+    assert_eq!(
+        t.tick(3_500)[3..],
+        [
+            "0 turn X",
+            "1 turn X",
+            "v turn X",
+            "0 clock X 3000",
+            "1 clock X 3000",
+            "v clock X 3000",
+            "1 ready",
+        ],
+        "seat 1 plays X now, and has not moved in this game"
+    );
+}
