@@ -311,6 +311,18 @@ pub struct Settings {
     pub params: Params,
 }
 
+/// A countdown the game runs itself (a tide, a time limit), shown to players and
+/// viewers so that nothing it does comes as a surprise.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Timer {
+    /// One word naming it (`tide`).
+    pub name: &'static str,
+    /// The game time at which it runs out; `None`: stopped, nothing is due.
+    pub due: Option<Millis>,
+    /// What happens then (`the tide turns`).
+    pub text: &'static str,
+}
+
 /// A game in progress. Object safe: the runtime holds a `Box<dyn Game>`.
 pub trait Game: CloneGame + Send {
     fn info(&self) -> &'static GameInfo;
@@ -337,6 +349,12 @@ pub trait Game: CloneGame + Send {
     /// Time has come to `now`: applies what fell due and says what changed.
     fn wake(&mut self, now: Millis) -> Vec<Update> {
         let _ = now;
+        Vec::new()
+    }
+
+    /// The countdowns the game runs itself, always the same ones in the same order
+    /// (a stopped one has no `due`); most games run none.
+    fn timers(&self) -> Vec<Timer> {
         Vec::new()
     }
 

@@ -29,5 +29,5 @@ pub mod tictactoe;
 pub use bot::{Bot, RandomBot};
 pub use game::{
     Action, BoardSpec, Cell, CloneGame, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis,
-    Moved, Outcome, Piece, Point, Settings, Standing, Team, Update, Viewer,
+    Moved, Outcome, Piece, Point, Settings, Standing, Team, Timer, Update, Viewer,
 };

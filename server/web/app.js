@@ -124,6 +124,9 @@ class Game {
     this.sent = 0; // moves sent so far
     this.picked = [];
     this.waiting = null;
+    this.clocks = new Map(); // team -> {ms, at}: ms on the clock at `at` (performance.now())
+    this.running = null; // the team whose clock runs down, if any
+    this.timers = new Map(); // the game's countdowns: name -> {ms, at, text}; ms 0 is stopped
     this.over = null; // {winner: number | null, why}
     this.result = null; // {standing, text}
     this.aborted = null;
@@ -162,6 +165,9 @@ class Game {
         this.cells.clear();
         this.changed.clear();
         Object.assign(this, { waiting: null, over: null, result: null, turn: null, ready: false, picked: [] });
+        this.clocks.clear();
+        this.timers.clear();
+        this.running = null;
         break;
       case "GAME BOARD":
         this.board = { w: Number(w[3]), h: Number(w[4]), columns: null, rows: null };
@@ -194,6 +200,15 @@ class Game {
         break;
       case "GAME TURN":
         this.turn = Number(w[2]);
+        // Until its GAME CLOCK comes, no clock runs (none comes for a move without a limit).
+        this.stopClocks();
+        break;
+      case "GAME CLOCK": // team k's clock shows ms now; it runs if k is to move (§8)
+        this.clocks.set(Number(w[2]), { ms: Number(w[3]), at: performance.now() });
+        if (Number(w[2]) === this.turn) this.running = this.turn;
+        break;
+      case "GAME TIMER": // the game's own countdown: name ms text
+        this.timers.set(w[2], { ms: Number(w[3]), at: performance.now(), text: rest(4) });
         break;
       case "READY":
         this.ready = true;
@@ -216,6 +231,8 @@ class Game {
         this.over = { winner: w[2] === "DRAW" ? null : Number(w[2]), why: rest(3) };
         this.ready = false;
         this.turn = null;
+        this.stopClocks();
+        this.timers.clear();
         log(`Game over: ${this.overText()}.`);
         break;
       case "RESULT":
@@ -224,11 +241,29 @@ class Game {
       case "GAME ABORTED":
         this.aborted = rest(2);
         this.ready = false;
+        this.stopClocks();
+        this.timers.clear();
         log(`The game was stopped: ${this.aborted}.`, "error");
         break;
       default:
         break; // a client ignores what it does not understand (§1)
     }
+  }
+
+  /** Milliseconds on team k's clock now (it runs down only if it is the running one). */
+  clockLeft(k) {
+    const clock = this.clocks.get(k);
+    if (!clock) return null;
+    if (this.running !== k) return clock.ms;
+    return Math.max(0, clock.ms - (performance.now() - clock.at));
+  }
+
+  /** Every clock stops where it is. */
+  stopClocks() {
+    if (this.running !== null) {
+      this.clocks.set(this.running, { ms: this.clockLeft(this.running), at: performance.now() });
+    }
+    this.running = null;
   }
 
   overText() {
@@ -753,6 +788,69 @@ function renderBoard() {
   showPointed();
 }
 
+// ------------------------------------------------------ clocks and timers
+
+/** Under this many milliseconds a clock warns, in colour and in words. */
+const LOW_TIME = 10000;
+
+/** 0:07, 9:58, 1:00:00: whole seconds, rounded up so 0:00 means the time is up. */
+function clockText(ms) {
+  const s = Math.ceil(ms / 1000);
+  const mm = Math.floor(s / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return mm >= 60 ? `${Math.floor(mm / 60)}:${String(mm % 60).padStart(2, "0")}:${ss}` : `${mm}:${ss}`;
+}
+
+/** 7 s, 1 min 5 s. */
+function secondsText(ms) {
+  const s = Math.ceil(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
+}
+
+/** One line a team with a clock: its name, the time, the running one marked, a warning under 10 s. */
+function clockItem(team) {
+  const left = game.clockLeft(team);
+  const running = game.running === team;
+  const low = running && left < LOW_TIME;
+  const li = document.createElement("li");
+  li.className = `clock${running ? " running" : ""}${low ? " low" : ""}`;
+  li.dataset.team = team;
+  const name = document.createElement("span");
+  name.className = "team";
+  const yours = game.team && game.team.number === team ? " (you)" : "";
+  name.textContent = `${running ? "▶ " : ""}${cap(game.teamName(team))}${yours}`;
+  const time = document.createElement("span");
+  time.className = "left";
+  time.textContent = clockText(left);
+  li.append(name, time);
+  const note = document.createElement("span");
+  note.className = "note";
+  note.textContent = low ? (yours ? "hurry: move now!" : "low on time") : running ? "to move" : "";
+  li.append(note);
+  return li;
+}
+
+/** "Tide in 7 s: the tide turns", counting down; a stopped timer is not shown. */
+function timerItem(name, timer) {
+  const left = Math.max(0, timer.ms - (performance.now() - timer.at));
+  const li = document.createElement("li");
+  li.className = "timer";
+  li.dataset.timer = name;
+  li.textContent = `${cap(name)} in ${secondsText(left)}: ${timer.text}`;
+  return li;
+}
+
+/** The clocks and the game's timers; called on every message and a few times a second. */
+function renderTime() {
+  if (!game) return;
+  const teams = [...game.clocks.keys()].sort((a, b) => a - b);
+  const timers = [...game.timers].filter(([, t]) => t.ms > 0);
+  $("time").hidden = !teams.length && !timers.length;
+  $("clocks").replaceChildren(...teams.map(clockItem));
+  $("timers").replaceChildren(...timers.map(([name, t]) => timerItem(name, t)));
+}
+setInterval(renderTime, 250);
+
 // --------------------------------------------------------- legend and rules
 
 /** A piece drawn small, for the legend. */
@@ -871,6 +969,7 @@ function render() {
   renderBoard();
   renderLegend();
   renderRules();
+  renderTime();
 }
 
 // ------------------------------------------------------------------- wiring

@@ -24,6 +24,7 @@ fn tictactoe(server: &Server) -> (TextClient, TextClient) {
             c.next_is("DRAW SQUARE empty");
         }
         c.next_is("GAME TURN 1");
+        c.next_is("GAME CLOCK 1 ");
     }
     x.next_is("READY");
     (x, o)
@@ -277,6 +278,10 @@ fn a_viewer_joining_mid_game_sees_the_players_final_board() {
     viewer.next_is("GAME TEAMS X O");
     viewer.next_is(&format!("GAME WATCHING {}", words[2]));
     viewer.expect("GAME TURN 1");
+    // The move clock's time left, a little under the move limit.
+    let clock = viewer.next_is("GAME CLOCK 1 ");
+    let ms: u64 = clock["GAME CLOCK 1 ".len()..].parse().unwrap();
+    assert!((590_000..=600_000).contains(&ms), "{clock}");
     // A viewer cannot play.
     viewer.send("MOVE c3");
     viewer.next_is("ERROR viewers cannot play");

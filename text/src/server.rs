@@ -35,6 +35,12 @@ pub enum ServerMessage {
     Watching { id: u64 },
     /// `GAME TURN <k>` (addition): team `k` is to move.
     Turn { team: u8 },
+    /// `GAME CLOCK <k> <ms>` (addition): team `k`'s clock shows `ms` milliseconds now; the
+    /// clock of the team of the latest `GAME TURN` runs, the others are stopped.
+    Clock { team: u8, ms: u64 },
+    /// `GAME TIMER <name> <ms> <text>` (addition): the game's countdown `name` runs out in
+    /// `ms` milliseconds (0: stopped), and then `text` happens.
+    Timer { name: String, ms: u64, text: String },
     /// `GAME MOVED <k> <notation>` (addition): team `k` played this move.
     Moved { team: u8, notation: String },
     /// `GAME NEWS <text>` (addition): something worth telling (a pass, a draw offer, a tide).
@@ -181,6 +187,15 @@ fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
         "TURN" => ServerMessage::Turn {
             team: w.number("GAME TURN", "the team")?,
         },
+        "CLOCK" => ServerMessage::Clock {
+            team: w.number("GAME CLOCK", "the team")?,
+            ms: w.number("GAME CLOCK", "the milliseconds")?,
+        },
+        "TIMER" => ServerMessage::Timer {
+            name: word(&mut w, "GAME TIMER", "the timer's name")?.to_owned(),
+            ms: w.number("GAME TIMER", "the milliseconds")?,
+            text: w.take_text().to_owned(),
+        },
         "MOVED" => ServerMessage::Moved {
             team: w.number("GAME MOVED", "the team")?,
             notation: w.take_text().to_owned(),
@@ -267,6 +282,11 @@ impl fmt::Display for ServerMessage {
             }
             ServerMessage::Watching { id } => write!(f, "GAME WATCHING {id}"),
             ServerMessage::Turn { team } => write!(f, "GAME TURN {team}"),
+            ServerMessage::Clock { team, ms } => write!(f, "GAME CLOCK {team} {ms}"),
+            ServerMessage::Timer { name, ms, text } => {
+                write!(f, "GAME TIMER {name} {ms}")?;
+                tail(f, text)
+            }
             ServerMessage::Moved { team, notation } => write!(f, "GAME MOVED {team} {notation}"),
             ServerMessage::News { text } => write!(f, "GAME NEWS {text}"),
             ServerMessage::Over { winner, why } => {
@@ -362,6 +382,20 @@ mod tests {
             },
             ServerMessage::Watching { id: 9 },
             ServerMessage::Turn { team: 1 },
+            ServerMessage::Clock {
+                team: 2,
+                ms: 600_000,
+            },
+            ServerMessage::Timer {
+                name: "quiet".into(),
+                ms: 120_000,
+                text: "the game ends on numbers if nothing is eaten".into(),
+            },
+            ServerMessage::Timer {
+                name: "tide".into(),
+                ms: 0,
+                text: String::new(),
+            },
             ServerMessage::Moved {
                 team: 1,
                 notation: "15x24x31".into(),
@@ -405,6 +439,25 @@ mod tests {
     }
 
     #[test]
+    fn clocks_and_timers_read_as_the_spec_writes_them() {
+        assert_eq!(
+            ServerMessage::parse("GAME CLOCK 1 30000"),
+            Ok(ServerMessage::Clock {
+                team: 1,
+                ms: 30_000
+            })
+        );
+        assert_eq!(
+            ServerMessage::parse("GAME TIMER tide 10000 the tide turns"),
+            Ok(ServerMessage::Timer {
+                name: "tide".into(),
+                ms: 10_000,
+                text: "the tide turns".into()
+            })
+        );
+    }
+
+    #[test]
     fn bad_lines_are_refused() {
         for line in [
             "",
@@ -419,6 +472,11 @@ mod tests {
             "GAME COLUMNS",
             "GAME ROWS  ",
             "GAME TEAMS",
+            "GAME CLOCK 1",
+            "GAME CLOCK 1 -5",
+            "GAME CLOCK 1 9 s",
+            "GAME TIMER",
+            "GAME TIMER tide soon",
         ] {
             assert!(ServerMessage::parse(line).is_err(), "{line}");
         }

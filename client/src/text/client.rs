@@ -704,6 +704,8 @@ impl Client {
                 Notice::Moved { team, notation }
             }
             ServerMessage::News { text } => Notice::News(text),
+            // Shown once the client has a clock display; until then, known and passed over.
+            ServerMessage::Clock { .. } | ServerMessage::Timer { .. } => return Ok(Vec::new()),
             ServerMessage::Error { why } => Notice::ServerRefused(why),
             ServerMessage::Over { winner, why } => {
                 game.turn = None;

@@ -1,7 +1,8 @@
 //! A game of Foxes & Dolphins in game time: cooldowns, tides, the end.
 
 use crate::game::{
-    Action, Cell, Game, GameInfo, Illegal, Millis, Moved, Outcome, Point, Team, Update, Viewer,
+    Action, Cell, Game, GameInfo, Illegal, Millis, Moved, Outcome, Point, Team, Timer, Update,
+    Viewer,
 };
 use crate::record::RecordMeta;
 
@@ -285,6 +286,24 @@ impl Game for Foxes {
             self.outcome = Some(self.quiet_end());
         }
         updates
+    }
+
+    /// The next tide, and the end on numbers if nothing is eaten first; both
+    /// stopped once the game is over.
+    fn timers(&self) -> Vec<Timer> {
+        let running = |due| self.outcome.is_none().then_some(due);
+        vec![
+            Timer {
+                name: "tide",
+                due: running(self.next_tide),
+                text: "the tide turns",
+            },
+            Timer {
+                name: "quiet",
+                due: running(self.quiet_deadline()),
+                text: "the game ends on numbers if nothing is eaten",
+            },
+        ]
     }
 
     fn outcome(&self) -> Option<&Outcome> {

@@ -1,7 +1,7 @@
 //! Every rule of Foxes & Dolphins with a position that shows it.
 
 use crate::bot::RandomBot;
-use crate::game::{Action, Game, Outcome, Point, Team, Viewer};
+use crate::game::{Action, Game, Outcome, Point, Team, Timer, Viewer};
 use crate::record::{How, RecordMeta};
 
 use super::arena::play_out;
@@ -273,6 +273,44 @@ fn nothing_eaten_for_the_quiet_limit_ends_the_game_by_numbers() {
     assert!(game.outcome().is_none());
     game.wake(T.quiet_limit + 1000);
     assert!(matches!(game.outcome(), Some(Outcome::Draw { .. })));
+}
+
+/// The game's timers, as (name, due).
+fn timers(game: &Foxes) -> Vec<(&'static str, Option<u64>)> {
+    game.timers().iter().map(|t| (t.name, t.due)).collect()
+}
+
+#[test]
+fn the_timers_show_the_next_tide_and_the_quiet_limit_and_stop_at_the_end() {
+    let mut game = rules_board();
+    let [tide, quiet]: [Timer; 2] = game.timers().try_into().unwrap();
+    assert_eq!((tide.name, tide.text), ("tide", "the tide turns"));
+    assert_eq!(
+        (quiet.name, quiet.text),
+        ("quiet", "the game ends on numbers if nothing is eaten")
+    );
+    assert_eq!(
+        timers(&game),
+        [
+            ("tide", Some(T.tide_period)),
+            ("quiet", Some(T.quiet_limit))
+        ]
+    );
+    // A step that eats nothing changes neither; a tide moves the tide's, eating the quiet one.
+    game.play(FOXES, &step(6, 4, 6, 5), 0).unwrap();
+    game.wake(T.tide_period);
+    assert_eq!(
+        timers(&game),
+        [
+            ("tide", Some(2 * T.tide_period)),
+            ("quiet", Some(T.quiet_limit))
+        ]
+    );
+    game.play(DOLPHINS, &step(4, 1, 4, 2), 12_000).unwrap();
+    assert_eq!(timers(&game)[1], ("quiet", Some(12_000 + T.quiet_limit)));
+    game.wake(12_000 + T.quiet_limit);
+    assert!(game.outcome().is_some());
+    assert_eq!(timers(&game), [("tide", None), ("quiet", None)]);
 }
 
 #[test]

@@ -15,7 +15,7 @@ mod web;
 use std::net::SocketAddr;
 
 use reversi_games::registry::{self, Module};
-use reversi_games::{Action, Cell, GameInfo, Outcome, Standing, Team, Update, Viewer};
+use reversi_games::{Action, Cell, GameInfo, Millis, Outcome, Standing, Team, Update, Viewer};
 
 use crate::outbox::Outbox;
 
@@ -292,6 +292,15 @@ pub enum Event {
     Update(Update),
     /// It is this team's turn (turn-based games).
     Turn(Team),
+    /// The team's clock shows `ms` milliseconds now; it runs if the team is to move.
+    Clock { team: Team, ms: Millis },
+    /// One of the game's own countdowns ([`reversi_games::Timer`]): `ms` milliseconds
+    /// from now (0: stopped), then `text` happens.
+    Timer {
+        name: &'static str,
+        ms: Millis,
+        text: &'static str,
+    },
     /// Your move.
     Ready,
     /// Your action was refused; the game goes on. `again`: it is still your move.

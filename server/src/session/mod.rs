@@ -431,7 +431,7 @@ impl<'a> Session<'a> {
         }
         info!("session {}: {} watches", self.id, handed.peer);
         let mut conn = Conn::new(stream, handed.peer, Who::Viewer, handed.wire.adapter());
-        for event in self.referee.welcome() {
+        for event in self.referee.welcome(Instant::now()) {
             conn.wire.send(&event, &mut conn.out);
         }
         self.conns.push(conn);

@@ -155,12 +155,40 @@ impl Wire for Binary {
                 write(out, &Pdu::Error);
                 self.done = true;
             }
-            // The binary protocol has no viewers and no broadcast turn.
+            // The binary protocol has no viewers, no broadcast turn and no clocks.
             Event::Start {
                 viewer: Viewer::Spectator,
                 ..
             }
-            | Event::Turn(_) => {}
+            | Event::Turn(_)
+            | Event::Clock { .. }
+            | Event::Timer { .. } => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turns_clocks_and_timers_are_not_in_the_binary_protocol() {
+        let mut wire = Binary::new();
+        let mut out = Outbox::new();
+        for event in [
+            Event::Turn(Team::FIRST),
+            Event::Clock {
+                team: Team::FIRST,
+                ms: 600_000,
+            },
+            Event::Timer {
+                name: "tide",
+                ms: 10_000,
+                text: "the tide turns",
+            },
+        ] {
+            wire.send(&event, &mut out);
+        }
+        assert_eq!(out.pending(), 0);
     }
 }

@@ -149,7 +149,8 @@ impl Wire for Seed002 {
             return;
         };
         match event {
-            Event::Start { .. } | Event::Turn(_) => {}
+            // The seed's protocol has no turns and no timers.
+            Event::Start { .. } | Event::Turn(_) | Event::Clock { .. } | Event::Timer { .. } => {}
             Event::Update(update) => {
                 self.draw(&update.cells);
                 self.send_board(me, out);
@@ -351,6 +352,12 @@ mod tests {
         );
         assert_eq!(said(&mut fox, confused()), "BGF\n");
         assert_eq!(said(&mut fox, Event::Turn(Team::FIRST)), "");
+        let tide = Event::Timer {
+            name: "tide",
+            ms: 10_000,
+            text: "the tide turns",
+        };
+        assert_eq!(said(&mut fox, tide), "", "the seed has no timers");
         let won = Outcome::Win {
             team: Team::SECOND,
             why: "the last fox was eaten on 3 3".to_owned(),

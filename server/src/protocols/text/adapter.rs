@@ -189,6 +189,21 @@ impl Wire for Text {
                     team: team.number(),
                 },
             ),
+            Event::Clock { team, ms } => write(
+                out,
+                &ServerMessage::Clock {
+                    team: team.number(),
+                    ms: *ms,
+                },
+            ),
+            Event::Timer { name, ms, text } => write(
+                out,
+                &ServerMessage::Timer {
+                    name: (*name).to_owned(),
+                    ms: *ms,
+                    text: (*text).to_owned(),
+                },
+            ),
             Event::Ready => write(out, &ServerMessage::Ready),
             Event::Illegal { why, again } | Event::Confused { why, again } => {
                 // Seed 000: ERROR, then READY again when the move is still yours.
@@ -255,15 +270,22 @@ mod tests {
     use reversi_games::{registry, Team};
 
     /// The lines a player of `game` gets before the board is drawn.
-    fn start_lines(mut wire: Text, game: &str) -> Vec<String> {
-        let mut out = Outbox::new();
+    fn start_lines(wire: Text, game: &str) -> Vec<String> {
         let event = Event::Start {
             info: registry::find(game).unwrap().info,
             viewer: Viewer::Team(Team::FIRST),
             cells: Vec::new(),
             id: 1,
         };
-        wire.send(&event, &mut out);
+        lines(wire, &[event])
+    }
+
+    /// The lines `wire` writes for `events`.
+    fn lines(mut wire: Text, events: &[Event]) -> Vec<String> {
+        let mut out = Outbox::new();
+        for event in events {
+            wire.send(event, &mut out);
+        }
         let mut bytes = Vec::new();
         out.flush(&mut bytes).unwrap();
         String::from_utf8(bytes)
@@ -301,5 +323,30 @@ mod tests {
             start_lines(Text::seed_only(), "duell"),
             ["GAME TYPE Conquest", "GAME BOARD ConquestBoard 9 8"]
         );
+    }
+
+    #[test]
+    fn clocks_and_timers_are_additions() {
+        let events = [
+            Event::Turn(Team::SECOND),
+            Event::Clock {
+                team: Team::SECOND,
+                ms: 29_998,
+            },
+            Event::Timer {
+                name: "tide",
+                ms: 10_000,
+                text: "the tide turns",
+            },
+        ];
+        assert_eq!(
+            lines(Text::new(), &events),
+            [
+                "GAME TURN 2",
+                "GAME CLOCK 2 29998",
+                "GAME TIMER tide 10000 the tide turns"
+            ]
+        );
+        assert!(lines(Text::seed_only(), &events).is_empty());
     }
 }

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use reversi_games::registry::Module;
 use reversi_games::{
-    Action, Game, GameInfo, Illegal, IllegalPolicy, Millis, Outcome, Settings, Team, Update, Viewer,
+    Action, Game, GameInfo, Illegal, IllegalPolicy, Millis, Outcome, Settings, Team, Timer, Update,
+    Viewer,
 };
 
 use crate::protocols::{Event, Input};
@@ -79,6 +80,8 @@ pub struct Referee {
     pace: Pace,
     /// When the current game started (game time is measured from here).
     started: Instant,
+    /// The game's timers as everyone was last told them.
+    timers: Vec<Timer>,
     end: Option<End>,
     /// The final outcome, forfeits included.
     outcome: Option<Outcome>,
@@ -108,6 +111,7 @@ impl Referee {
             pace: Pace::new(info.realtime, &table),
             table,
             started: now,
+            timers: Vec::new(),
             end: None,
             outcome: None,
             round: 1,
@@ -161,23 +165,35 @@ impl Referee {
         }
     }
 
-    /// Starts the first game: the board to everyone, then the first turn.
+    /// Starts the first game: the board to everyone, the game's timers, then the first turn.
     pub fn start(&mut self, now: Now) -> Vec<Delivery> {
         let mut out = Vec::new();
         self.tell_start(&mut out);
+        self.tell_timers(now.at, &mut out);
         self.announce_turn(now.at, &mut out);
         out
     }
 
-    /// What a viewer arriving now is told: the board, whose turn, the end if it came.
-    pub fn welcome(&self) -> Vec<Event> {
+    /// What a viewer arriving at `now` is told: the board, whose turn and the time the
+    /// mover has left, the game's running timers; or the end if it came.
+    pub fn welcome(&self, now: Instant) -> Vec<Event> {
         let mut told = vec![self.start_event(Viewer::Spectator)];
         if self.end.is_some() {
-            // A forfeit can end a game whose board still has a side to move (spec §7).
+            // A forfeit can end a game whose board still has a side to move: the end
+            // is told, not that turn (spec §7).
             told.extend(self.over_event(Viewer::Spectator));
-        } else {
-            told.extend(self.game.turn().map(Event::Turn));
+            return told;
         }
+        let turn = self.game.turn();
+        told.extend(turn.map(Event::Turn));
+        if let (Some(team), Some(deadline)) = (turn, self.pace.clock()) {
+            let ms = deadline.saturating_duration_since(now).as_millis() as Millis;
+            told.push(Event::Clock { team, ms });
+        }
+        let t = self.game_time(now);
+        let timers = self.game.timers();
+        let running = timers.iter().filter(|timer| timer.due.is_some());
+        told.extend(running.map(|timer| timer_event(timer, t)));
         told
     }
 
@@ -308,6 +324,17 @@ impl Referee {
         tell(out, seat, Event::Confused { why, again });
     }
 
+    /// Every timer of the game that changed since everyone was last told, to everyone.
+    fn tell_timers(&mut self, now: Instant, out: &mut Vec<Delivery>) {
+        let t = self.game_time(now);
+        let timers = self.game.timers();
+        for timer in timers.iter().filter(|timer| !self.timers.contains(timer)) {
+            self.table
+                .tell_everyone(out, |_| Some(timer_event(timer, t)));
+        }
+        self.timers = timers;
+    }
+
     /// After a change: READY to whoever may act now (turn-based: whose turn, the clock).
     fn announce_turn(&mut self, now: Instant, out: &mut Vec<Delivery>) {
         if self.end.is_some() {
@@ -370,6 +397,7 @@ impl Referee {
         if let Some(outcome) = self.game.outcome().cloned() {
             self.finish(End::Board, outcome, now, out);
         } else {
+            self.tell_timers(now.at, out);
             self.announce_turn(now.at, out);
         }
     }
@@ -448,13 +476,24 @@ impl Referee {
         self.settings.seed = self.settings.seed.wrapping_add(1);
         self.game = (self.module.new_game)(&self.settings);
         self.started = now.at;
+        self.timers = Vec::new();
         self.end = None;
         self.outcome = None;
         self.rematch_at = None;
         self.round += 1;
         self.journal.push(format!("round {}", self.round));
         self.tell_start(out);
+        self.tell_timers(now.at, out);
         self.announce_turn(now.at, out);
+    }
+}
+
+/// What a viewer of game time `t` is told of `timer`.
+fn timer_event(timer: &Timer, t: Millis) -> Event {
+    Event::Timer {
+        name: timer.name,
+        ms: timer.due.map_or(0, |due| due.saturating_sub(t)),
+        text: timer.text,
     }
 }
 

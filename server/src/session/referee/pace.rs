@@ -125,8 +125,8 @@ impl Pace {
 }
 
 impl Turns {
-    /// Whose turn to everyone, READY to the mover, and the move clock (the shorter first
-    /// move clock for a seat that has not moved yet).
+    /// Whose turn and the time it has to everyone, READY to the mover, and the move
+    /// clock (the shorter first move clock for a seat that has not moved yet).
     fn announce(
         &mut self,
         table: &Table,
@@ -139,21 +139,25 @@ impl Turns {
         let Some(team) = game.turn() else {
             return;
         };
-        table.tell_everyone(out, |_| Some(Event::Turn(team)));
         let mut limit = rules.move_timeout;
+        if mover.is_some_and(|seat| !table.seats[seat].moved) {
+            limit = [limit, rules.first_move_timeout]
+                .into_iter()
+                .flatten()
+                .min();
+        }
+        self.clock = limit.map(|limit| now + limit);
+        table.tell_everyone(out, |_| Some(Event::Turn(team)));
+        if let Some(limit) = limit {
+            let ms = limit.as_millis() as Millis;
+            table.tell_everyone(out, |_| Some(Event::Clock { team, ms }));
+        }
         if let Some(seat) = mover {
             out.push(Delivery {
                 to: Who::Seat(seat),
                 event: Event::Ready,
             });
-            if !table.seats[seat].moved {
-                limit = [limit, rules.first_move_timeout]
-                    .into_iter()
-                    .flatten()
-                    .min();
-            }
         }
-        self.clock = limit.map(|limit| now + limit);
     }
 }
 

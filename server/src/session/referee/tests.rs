@@ -141,6 +141,8 @@ fn line(info: &GameInfo, delivery: &Delivery) -> String {
             s
         }
         Event::Turn(t) => format!("turn {}", team(*t)),
+        Event::Clock { team: t, ms } => format!("clock {} {ms}", team(*t)),
+        Event::Timer { name, ms, text } => format!("timer {name} {ms} ({text})"),
         Event::Ready => "ready".to_owned(),
         Event::Illegal { why, again } => format!("illegal {why}{}", again_word(*again)),
         Event::Confused { why, again } => format!("confused {why}{}", again_word(*again)),
@@ -208,6 +210,12 @@ fn every_game_starts_with_the_board_to_everyone_then_the_first_turn() {
                 "0 start as foxes",
                 "1 start as dolphins",
                 "v start watching 7",
+                "0 timer tide 10000 (the tide turns)",
+                "1 timer tide 10000 (the tide turns)",
+                "v timer tide 10000 (the tide turns)",
+                "0 timer quiet 120000 (the game ends on numbers if nothing is eaten)",
+                "1 timer quiet 120000 (the game ends on numbers if nothing is eaten)",
+                "v timer quiet 120000 (the game ends on numbers if nothing is eaten)",
                 "0 ready",
                 "1 ready",
             ]
@@ -418,7 +426,7 @@ fn a_seat_that_never_moves_aborts_the_game_unscored() {
     // though it has no result to show.
     let welcome: Vec<_> = t
         .referee
-        .welcome()
+        .welcome(t.at(4_000).at)
         .into_iter()
         .map(|e| deliver_to_viewers(&t, e))
         .collect();
@@ -678,7 +686,7 @@ fn a_viewer_arriving_mid_game_sees_the_board_whose_turn_and_the_end() {
         t.send(0, Input::Act(action), 100)[0],
         format!("0 moved black {notation}")
     );
-    let welcome = t.referee.welcome();
+    let welcome = t.referee.welcome(t.at(150).at);
     let board = t.referee.game.view(Viewer::Spectator);
     assert!(
         matches!(&welcome[0], Event::Start { cells, viewer: Viewer::Spectator, id: ID, .. } if *cells == board)
@@ -691,7 +699,7 @@ fn a_viewer_arriving_mid_game_sees_the_board_whose_turn_and_the_end() {
     t.send(1, Input::Quit, 200);
     let said: Vec<_> = t
         .referee
-        .welcome()
+        .welcome(t.at(250).at)
         .into_iter()
         .map(|e| deliver_to_viewers(&t, e))
         .collect();
@@ -793,10 +801,157 @@ fn foxes_tides_are_the_games_own_news_to_everyone() {
         [
             format!("0 {news}"),
             format!("1 {news}"),
-            format!("v {news}")
-        ]
+            format!("v {news}"),
+            "0 timer tide 10000 (the tide turns)".to_owned(),
+            "1 timer tide 10000 (the tide turns)".to_owned(),
+            "v timer tide 10000 (the tide turns)".to_owned(),
+        ],
+        "the next tide's timer after the news"
     );
     assert!(t.referee.take_journal().is_empty(), "no move to journal");
     assert_eq!(t.deadline(), Some(20_000));
     assert!(!t.referee.is_over(), "no move clock in real time");
+}
+
+#[test]
+fn each_turn_tells_everyone_the_time_the_move_has_then_ready() {
+    let (mut t, told) = Test::new("tictactoe", clocked(10_000, Some(3_000)), 2);
+    assert_eq!(
+        told[3..],
+        [
+            "0 turn X",
+            "1 turn X",
+            "v turn X",
+            "0 clock X 3000",
+            "1 clock X 3000",
+            "v clock X 3000",
+            "0 ready",
+        ],
+        "a first move has the first-move limit"
+    );
+    assert_eq!(
+        t.play(0, "b2", 1_000)[3..],
+        [
+            "0 turn O",
+            "1 turn O",
+            "v turn O",
+            "0 clock O 3000",
+            "1 clock O 3000",
+            "v clock O 3000",
+            "1 ready",
+        ]
+    );
+    // An ERROR neither restarts the clock nor tells its time again.
+    assert_eq!(
+        t.send(1, Input::Confused("what?".to_owned()), 1_500),
+        ["1 confused what?, again"]
+    );
+    assert_eq!(t.deadline(), Some(4_000));
+    let after_o = t.play(1, "a1", 2_000);
+    assert_eq!(
+        after_o[6..9],
+        ["0 clock X 10000", "1 clock X 10000", "v clock X 10000"],
+        "X has moved: the whole move limit"
+    );
+    // A viewer arriving is told the time the mover has left; the clock falls at 12 s.
+    let welcome: Vec<_> = (t.referee.welcome(t.at(5_500).at).into_iter())
+        .map(|e| deliver_to_viewers(&t, e))
+        .collect();
+    assert_eq!(
+        welcome,
+        ["v start watching 7", "v turn X", "v clock X 6500"]
+    );
+    assert_eq!(
+        t.tick(12_000),
+        [
+            "0 over O wins: X ran out of time, you lose",
+            "1 over O wins: X ran out of time, you win",
+            "v over O wins: X ran out of time",
+        ],
+        "no clock after the end"
+    );
+}
+
+#[test]
+fn a_team_mate_taking_over_gets_a_fresh_clock_and_no_limit_sends_none() {
+    let (mut t, _) = Test::new("tictactoe", clocked(10_000, None), 4);
+    t.play(0, "b2", 100);
+    t.play(1, "a1", 200);
+    // Seat 2 (X) is to move; it quits at 5 s: seat 0 moves with a whole limit.
+    assert_eq!(
+        t.send(2, Input::Quit, 5_000)[4..],
+        [
+            "0 clock X 10000",
+            "1 clock X 10000",
+            "3 clock X 10000",
+            "v clock X 10000",
+            "0 ready"
+        ]
+    );
+    assert_eq!(t.deadline(), Some(15_000));
+    let (mut t, told) = Test::new("reversi", rules(), 2);
+    assert!(told.iter().all(|line| !line.contains("clock")));
+    let (action, _) = t.legal(Team::FIRST, 100);
+    let moved = t.send(0, Input::Act(action), 100);
+    assert!(moved.iter().all(|line| !line.contains("clock")));
+    let welcome = t.referee.welcome(t.at(200).at);
+    assert!(!welcome.iter().any(|e| matches!(e, Event::Clock { .. })));
+}
+
+#[test]
+fn foxes_timers_are_told_when_set_and_to_a_viewer_with_the_time_left() {
+    let (mut t, _) = Test::new("foxes", rules(), 2);
+    // A step that eats nothing sets no timer.
+    let (action, _) = t.legal(Team::SECOND, 100);
+    let stepped = t.send(1, Input::Act(action), 100);
+    assert!(stepped.iter().all(|line| !line.contains("timer")));
+    let welcome: Vec<_> = (t.referee.welcome(t.at(2_500).at).into_iter())
+        .map(|e| deliver_to_viewers(&t, e))
+        .collect();
+    assert_eq!(
+        welcome,
+        [
+            "v start watching 7",
+            "v timer tide 7500 (the tide turns)",
+            "v timer quiet 117500 (the game ends on numbers if nothing is eaten)",
+        ]
+    );
+    // Each tide sets the tide's timer alone, a period from the tide.
+    t.tick(10_000);
+    let second = t.tick(20_003);
+    assert_eq!(
+        second[3..],
+        [
+            "0 timer tide 9997 (the tide turns)",
+            "1 timer tide 9997 (the tide turns)",
+            "v timer tide 9997 (the tide turns)",
+        ]
+    );
+}
+
+#[test]
+fn a_rematch_starts_with_the_first_move_clock_again() {
+    let rematch = Rules {
+        rematch: true,
+        ..clocked(10_000, Some(3_000))
+    };
+    let (mut t, _) = Test::new("tictactoe", rematch, 2);
+    for (seat, square, ms) in [(0, "b2", 100), (1, "a1", 200), (0, "b1", 300)] {
+        t.play(seat, square, ms);
+    }
+    t.play(1, "c1", 400);
+    t.play(0, "b3", 500);
+    assert_eq!(
+        t.tick(3_500)[3..],
+        [
+            "0 turn X",
+            "1 turn X",
+            "v turn X",
+            "0 clock X 3000",
+            "1 clock X 3000",
+            "v clock X 3000",
+            "1 ready",
+        ],
+        "seat 1 plays X now, and has not moved in this game"
+    );
 }
