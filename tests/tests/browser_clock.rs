@@ -76,7 +76,9 @@ fn join(browser: &mut Browser, server: &Server, game: &str) -> Bot {
 #[test]
 fn the_page_counts_the_move_clock_down_warns_in_words_and_shows_the_tide() {
     let Some(program) = chromium() else {
-        reversi_tests::skipped("chromium is not installed (scripts/install-tools.sh chromium)");
+        reversi_tests::skipped(
+            "chromium or chromedriver is not installed (scripts/install-tools.sh chromium)",
+        );
         return;
     };
     let server = Server::start(&[
@@ -86,7 +88,7 @@ fn the_page_counts_the_move_clock_down_warns_in_words_and_shows_the_tide() {
         "--game-option",
         "foxes.tide-ms=4000",
     ]);
-    let mut browser = Browser::start(program, 1100, 860).expect("headless chromium");
+    let mut browser = Browser::start(&program, 1100, 860).expect("headless chromium");
     let shots = target_dir().join("browser");
 
     // Reversi: the page joined first, so it is black and to move, with 12 s.
