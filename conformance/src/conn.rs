@@ -52,6 +52,15 @@ pub struct Conn {
     pub seen: Vec<String>,
     /// Closed on purpose, by [`Conn::close`].
     closed: bool,
+    /// The countdowns received (`GAME CLOCK`, `GAME TIMER`, §3), in order: kept
+    /// out of the line-by-line order the other checks judge, and judged by
+    /// their own (§8).
+    pub countdowns: Vec<String>,
+}
+
+/// Whether `line` is a countdown (§3), which may follow any `GAME TURN` or change.
+fn is_countdown(line: &str) -> bool {
+    line.starts_with("GAME CLOCK ") || line.starts_with("GAME TIMER ")
 }
 
 /// A check that is done with a connection leaves with `GAME QUIT`, not by
@@ -90,6 +99,7 @@ impl Conn {
             pending: None,
             seen: Vec::new(),
             closed: false,
+            countdowns: Vec::new(),
         })
     }
 
@@ -145,7 +155,14 @@ impl Conn {
             let _ = self.stream.set_read_timeout(Some(left));
             match self.reader.read_until(b'\n', &mut self.partial) {
                 Ok(0) => return Recv::Closed,
-                Ok(_) if self.partial.ends_with(b"\n") => return Recv::Line(self.take_line()),
+                Ok(_) if self.partial.ends_with(b"\n") => {
+                    let line = self.take_line();
+                    if is_countdown(&line) {
+                        self.countdowns.push(line);
+                        continue;
+                    }
+                    return Recv::Line(line);
+                }
                 Ok(_) => return Recv::Closed,
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}

@@ -28,6 +28,11 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         section: "text §8",
+        what: "every GAME TURN is followed by GAME CLOCK with the time the move has",
+        run: clock_lines,
+    },
+    Check {
+        section: "text §8",
         what: "an ERROR does not restart the move clock",
         run: error_keeps_the_clock,
     },
@@ -82,6 +87,39 @@ fn move_clock(target: &Target) -> Judged {
     play_script(&mut table, &mut [], game.as_mut(), &["b2", "a1", "c3"])?;
     table.players[1].silent_for(clock.saturating_sub(Duration::from_millis(500)))?;
     expect_forfeit(&mut table, Team::SECOND, "O ran out of time")
+}
+
+fn clock_lines(target: &Target) -> Judged {
+    let clock = target.move_clock()?;
+    let first = target.first_move_clock()?;
+    served(target, "tictactoe")?;
+    let mut table = seat(target, "tictactoe")?;
+    let mut game = crate::rules::opening("tictactoe");
+    // X's first move, O's first, X's second: two first-move clocks, then the move clock.
+    play_script(&mut table, &mut [], game.as_mut(), &["b2", "a1"])?;
+    let expected = [(1, first), (2, first), (1, clock)]
+        .map(|(team, limit)| format!("GAME CLOCK {team} {}", limit.as_millis()));
+    let x = &table.players[0];
+    let got: Vec<&str> = x
+        .countdowns
+        .iter()
+        .map(String::as_str)
+        .filter(|l| l.starts_with("GAME CLOCK"))
+        .collect();
+    // Each line is sent as the move's clock starts: at most what the move has.
+    let fits = |got: &str, want: &str| {
+        let split = |l: &str| {
+            let (head, ms) = l.rsplit_once(' ')?;
+            Some((head.to_owned(), ms.parse::<u128>().ok()?))
+        };
+        matches!((split(got), split(want)), (Some((g, gms)), Some((w, wms)))
+            if g == w && gms <= wms && gms + 1000 >= wms)
+    };
+    if got.len() == expected.len() && got.iter().zip(&expected).all(|(g, w)| fits(g, w)) {
+        Ok(())
+    } else {
+        Err(x.differ(expected.join(", "), got.join(", ")))
+    }
 }
 
 fn error_keeps_the_clock(target: &Target) -> Judged {
