@@ -8,6 +8,7 @@ mod fork_server;
 mod games;
 mod journal_dir;
 mod log;
+mod metrics;
 mod outbox;
 mod paths;
 mod protocols;

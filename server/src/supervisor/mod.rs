@@ -31,6 +31,7 @@ use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
 
 use crate::games::Games;
+use crate::metrics::Metrics;
 use crate::signals::SelfPipe;
 use addresses::{Host, Hosts};
 pub use options::{Options, SupervisorConfig};
@@ -101,6 +102,7 @@ pub struct Supervisor {
     hangup: Box<dyn FnMut()>,
     /// Where sessions come from; `None`: forked from the supervisor itself.
     fork_server: Option<forking::Forks>,
+    metrics: Metrics,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -155,6 +157,7 @@ impl Supervisor {
             handled_stops: 0,
             hangup: Box::new(|| info!("SIGHUP ignored (no log file to reopen)")),
             fork_server: None,
+            metrics: Metrics::new(),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -233,6 +236,29 @@ impl Supervisor {
                 Turn::Listener(which) => self.accept(which),
             }
         }
+    }
+
+    /// The metrics' text, the supervisor's states read now.
+    fn render_metrics(&self) -> String {
+        let sessions = self
+            .games
+            .modules
+            .iter()
+            .map(|m| {
+                let name = m.info.name;
+                (
+                    name,
+                    self.children
+                        .iter()
+                        .filter(|c| c.module.info.name == name)
+                        .count(),
+                )
+            })
+            .collect();
+        self.metrics.render(&crate::metrics::Snapshot {
+            pending: self.pending.waiting(),
+            sessions,
+        })
     }
 
     /// Logs a routine event of `peer` at info, or only counts it when its host has had
@@ -332,6 +358,7 @@ impl Supervisor {
                 .get(index)
                 .is_some_and(|c| c.state != State::Closing)
             {
+                self.metrics.refused(crate::metrics::Refused::ShuttingDown);
                 self.refuse(index, "server shutting down", now);
             }
         }
