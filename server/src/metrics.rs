@@ -41,6 +41,8 @@ pub enum Refused {
     Viewer,
     /// The server is shutting down.
     ShuttingDown,
+    /// The server is drained: it takes no new games.
+    Draining,
 }
 
 impl Refused {
@@ -55,6 +57,7 @@ impl Refused {
             Refused::Proxy => "proxy",
             Refused::Viewer => "viewer",
             Refused::ShuttingDown => "shutting_down",
+            Refused::Draining => "draining",
         }
     }
 }
@@ -108,6 +111,8 @@ pub struct Snapshot {
     pub pending: usize,
     /// Sessions running, per game served (every game listed, 0 included).
     pub sessions: Vec<(&'static str, usize)>,
+    /// Whether the server takes no new games.
+    pub draining: bool,
 }
 
 /// Every metric the supervisor keeps, and the registry that names them.
@@ -121,6 +126,7 @@ pub struct Metrics {
     game_seconds: Family<GameLabel, Histogram>,
     pending: Gauge,
     sessions: Family<GameLabel, Gauge>,
+    draining: Gauge,
 }
 
 impl Default for Metrics {
@@ -177,6 +183,12 @@ impl Metrics {
         );
         let sessions = Family::default();
         registry.register("sessions", "Sessions running, by game", sessions.clone());
+        let draining = Gauge::default();
+        registry.register(
+            "draining",
+            "1 while the server takes no new games (reversid ctl drain), else 0",
+            draining.clone(),
+        );
         Metrics {
             registry,
             connections,
@@ -187,6 +199,7 @@ impl Metrics {
             game_seconds,
             pending,
             sessions,
+            draining,
         }
     }
 
@@ -227,6 +240,7 @@ impl Metrics {
                 .get_or_create(&GameLabel { game })
                 .set(gauge_value(running));
         }
+        self.draining.set(i64::from(now.draining));
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
@@ -262,6 +276,7 @@ mod tests {
         let now = Snapshot {
             pending: 3,
             sessions: vec![("reversi", 0), ("tictactoe", 2)],
+            draining: true,
         };
         let text = m.render(&now);
         for expected in [
@@ -274,6 +289,7 @@ mod tests {
             "reversid_pending_connections 3",
             "reversid_sessions{game=\"tictactoe\"} 2",
             "reversid_sessions{game=\"reversi\"} 0",
+            "reversid_draining 1",
         ] {
             assert!(text.contains(expected), "{expected} missing from:\n{text}");
         }

@@ -374,7 +374,10 @@ mod tests {
         Lobby {
             games: Vec::leak(games),
             running: &running,
-            operator: web::Operator { metrics: None },
+            operator: web::Operator {
+                metrics: None,
+                takes_games: true,
+            },
         }
     }
 

@@ -11,7 +11,7 @@ use reversi_games::registry::Module;
 
 use super::addresses::Host;
 use super::reaper::Child;
-use super::{Phase, Supervisor};
+use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
 
@@ -136,7 +136,7 @@ impl Supervisor {
     fn try_start(&mut self, game: &'static Module) {
         let name = game.info.name;
         let needed = self.group_size(game);
-        while self.phase == Phase::Running && self.children.len() < self.config.max_sessions {
+        while self.takes_games() && self.children.len() < self.config.max_sessions {
             let Some(front) = self.pending.front_group(name, needed) else {
                 return;
             };

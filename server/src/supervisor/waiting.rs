@@ -15,7 +15,7 @@ use super::addresses::{Host, Refusal};
 use super::origin::{self, Origin, Screened, Seed, SPOOF};
 use super::pending::{State, LINGER};
 use super::turns::{Budget, Turn, ACCEPT_BUDGET, OUT_LIMIT, OUT_PAUSE};
-use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, MAX_DISCARD};
+use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, DRAINING, MAX_DISCARD};
 use crate::metrics::Refused;
 use crate::protocols::{Lobby, Operator, Running, Stage, Verdict, WireKind, MAX_INPUT};
 use crate::session::handoff;
@@ -190,6 +190,11 @@ impl Supervisor {
             return;
         };
         let (peer, wire) = (conn.peer, conn.wire);
+        if self.drained {
+            self.note(peer, format_args!("{peer}: refused: draining"));
+            self.metrics.refused(Refused::Draining);
+            return self.refuse(index, DRAINING, Instant::now());
+        }
         if let Err(refusal) = self.hosts.may_play(Host::of(peer), Instant::now()) {
             self.note(peer, format_args!("{peer}: refused: {refusal}"));
             self.metrics.refused(refused(&refusal));
@@ -375,6 +380,7 @@ impl Supervisor {
                     .config
                     .metrics
                     .then_some(&metrics as &dyn Fn() -> String),
+                takes_games: self.takes_games(),
             },
         };
         match wire.protocol().screen(&lobby, stage, &conn.input) {

@@ -16,6 +16,8 @@ const MAX_HEADERS: usize = 32;
 pub const SOCKET_PATH: &str = "/ws";
 /// The path Prometheus scrapes (spec/DEPLOY.md).
 pub const METRICS_PATH: &str = "/metrics";
+/// The path a load balancer's health check asks (spec/DEPLOY.md).
+pub const HEALTH_PATH: &str = "/health";
 /// The WebSocket version this server speaks (RFC 6455).
 const WEBSOCKET_VERSION: &str = "13";
 
@@ -98,6 +100,15 @@ fn operator_route(path: &str, operator: &Operator<'_>) -> Option<Vec<u8>> {
             &[],
             metrics().as_bytes(),
         )),
+        (HEALTH_PATH, _) if operator.takes_games => {
+            Some(response("200 OK", assets::PLAIN, &[], b"taking games\n"))
+        }
+        (HEALTH_PATH, _) => Some(response(
+            "503 Service Unavailable",
+            assets::PLAIN,
+            &[],
+            b"draining: no new games here\n",
+        )),
         _ => None,
     }
 }
@@ -176,7 +187,10 @@ mod tests {
         reversi_games::registry::all().iter().collect()
     }
 
-    const PAGE_ONLY: Operator<'static> = Operator { metrics: None };
+    const PAGE_ONLY: Operator<'static> = Operator {
+        metrics: None,
+        takes_games: true,
+    };
 
     fn respond(request: &str) -> String {
         respond_to(request, &PAGE_ONLY)
@@ -286,10 +300,27 @@ mod tests {
         let text = || "reversid_pending_connections 0\n# EOF\n".to_owned();
         let operator = Operator {
             metrics: Some(&text),
+            takes_games: true,
         };
         let answer = respond_to(request, &operator);
         assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
         assert!(answer.contains("Content-Type: application/openmetrics-text;"));
         assert!(answer.ends_with("\r\n\r\nreversid_pending_connections 0\n# EOF\n"));
+    }
+
+    #[test]
+    fn health_says_whether_the_server_takes_games() {
+        let request = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+        let serving = respond(request);
+        assert!(serving.starts_with("HTTP/1.1 200 OK\r\n"), "{serving}");
+        let drained = Operator {
+            metrics: None,
+            takes_games: false,
+        };
+        let answer = respond_to(request, &drained);
+        assert!(
+            answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+            "{answer}"
+        );
     }
 }

@@ -23,6 +23,8 @@ pub struct Web;
 pub struct Operator<'a> {
     /// The text of `GET /metrics`, made when asked; `None`: the route is not served.
     pub metrics: Option<&'a dyn Fn() -> String>,
+    /// Whether the server takes new games: `GET /health` says so (200, else 503).
+    pub takes_games: bool,
 }
 
 impl Protocol for Web {
