@@ -21,8 +21,9 @@ use crate::supervisor::{self, SupervisorConfig};
 /// reaped); a second one makes it fast (every session sends error to both players and exits). Only
 /// the server gets them: each game runs in a session of its own, out of the terminal's reach. SIGHUP reopens --log-file (for log
 /// rotation) and is otherwise only logged. SIGUSR1 drains the server (no new games; running
-/// ones finish; GET /health fails) and SIGUSR2 takes games again: `reversid ctl` sends them. Logging goes to stderr (or --log-file) and is filtered with
-/// RUST_LOG (default info; debug shows every PDU).
+/// ones finish; GET /health fails) and SIGUSR2 takes games again: `reversid ctl` sends them.
+/// Logging goes to stderr (or --log-file), as text or as JSON lines (--log-format json), and is
+/// filtered with RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
 #[command(name = "reversid", version, args_override_self = true)]
 pub struct Cli {
@@ -37,6 +38,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub games: games::Options,
+
+    #[command(flatten)]
+    pub log: crate::log::Options,
 
     /// Write each finished game into this directory (GGF for Reversi; each game's own format).
     #[arg(long, value_name = "DIR")]

@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    log::choose(cli.log.log_format);
     log::init();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
