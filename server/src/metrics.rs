@@ -141,7 +141,7 @@ impl Metrics {
         let connections = Family::default();
         registry.register(
             "connections",
-            "Connections by the protocol they were recognised to speak (a WebSocket again when its HTTP request upgrades)",
+            "Connections the supervisor is done with (seated, handed to a game as viewers, or closed), by the protocol they spoke last",
             connections.clone(),
         );
         let refusals = Family::default();
@@ -203,7 +203,8 @@ impl Metrics {
         }
     }
 
-    /// A connection's protocol became known (`protocol`: its name in lower case).
+    /// The supervisor is done with a connection that spoke `protocol` last (its name in
+    /// lower case; `none` if it sent nothing recognisable): counted once, when it leaves.
     pub fn connection(&self, protocol: &'static str) {
         self.connections
             .get_or_create(&ProtocolLabel { protocol })
