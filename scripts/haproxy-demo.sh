@@ -47,10 +47,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The supervisor logs at info; its origin module at debug, so the health checks it
+# The supervisor logs at info; its waiting module at debug, so the health checks it
 # received can be counted (one debug line each) while checking they logged nothing else.
 for h in "${HOSTS[@]}"; do
-  RUST_LOG=info,reversid::supervisor::origin=debug setsid "$bin/reversid" \
+  RUST_LOG=info,reversid::supervisor::waiting=debug setsid "$bin/reversid" \
     --listen "$h:8765" --proxy-from "$PROXY/32" 2>"$work/$h.log" &
   host_pid[$h]=$!
 done

@@ -8,10 +8,11 @@
 #   chromium        headless chromium and chromedriver, for the browser test (tests/tests/browser.rs)
 #   nc              netcat (OpenBSD's), to speak the text protocol by hand as README shows
 #   postgresql      initdb and pg_ctl, for the store's tests against PostgreSQL (store/tests)
-# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium] [nc] [postgresql]   (no argument: all)
+#   prometheus      the Prometheus server that scrapes reversid's /metrics in tests/tests/server_metrics.rs
+# Usage: scripts/install-tools.sh [fuzz] [grhino] [tmux] [tshark] [haproxy] [chromium] [nc] [postgresql] [prometheus]   (no argument: all)
 set -euo pipefail
 
-TOOLS="fuzz grhino tmux tshark haproxy chromium nc postgresql"
+TOOLS="fuzz grhino tmux tshark haproxy chromium nc postgresql prometheus"
 for arg in "$@"; do
   case " $TOOLS " in
     *" $arg "*) ;;
@@ -71,3 +72,4 @@ debian_tool chromium "chromium chromedriver" chromium chromium-driver
 debian_tool nc nc netcat-openbsd
 # initdb and pg_ctl live under /usr/lib/postgresql/<version>/bin, off PATH: look there.
 debian_tool postgresql "$(ls /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | head -n 1 || echo /usr/lib/postgresql/bin/pg_ctl)" postgresql
+debian_tool prometheus prometheus prometheus

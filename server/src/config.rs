@@ -20,11 +20,16 @@ use crate::supervisor::{self, SupervisorConfig};
 /// listening, turn away waiting clients, let running games finish, exit 0 once the last session is
 /// reaped); a second one makes it fast (every session sends error to both players and exits). Only
 /// the server gets them: each game runs in a session of its own, out of the terminal's reach. SIGHUP reopens --log-file (for log
-/// rotation) and is otherwise only logged. Logging goes to stderr (or --log-file) and is filtered with
-/// RUST_LOG (default info; debug shows every PDU).
+/// rotation) and is otherwise only logged. SIGUSR1 drains the server (no new games; running
+/// ones finish; GET /health fails) and SIGUSR2 takes games again: `reversid ctl` sends them.
+/// Logging goes to stderr (or --log-file), as text or as JSON lines (--log-format json), and is
+/// filtered with RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
 #[command(name = "reversid", version, args_override_self = true)]
 pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     #[command(flatten)]
     pub supervisor: supervisor::Options,
 
@@ -33,6 +38,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub games: games::Options,
+
+    #[command(flatten)]
+    pub log: crate::log::Options,
 
     /// Write each finished game into this directory (GGF for Reversi; each game's own format).
     #[arg(long, value_name = "DIR")]
@@ -65,6 +73,16 @@ pub struct Cli {
     /// moves to /); the fork server reads the command line there again.
     #[arg(skip)]
     pub start_dir: PathBuf,
+}
+
+/// What reversid does instead of serving.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Tell the reversid running with a pid file what to do (by signal).
+    Ctl {
+        #[command(subcommand)]
+        order: crate::ctl::Order,
+    },
 }
 
 impl Cli {

@@ -2,12 +2,14 @@
 
 mod address;
 mod config;
+mod ctl;
 mod daemon;
 mod fd_passing;
 mod fork_server;
 mod games;
 mod journal_dir;
 mod log;
+mod metrics;
 mod outbox;
 mod paths;
 mod protocols;
@@ -29,6 +31,18 @@ fn main() -> ExitCode {
         return fork_server::serve::run(invocation, config::games_of_this_command_line);
     }
     let mut cli = Cli::parse();
+    if let Some(config::Command::Ctl { order }) = &cli.command {
+        return match order.send() {
+            Ok(done) => {
+                println!("{done}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("reversid ctl: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     // --daemon changes directory to /: make the paths absolute first.
     if let Err(e) = cli.absolutize_paths() {
         eprintln!(
@@ -36,6 +50,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    log::choose(cli.log.log_format);
     log::init();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,

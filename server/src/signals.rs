@@ -12,7 +12,7 @@
 
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
 
 use mio::unix::pipe::{self, Receiver, Sender};
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal};
@@ -23,11 +23,41 @@ static HANGUP: AtomicBool = AtomicBool::new(false);
 static LOST_EXITS: AtomicBool = AtomicBool::new(false);
 /// SIGTERM and SIGINT together: the first asks for a smart shutdown, the second for a fast one.
 static STOP: AtomicUsize = AtomicUsize::new(0);
+/// The last of SIGUSR1 (drain) and SIGUSR2 (resume) since the last take: [`Drain`] as a byte.
+static DRAIN: AtomicU8 = AtomicU8::new(NO_DRAIN_NEWS);
+const NO_DRAIN_NEWS: u8 = 0;
+const DRAIN_START: u8 = 1;
+const DRAIN_STOP: u8 = 2;
+
+/// What the operator asked of new games (`reversid ctl drain|resume`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drain {
+    /// SIGUSR1: take no new games; running ones finish.
+    Start,
+    /// SIGUSR2: take new games again.
+    Stop,
+}
+
+impl Drain {
+    /// The signal that asks for it.
+    pub fn signal(self) -> Signal {
+        match self {
+            Drain::Start => Signal::SIGUSR1,
+            Drain::Stop => Signal::SIGUSR2,
+        }
+    }
+}
 
 /// The signals the supervisor handles. SIGCHLD is not one: the processes that end with
 /// it (the fork server and its sessions) are watched with pidfds, and its default action
 /// neither stops nor reaps anything.
-pub const SUPERVISOR: &[Signal] = &[Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
+pub const SUPERVISOR: &[Signal] = &[
+    Signal::SIGTERM,
+    Signal::SIGINT,
+    Signal::SIGHUP,
+    Signal::SIGUSR1,
+    Signal::SIGUSR2,
+];
 
 /// The signal session children send their parent when they exit (see the module doc).
 pub fn exit_signal() -> libc::c_int {
@@ -44,6 +74,8 @@ pub struct Pending {
     pub exited: Vec<i32>,
     /// Some exits did not fit in the pipe: every child must be asked.
     pub lost_exits: bool,
+    /// The last drain or resume asked for, if any.
+    pub drain: Option<Drain>,
 }
 
 /// A pid in the pipe is written as a tag byte and four bytes; a plain wake-up as one 0 byte.
@@ -67,6 +99,8 @@ extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut 
         libc::SIGTERM | libc::SIGINT => {
             STOP.fetch_add(1, Ordering::SeqCst);
         }
+        libc::SIGUSR1 => DRAIN.store(DRAIN_START, Ordering::SeqCst),
+        libc::SIGUSR2 => DRAIN.store(DRAIN_STOP, Ordering::SeqCst),
         _ if !info.is_null() => {
             // SAFETY: the kernel passed a valid siginfo for a signal installed with SA_SIGINFO.
             let pid = unsafe { (*info).si_pid() };
@@ -162,6 +196,11 @@ impl SelfPipe {
             stops: STOP.load(Ordering::SeqCst),
             exited,
             lost_exits: LOST_EXITS.swap(false, Ordering::SeqCst),
+            drain: match DRAIN.swap(NO_DRAIN_NEWS, Ordering::SeqCst) {
+                DRAIN_START => Some(Drain::Start),
+                DRAIN_STOP => Some(Drain::Stop),
+                _ => None,
+            },
         }
     }
 }
@@ -191,6 +230,7 @@ pub fn reset_in_child() {
     WAKE_FD.store(-1, Ordering::SeqCst);
     HANGUP.store(false, Ordering::SeqCst);
     STOP.store(0, Ordering::SeqCst);
+    DRAIN.store(NO_DRAIN_NEWS, Ordering::SeqCst);
     LOST_EXITS.store(false, Ordering::SeqCst);
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
     for &sig in SUPERVISOR {
@@ -234,4 +274,21 @@ pub fn leave_the_terminals_group() -> io::Result<()> {
 /// Empties the signal mask.
 pub fn unblock_all() {
     let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_of_drain_and_resume_is_taken_once() {
+        let mut pipe = SelfPipe::install(&[Signal::SIGUSR1, Signal::SIGUSR2]).unwrap();
+        assert_eq!(pipe.take().drain, None);
+        signal::raise(Signal::SIGUSR1).unwrap();
+        assert_eq!(pipe.take().drain, Some(Drain::Start));
+        assert_eq!(pipe.take().drain, None);
+        signal::raise(Signal::SIGUSR1).unwrap();
+        signal::raise(Signal::SIGUSR2).unwrap();
+        assert_eq!(pipe.take().drain, Some(Drain::Stop));
+    }
 }

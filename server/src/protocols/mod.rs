@@ -12,6 +12,8 @@ mod seed_foxes;
 mod text;
 mod web;
 
+pub use web::Operator;
+
 use std::net::SocketAddr;
 
 use reversi_games::registry::{self, Module};
@@ -62,6 +64,17 @@ impl WireKind {
             WireKind::Seed000 => &seed_duell::SeedDuell,
             WireKind::Seed002 => &seed_foxes::SeedFoxes,
             WireKind::WebSocket => &web::Web,
+        }
+    }
+
+    /// Its name, as the metrics label it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WireKind::Binary => "binary",
+            WireKind::Text => "text",
+            WireKind::Seed000 => "seed000",
+            WireKind::Seed002 => "seed002",
+            WireKind::WebSocket => "websocket",
         }
     }
 
@@ -199,6 +212,8 @@ pub struct Lobby<'a> {
     pub games: &'a [&'static Module],
     /// The running games, oldest first (asked for only when a client wants them).
     pub running: &'a dyn Fn() -> Vec<Running>,
+    /// What the operator's HTTP routes answer.
+    pub operator: web::Operator<'a>,
 }
 
 impl Lobby<'_> {
@@ -368,6 +383,10 @@ mod tests {
         Lobby {
             games: Vec::leak(games),
             running: &running,
+            operator: web::Operator {
+                metrics: None,
+                takes_games: true,
+            },
         }
     }
 

@@ -31,7 +31,8 @@ use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::Signal;
 
 use crate::games::Games;
-use crate::signals::SelfPipe;
+use crate::metrics::Metrics;
+use crate::signals::{Drain, SelfPipe};
 use addresses::{Host, Hosts};
 pub use options::{Options, SupervisorConfig};
 use origin::Seed;
@@ -50,6 +51,8 @@ const KILL_GRACE: Duration = Duration::from_secs(10);
 /// Descriptors kept free for starting sessions (a viewer listener, a pidfd, what the
 /// fork server is sent): past the limit less these, the oldest idle connection is shed.
 const FD_RESERVE: u64 = 16;
+/// What a player is told when the host is drained.
+const DRAINING: &str = "server draining: no new games here; connect again";
 /// A refused connection that sends more than this while we linger is closed at once:
 /// discarding a fast sender's stream would otherwise hold the loop for the whole linger.
 const MAX_DISCARD: usize = 64 * 1024;
@@ -101,6 +104,10 @@ pub struct Supervisor {
     hangup: Box<dyn FnMut()>,
     /// Where sessions come from; `None`: forked from the supervisor itself.
     fork_server: Option<forking::Forks>,
+    metrics: Metrics,
+    /// Told to take no new games (`reversid ctl drain`): running games finish, players
+    /// are turned away and `/health` fails, so a balancer sends them to other hosts.
+    drained: bool,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -155,6 +162,8 @@ impl Supervisor {
             handled_stops: 0,
             hangup: Box::new(|| info!("SIGHUP ignored (no log file to reopen)")),
             fork_server: None,
+            metrics: Metrics::new(),
+            drained: false,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -235,6 +244,65 @@ impl Supervisor {
         }
     }
 
+    /// The metrics' text, the supervisor's states read now.
+    fn render_metrics(&self) -> String {
+        let sessions = self
+            .games
+            .modules
+            .iter()
+            .map(|m| {
+                let name = m.info.name;
+                (
+                    name,
+                    self.children
+                        .iter()
+                        .filter(|c| c.module.info.name == name)
+                        .count(),
+                )
+            })
+            .collect();
+        self.metrics.render(&crate::metrics::Snapshot {
+            pending: self.pending.waiting(),
+            sessions,
+            draining: self.drained,
+        })
+    }
+
+    /// Whether new games are taken: what `/health` says.
+    fn takes_games(&self) -> bool {
+        self.phase == Phase::Running && !self.drained
+    }
+
+    /// The operator asked to drain the host, or to take games again.
+    fn on_drain(&mut self, drain: Drain) {
+        match drain {
+            Drain::Start if !self.drained => {
+                self.drained = true;
+                let queued = self.pending.indices().into_iter().filter(|&i| {
+                    self.pending
+                        .get(i)
+                        .is_some_and(|c| c.state == State::Queued)
+                });
+                let queued: Vec<usize> = queued.collect();
+                info!(
+                    "draining: no new games; {} sessions running finish; {} queued players turned away",
+                    self.children.len(),
+                    queued.len()
+                );
+                let now = Instant::now();
+                for index in queued {
+                    self.metrics.refused(crate::metrics::Refused::Draining);
+                    self.refuse(index, DRAINING, now);
+                }
+            }
+            Drain::Stop if self.drained => {
+                self.drained = false;
+                info!("taking new games again");
+            }
+            _ => debug!("{drain:?} asked again: nothing to do"),
+        }
+    }
+
     /// Logs a routine event of `peer` at info, or only counts it when its host has had
     /// many this period (RUST_LOG=debug still shows each).
     fn note(&mut self, peer: SocketAddr, message: std::fmt::Arguments<'_>) {
@@ -304,6 +372,9 @@ impl Supervisor {
         if !reaped.is_empty() {
             debug!("{} sessions running", self.children.len());
         }
+        if let Some(drain) = got.drain {
+            self.on_drain(drain);
+        }
         while self.handled_stops < got.stops {
             self.handled_stops += 1;
             if self.handled_stops == 1 {
@@ -332,6 +403,7 @@ impl Supervisor {
                 .get(index)
                 .is_some_and(|c| c.state != State::Closing)
             {
+                self.metrics.refused(crate::metrics::Refused::ShuttingDown);
                 self.refuse(index, "server shutting down", now);
             }
         }

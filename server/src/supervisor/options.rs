@@ -76,6 +76,12 @@ pub struct Options {
     /// Seconds a smart shutdown waits for running games before it turns fast.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub shutdown_timeout: u64,
+
+    /// Answer `GET /metrics` on the listeners with the server's metrics, for Prometheus
+    /// (spec/DEPLOY.md). Off by default: the game port is public, the metrics are the
+    /// operator's; bind an address of your own (another --listen, firewalled) for them.
+    #[arg(long)]
+    pub metrics: bool,
 }
 
 /// What the supervisor runs by, whatever game it serves.
@@ -90,6 +96,8 @@ pub struct SupervisorConfig {
     pub max_sessions: usize,
     pub max_pending: usize,
     pub shutdown_timeout: Duration,
+    /// Whether `GET /metrics` is answered.
+    pub metrics: bool,
     /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
     pub fork_server: Option<ForkServerSpec>,
 }
@@ -126,6 +134,7 @@ impl Options {
             max_sessions: count(self.max_sessions),
             max_pending: count(self.max_pending),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
+            metrics: self.metrics,
             fork_server,
         }
     }
@@ -154,6 +163,8 @@ mod tests {
         assert_eq!(sup.handshake_timeout, Duration::from_secs(10));
         assert_eq!((sup.max_sessions, sup.max_pending), (1024, 4096));
         assert_eq!(sup.limits.strike_window, STRIKE_WINDOW);
+        assert!(!sup.metrics);
+        assert!(config(&["--metrics"]).metrics);
     }
 
     #[test]

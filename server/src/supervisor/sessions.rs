@@ -11,7 +11,8 @@ use reversi_games::registry::Module;
 
 use super::addresses::Host;
 use super::reaper::Child;
-use super::{Phase, Supervisor};
+use super::Supervisor;
+use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
 
 impl Supervisor {
@@ -33,6 +34,16 @@ impl Supervisor {
             WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
             _ => Some("gone".to_owned()),
         };
+        let end = match (&why, status) {
+            (Some(_), _) => Ended::Failed,
+            (None, WaitStatus::Exited(_, code)) if session::abandoned_by(code).is_some() => {
+                Ended::Abandoned
+            }
+            (None, _) => Ended::Completed,
+        };
+        let lasted = child.started.elapsed();
+        self.metrics
+            .game_finished(child.module.info.name, end, lasted);
         if let Some(why) = why {
             self.recover_journal(child, &why);
         }
@@ -125,7 +136,7 @@ impl Supervisor {
     fn try_start(&mut self, game: &'static Module) {
         let name = game.info.name;
         let needed = self.group_size(game);
-        while self.phase == Phase::Running && self.children.len() < self.config.max_sessions {
+        while self.takes_games() && self.children.len() < self.config.max_sessions {
             let Some(front) = self.pending.front_group(name, needed) else {
                 return;
             };
@@ -163,9 +174,11 @@ impl Supervisor {
     }
 
     fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
+        let setting_up = Instant::now();
         self.next_id += 1;
         let id = self.next_id;
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
+        let wires: Vec<&'static str> = seats.iter().map(|s| s.wire.name()).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
         let viewers = match handoff::listener(id) {
@@ -186,6 +199,11 @@ impl Supervisor {
                 for peer in &peers {
                     self.hosts.game_started(Host::of(*peer));
                 }
+                for wire in wires {
+                    self.metrics.connection(wire);
+                }
+                self.metrics
+                    .game_started(game.info.name, setting_up.elapsed());
                 self.children.insert(Child {
                     pid,
                     id,
@@ -213,6 +231,7 @@ impl Supervisor {
             who.join(" and ")
         );
         for mut seat in seats {
+            self.metrics.connection(seat.wire.name());
             let farewell = seat
                 .wire
                 .protocol()

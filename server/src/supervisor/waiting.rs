@@ -15,8 +15,9 @@ use super::addresses::{Host, Refusal};
 use super::origin::{self, Origin, Screened, Seed, SPOOF};
 use super::pending::{State, LINGER};
 use super::turns::{Budget, Turn, ACCEPT_BUDGET, OUT_LIMIT, OUT_PAUSE};
-use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, MAX_DISCARD};
-use crate::protocols::{Lobby, Running, Stage, Verdict, WireKind, MAX_INPUT};
+use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, DRAINING, MAX_DISCARD};
+use crate::metrics::Refused;
+use crate::protocols::{Lobby, Operator, Running, Stage, Verdict, WireKind, MAX_INPUT};
 use crate::session::handoff;
 
 /// How a connection's turn of reading ended.
@@ -82,6 +83,7 @@ impl Supervisor {
                     peer,
                     format_args!("{peer}: descriptors running low; refused"),
                 );
+                self.metrics.refused(Refused::Busy);
                 let _ = io::Write::write(&mut stream, &WireKind::refusal(None, "server busy"));
                 return;
             }
@@ -94,6 +96,7 @@ impl Supervisor {
         if over_limit && self.pending.closing() >= self.config.max_pending {
             // Flooded: no room even to linger. Best effort, then close.
             self.note(peer, format_args!("{peer}: pending limit reached; refused"));
+            self.metrics.refused(Refused::PendingLimit);
             let _ = io::Write::write(
                 &mut stream,
                 &WireKind::refusal(None, "pending limit reached"),
@@ -125,11 +128,13 @@ impl Supervisor {
                 peer,
                 format_args!("{peer}: pending limit ({limit}) reached; refused"),
             );
+            self.metrics.refused(Refused::PendingLimit);
             self.refuse(index, "pending limit reached", now);
             return;
         }
         if let Err(refusal) = host_full {
             self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            self.metrics.refused(refused(&refusal));
             self.refuse(index, &refusal.to_string(), now);
             return;
         }
@@ -149,6 +154,7 @@ impl Supervisor {
         if let Some(conn) = self.pending.get_mut(oldest) {
             let peer = conn.peer;
             let farewell = WireKind::refusal(conn.wire, "server busy; try again");
+            self.metrics.refused(Refused::Busy);
             let _ = io::Write::write(&mut conn.stream, &farewell);
             self.note(peer, format_args!("{peer}: {why}; closed to make room"));
         }
@@ -184,8 +190,14 @@ impl Supervisor {
             return;
         };
         let (peer, wire) = (conn.peer, conn.wire);
+        if self.drained {
+            self.note(peer, format_args!("{peer}: refused: draining"));
+            self.metrics.refused(Refused::Draining);
+            return self.refuse(index, DRAINING, Instant::now());
+        }
         if let Err(refusal) = self.hosts.may_play(Host::of(peer), Instant::now()) {
             self.note(peer, format_args!("{peer}: refused: {refusal}"));
+            self.metrics.refused(refused(&refusal));
             return self.refuse(index, &refusal.to_string(), Instant::now());
         }
         let needed = self.group_size(game);
@@ -232,6 +244,8 @@ impl Supervisor {
     pub(super) fn close(&mut self, index: usize) {
         if let Some(mut conn) = self.pending.remove(index) {
             let _ = self.poll.registry().deregister(&mut conn.stream);
+            self.metrics
+                .connection(conn.wire.map_or("none", WireKind::name));
             debug!("{}: closed", conn.peer);
         }
     }
@@ -357,9 +371,17 @@ impl Supervisor {
             State::Closing => return None,
         };
         let running = || self.running();
+        let metrics = || self.render_metrics();
         let lobby = Lobby {
             games: &self.games.modules,
             running: &running,
+            operator: Operator {
+                metrics: self
+                    .config
+                    .metrics
+                    .then_some(&metrics as &dyn Fn() -> String),
+                takes_games: self.takes_games(),
+            },
         };
         match wire.protocol().screen(&lobby, stage, &conn.input) {
             Verdict::Wait => self.too_much_input(index),
@@ -451,6 +473,7 @@ impl Supervisor {
     fn hand_to_viewer(&mut self, index: usize, id: u64) {
         let Some(child) = self.children.by_id(id) else {
             let why = format!("game {id} cannot take a viewer now");
+            self.metrics.refused(Refused::Viewer);
             return self.refuse(index, &why, Instant::now());
         };
         let Some(conn) = self.pending.get(index) else {
@@ -471,6 +494,7 @@ impl Supervisor {
                 // The session has its own copy of the descriptor now.
                 if let Some(mut conn) = self.pending.remove(index) {
                     let _ = self.poll.registry().deregister(&mut conn.stream);
+                    self.metrics.connection(wire.name());
                 }
             }
             Err(e) => {
@@ -478,6 +502,7 @@ impl Supervisor {
                     peer,
                     format_args!("{peer}: cannot hand over to game {id}: {e}"),
                 );
+                self.metrics.refused(Refused::Viewer);
                 self.refuse(
                     index,
                     &format!("game {id} cannot take a viewer now"),
@@ -512,6 +537,7 @@ impl Supervisor {
             Screened::Wait => false,
             Screened::Refuse(why) => {
                 self.note(peer, format_args!("{peer}: refused: {why}"));
+                self.metrics.refused(Refused::Proxy);
                 self.refuse(index, &why, Instant::now());
                 false
             }
@@ -522,6 +548,7 @@ impl Supervisor {
                     conn.wire = Some(WireKind::FALLBACK);
                 }
                 self.note(peer, format_args!("{peer}: refused: {SPOOF}"));
+                self.metrics.refused(Refused::Proxy);
                 self.refuse(index, SPOOF, Instant::now());
                 false
             }
@@ -557,11 +584,21 @@ impl Supervisor {
         }
         if let Err(refusal) = host_full {
             self.note(client, format_args!("{client}: refused: {refusal}"));
+            self.metrics.refused(refused(&refusal));
             self.refuse(index, &refusal.to_string(), Instant::now());
             return false;
         }
         self.arrived(index, seed);
         true
+    }
+}
+
+/// The metrics' reason for a host's refusal.
+fn refused(refusal: &Refusal) -> Refused {
+    match refusal {
+        Refusal::TooManyWaiting(_) | Refusal::NetworkTooManyWaiting(_) => Refused::AddressWaiting,
+        Refusal::TooManyGames(_) => Refused::AddressPlaying,
+        Refusal::Barred { .. } => Refused::Barred,
     }
 }
 

@@ -115,8 +115,8 @@ mod tests {
         );
         let none = || Vec::new();
         let nothing_runs = Lobby {
-            games: lobby().games,
             running: &none,
+            ..lobby()
         };
         match SeedFoxes.screen(&nothing_runs, Stage::Handshake, b"QBJ\n") {
             Verdict::Close { farewell, .. } => assert_eq!(farewell, b"BQT R\n"),
@@ -145,6 +145,7 @@ mod tests {
         let reversi_only = Lobby {
             games: &[registry::find("reversi").unwrap()],
             running: &none,
+            ..lobby()
         };
         assert_eq!(
             SeedFoxes.screen(&reversi_only, Stage::Handshake, b"PBJ\n"),

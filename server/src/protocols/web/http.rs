@@ -5,7 +5,7 @@
 
 use reversi_games::registry::Module;
 
-use super::assets;
+use super::{assets, Operator};
 
 /// The longest request head taken (request line and headers, blank line included);
 /// a longer one is answered 400.
@@ -14,6 +14,10 @@ pub const MAX_HEAD: usize = 4096;
 const MAX_HEADERS: usize = 32;
 /// The path of the WebSocket.
 pub const SOCKET_PATH: &str = "/ws";
+/// The path Prometheus scrapes (spec/DEPLOY.md).
+pub const METRICS_PATH: &str = "/metrics";
+/// The path a load balancer's health check asks (spec/DEPLOY.md).
+pub const HEALTH_PATH: &str = "/health";
 /// The WebSocket version this server speaks (RFC 6455).
 const WEBSOCKET_VERSION: &str = "13";
 
@@ -28,8 +32,9 @@ pub enum Answer {
     Upgrade { response: Vec<u8>, used: usize },
 }
 
-/// Judges `input`, which starts with `GET `.
-pub fn screen(input: &[u8], games: &[&'static Module]) -> Answer {
+/// Judges `input`, which starts with `GET `: the operator's routes are answered
+/// from `operator`, the page's files for `games`.
+pub fn screen(input: &[u8], games: &[&'static Module], operator: &Operator<'_>) -> Answer {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut request = httparse::Request::new(&mut headers);
     let used = match request.parse(input) {
@@ -72,6 +77,9 @@ pub fn screen(input: &[u8], games: &[&'static Module]) -> Answer {
     if path == SOCKET_PATH {
         return upgrade(&header, used);
     }
+    if let Some(answer) = operator_route(path, operator) {
+        return Answer::Respond(answer);
+    }
     match assets::find(path, games) {
         Some((kind, body)) => Answer::Respond(response("200 OK", kind, &[], &body)),
         None => Answer::Respond(response(
@@ -80,6 +88,28 @@ pub fn screen(input: &[u8], games: &[&'static Module]) -> Answer {
             &[],
             format!("404 Not Found: nothing at {path} (the page is at /)\n").as_bytes(),
         )),
+    }
+}
+
+/// The answer to an operator's route, if `path` is one that is served.
+fn operator_route(path: &str, operator: &Operator<'_>) -> Option<Vec<u8>> {
+    match (path, operator.metrics) {
+        (METRICS_PATH, Some(metrics)) => Some(response(
+            "200 OK",
+            crate::metrics::CONTENT_TYPE,
+            &[],
+            metrics().as_bytes(),
+        )),
+        (HEALTH_PATH, _) if operator.takes_games => {
+            Some(response("200 OK", assets::PLAIN, &[], b"taking games\n"))
+        }
+        (HEALTH_PATH, _) => Some(response(
+            "503 Service Unavailable",
+            assets::PLAIN,
+            &[],
+            b"draining: no new games here\n",
+        )),
+        _ => None,
     }
 }
 
@@ -157,8 +187,17 @@ mod tests {
         reversi_games::registry::all().iter().collect()
     }
 
+    const PAGE_ONLY: Operator<'static> = Operator {
+        metrics: None,
+        takes_games: true,
+    };
+
     fn respond(request: &str) -> String {
-        match screen(request.as_bytes(), &games()) {
+        respond_to(request, &PAGE_ONLY)
+    }
+
+    fn respond_to(request: &str, operator: &Operator<'_>) -> String {
+        match screen(request.as_bytes(), &games(), operator) {
             Answer::Respond(bytes) => String::from_utf8(bytes).unwrap(),
             other => panic!("{request:?}: {other:?}"),
         }
@@ -186,7 +225,11 @@ mod tests {
     fn a_request_comes_whole_before_it_is_answered() {
         let request = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
         for cut in 4..request.len() {
-            assert_eq!(screen(&request[..cut], &games()), Answer::Wait, "{cut}");
+            assert_eq!(
+                screen(&request[..cut], &games(), &PAGE_ONLY),
+                Answer::Wait,
+                "{cut}"
+            );
         }
     }
 
@@ -238,7 +281,7 @@ mod tests {
     fn the_upgrade_answers_with_the_accept_key_of_rfc_6455() {
         let mut input = UPGRADE.as_bytes().to_vec();
         input.extend([0x81, 0x80]);
-        match screen(&input, &games()) {
+        match screen(&input, &games(), &PAGE_ONLY) {
             Answer::Upgrade { response, used } => {
                 let response = String::from_utf8(response).unwrap();
                 assert!(response.starts_with("HTTP/1.1 101 Switching Protocols\r\n"));
@@ -248,5 +291,36 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn metrics_are_served_only_when_the_operator_asked_for_them() {
+        let request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+        assert!(respond(request).starts_with("HTTP/1.1 404"));
+        let text = || "reversid_pending_connections 0\n# EOF\n".to_owned();
+        let operator = Operator {
+            metrics: Some(&text),
+            takes_games: true,
+        };
+        let answer = respond_to(request, &operator);
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(answer.contains("Content-Type: application/openmetrics-text;"));
+        assert!(answer.ends_with("\r\n\r\nreversid_pending_connections 0\n# EOF\n"));
+    }
+
+    #[test]
+    fn health_says_whether_the_server_takes_games() {
+        let request = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+        let serving = respond(request);
+        assert!(serving.starts_with("HTTP/1.1 200 OK\r\n"), "{serving}");
+        let drained = Operator {
+            metrics: None,
+            takes_games: false,
+        };
+        let answer = respond_to(request, &drained);
+        assert!(
+            answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+            "{answer}"
+        );
     }
 }

@@ -17,6 +17,16 @@ use http::Answer;
 
 pub struct Web;
 
+/// The operator's HTTP routes (spec/DEPLOY.md), answered from the supervisor's own
+/// state: nothing is read from elsewhere while the loop waits.
+#[derive(Clone, Copy)]
+pub struct Operator<'a> {
+    /// The text of `GET /metrics`, made when asked; `None`: the route is not served.
+    pub metrics: Option<&'a dyn Fn() -> String>,
+    /// Whether the server takes new games: `GET /health` says so (200, else 503).
+    pub takes_games: bool,
+}
+
 impl Protocol for Web {
     /// A WebSocket's frames: a message is judged as its line would be on a text
     /// connection, and what the text protocol answers goes back as messages.
@@ -130,7 +140,7 @@ impl Message {
 /// A connection whose first line starts `GET `: the page, or the upgrade to a
 /// WebSocket, after which the connection speaks [`Web`].
 pub fn screen_http(lobby: &Lobby<'_>, input: &[u8]) -> Verdict {
-    match http::screen(input, lobby.games) {
+    match http::screen(input, lobby.games, &lobby.operator) {
         Answer::Wait => Verdict::Wait,
         Answer::Respond(farewell) => Verdict::Close {
             farewell,
