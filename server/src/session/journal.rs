@@ -131,7 +131,7 @@ mod tests {
         let there = path(&dir, 1, 3);
         fs::write(&there, "game x id 3 players a b\nX b2\n").unwrap();
         let mut j = Journal::new(there.clone(), "game y id 3 players c d");
-        let err = j.open().err().expect("refused");
+        let err = j.open().expect_err("refused");
         assert!(err.to_string().contains("already exists"), "{err}");
         j.append("O a1");
         assert!(j.failed, "the failure is reported");

@@ -8,11 +8,17 @@
 //! each [`referee::Delivery`] it returns goes to the connections it names
 //! (one seat, or every viewer), already made for them.
 //!
-//! Rules of the loop: input that has arrived is read before any deadline is
-//! judged; a seat whose output backs up is not read until it drains; a viewer
-//! whose output backs up is dropped, so it never slows the players; once the
-//! game is over every connection gets its last messages, then our side is
-//! shut and input is discarded until the client closes or the linger ends.
+//! Rules of the loop, one turn at a time: each connection is read at most
+//! [`conn::READ_BUDGET`] a turn, so a flooder cannot hold up the others or
+//! the clock; input that has arrived (within that budget) is read before any
+//! deadline is judged, and deadlines are judged every turn; the seats are
+//! served before the viewers; a seat whose output backs up is not read until
+//! it drains, and is closed past [`MAX_OUTPUT`]; a viewer whose output backs
+//! up is dropped, so it never slows the players; a closed viewer is forgotten
+//! at once (its descriptor with it); a connection told its last messages is
+//! closed once it closes, or a linger after; once the game is over every
+//! connection gets its last messages, then our side is shut and input is
+//! discarded until the client closes or the linger ends.
 
 mod conn;
 pub mod handoff;
@@ -43,6 +49,8 @@ const LINGER: Duration = Duration::from_secs(2);
 const MAX_BACKLOG: usize = 16 * 1024;
 /// A viewer with this much output waiting is dropped.
 const MAX_VIEWER_BACKLOG: usize = 64 * 1024;
+/// A seat with this much output waiting is closed: it does not read its replies.
+const MAX_OUTPUT: usize = 256 * 1024;
 
 /// The exit code of a session whose game was abandoned by seat `n`: `ABANDONED + n`.
 pub const ABANDONED: i32 = 16;
@@ -81,6 +89,16 @@ pub struct SessionConfig {
     pub settings: Settings,
     /// Where journals are kept while games run (the record directory, or a temporary one).
     pub journal_dir: PathBuf,
+    pub viewers: ViewerLimits,
+}
+
+/// How many viewers a game takes (TEXT-PROTOCOL.md §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewerLimits {
+    /// In all.
+    pub per_game: usize,
+    /// From one address (an IPv6 /64).
+    pub per_address: usize,
 }
 
 /// A session child's whole life: plays `group` and returns the exit code, logging what
@@ -124,7 +142,11 @@ fn now() -> Now {
 
 struct Session<'a> {
     referee: Referee,
+    /// The seats first (connection `i` is seat `i`, never removed), then the viewers.
     conns: Vec<Conn>,
+    seats: usize,
+    /// A connection's budget ran out this turn with input left: the next wait does not sleep.
+    starved: bool,
     id: u64,
     config: &'a SessionConfig,
     started: Instant,
@@ -171,6 +193,8 @@ impl<'a> Session<'a> {
         let header = format!("game {name} id {id} players {}", peers.join(" "));
         let session = Session {
             referee,
+            seats: conns.len(),
+            starved: false,
             conns,
             id,
             config,
@@ -200,9 +224,11 @@ impl<'a> Session<'a> {
     fn serve(&mut self) -> io::Result<()> {
         let mut events = Events::with_capacity(16);
         loop {
+            self.new_turn();
             self.pump_all();
             self.judge_deadlines();
             self.write_records();
+            self.forget_closed_viewers();
             if self.done() {
                 return Ok(());
             }
@@ -210,6 +236,14 @@ impl<'a> Session<'a> {
             for event in events.iter() {
                 self.dispatch(event);
             }
+        }
+    }
+
+    /// Every connection may be read its budget again.
+    fn new_turn(&mut self) {
+        self.starved = false;
+        for conn in &mut self.conns {
+            conn.budget = conn::READ_BUDGET;
         }
     }
 
@@ -247,13 +281,23 @@ impl<'a> Session<'a> {
         false
     }
 
-    /// Waits for an event, or the referee's next deadline, or the linger's end.
+    /// Waits for an event, or the referee's next deadline, or the linger's end, or a
+    /// finishing connection's; not at all when input is left over from this turn.
     fn wait(&mut self, events: &mut Events) -> io::Result<()> {
-        let wake = [self.referee.deadline(), self.linger_until]
-            .into_iter()
-            .flatten()
-            .min();
-        let timeout = wake.map(|t| t.saturating_duration_since(Instant::now()));
+        let finishing = self.conns.iter().filter_map(|c| c.finishing_since).min();
+        let wake = [
+            self.referee.deadline(),
+            self.linger_until,
+            finishing.map(|t| t + LINGER),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let timeout = if self.starved {
+            Some(Duration::ZERO)
+        } else {
+            wake.map(|t| t.saturating_duration_since(Instant::now()))
+        };
         match self.poll.poll(events, timeout) {
             Err(e) if e.kind() != io::ErrorKind::Interrupted => Err(e),
             _ => Ok(()),
@@ -283,17 +327,25 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Flushes, reads and winds down every connection until none has work left.
+    /// Flushes, reads and winds down every connection until none has work left this
+    /// turn: the seats until they are quiet, then the viewers (whose input gives only
+    /// themselves work).
     fn pump_all(&mut self) {
         loop {
-            let mut busy = false;
-            for i in 0..self.conns.len() {
-                busy |= self.pump(i);
-            }
-            if !busy {
+            while self.pump_range(0, self.seats) {}
+            if !self.pump_range(self.seats, self.conns.len()) {
                 return;
             }
         }
+    }
+
+    /// One round for connections `from..to`: whether any did something.
+    fn pump_range(&mut self, from: usize, to: usize) -> bool {
+        let mut busy = false;
+        for i in from..to.min(self.conns.len()) {
+            busy |= self.pump(i);
+        }
+        busy
     }
 
     /// One round for one connection. Returns whether it did something that may give
@@ -312,12 +364,18 @@ impl<'a> Session<'a> {
         }
         let conn = &mut self.conns[i];
         if conn.who == Who::Viewer && conn.out.pending() > MAX_VIEWER_BACKLOG {
-            info!("viewer {} does not keep up; dropped", conn.peer);
+            debug!("viewer {} does not keep up; dropped", conn.peer);
             conn.close();
             return false;
         }
+        if conn.out.pending() > MAX_OUTPUT {
+            info!("{} does not read its replies; closed", conn.peer);
+            self.lost(i);
+            return true;
+        }
         if conn.finishing || conn.write_shut || self.referee.is_over() {
-            if conn.wind_down() {
+            let lingered = conn.finishing_since.is_some_and(|t| t.elapsed() >= LINGER);
+            if conn.wind_down() || lingered {
                 conn.close();
             }
             return false;
@@ -328,6 +386,10 @@ impl<'a> Session<'a> {
         let mut inputs = Vec::new();
         match conn.read_inputs(&mut inputs) {
             ReadOutcome::Drained => false,
+            ReadOutcome::Spent => {
+                self.starved = true;
+                false
+            }
             ReadOutcome::Got => {
                 self.take_inputs(i, inputs);
                 true
@@ -360,7 +422,7 @@ impl<'a> Session<'a> {
                 Who::Viewer => self.viewer_input(i, input),
             }
             if quit {
-                self.conns[i].finishing = true;
+                self.conns[i].finish(Instant::now());
             }
         }
     }
@@ -370,7 +432,7 @@ impl<'a> Session<'a> {
         match input {
             Input::Quit | Input::Violation(_) => {
                 debug!("viewer {} left", conn.peer);
-                conn.finishing = true;
+                conn.finish(Instant::now());
             }
             _ => {
                 let why = "viewers cannot play (GAME QUIT to stop watching)".to_owned();
@@ -416,8 +478,15 @@ impl<'a> Session<'a> {
         self.viewers = Some(listener);
     }
 
-    /// A viewer joins: it is shown the game as it stands, then what it sent is read.
+    /// A viewer joins, unless the game or its address has all the viewers it may: it is
+    /// shown the game as it stands, then what it sent is read.
     fn add_viewer(&mut self, handed: handoff::Handed) {
+        self.forget_closed_viewers();
+        if let Some(why) = self.viewer_refusal(&handed.peer) {
+            debug!("session {}: viewer {} refused: {why}", self.id, handed.peer);
+            refuse(handed, &why);
+            return;
+        }
         let i = self.conns.len();
         let mut stream = mio::net::TcpStream::from_std(handed.stream);
         let interest = Interest::READABLE | Interest::WRITABLE;
@@ -429,7 +498,7 @@ impl<'a> Session<'a> {
             warn!("cannot watch for viewer {}: {e}", handed.peer);
             return;
         }
-        info!("session {}: {} watches", self.id, handed.peer);
+        debug!("session {}: {} watches", self.id, handed.peer);
         let mut conn = Conn::new(stream, handed.peer, Who::Viewer, handed.wire.adapter());
         for event in self.referee.welcome() {
             conn.wire.send(&event, &mut conn.out);
@@ -438,6 +507,54 @@ impl<'a> Session<'a> {
         let mut inputs = Vec::new();
         self.conns[i].receive(&handed.early, &mut inputs);
         self.take_inputs(i, inputs);
+    }
+
+    /// Why a viewer from `peer` may not join (TEXT-PROTOCOL.md §7), if it may not.
+    fn viewer_refusal(&self, peer: &str) -> Option<String> {
+        let limits = self.config.viewers;
+        let viewers = &self.conns[self.seats..];
+        if viewers.len() >= limits.per_game {
+            return Some(format!(
+                "game {} has {} viewers, as many as it takes",
+                self.id, limits.per_game
+            ));
+        }
+        let host = host_of(peer)?;
+        let same = viewers
+            .iter()
+            .filter(|c| host_of(&c.peer) == Some(host))
+            .count();
+        (same >= limits.per_address).then(|| {
+            format!(
+                "your address watches game {} {same} times, as many as it may",
+                self.id
+            )
+        })
+    }
+
+    /// Forgets the viewers that are closed: their descriptors are released, and the last
+    /// viewer takes the place (and the token) of each one removed.
+    fn forget_closed_viewers(&mut self) {
+        let mut i = self.conns.len();
+        while i > self.seats {
+            i -= 1;
+            if !self.conns[i].closed {
+                continue;
+            }
+            let mut gone = self.conns.swap_remove(i);
+            let _ = self.poll.registry().deregister(&mut gone.stream);
+            if let Some(moved) = self.conns.get_mut(i) {
+                let interest = Interest::READABLE | Interest::WRITABLE;
+                if let Err(e) =
+                    self.poll
+                        .registry()
+                        .reregister(&mut moved.stream, Token(i), interest)
+                {
+                    warn!("cannot watch for viewer {}: {e}", moved.peer);
+                    moved.close();
+                }
+            }
+        }
     }
 
     /// Logs and records the games that ended since the last call.
@@ -484,6 +601,22 @@ fn new_referee(
     let rules = config.rules.clone();
     let referee = Referee::new(module, rules, settings, seating, Instant::now());
     (referee, seed)
+}
+
+/// The unit viewers are counted by: an IPv4 address or an IPv6 /64.
+fn host_of(peer: &str) -> Option<crate::supervisor::addresses::Host> {
+    peer.parse()
+        .ok()
+        .map(crate::supervisor::addresses::Host::of)
+}
+
+/// Tells a viewer it may not join, in its protocol, and closes it. One short write to a
+/// socket that has sent nothing yet: it fits, and nothing more is owed.
+fn refuse(handed: handoff::Handed, why: &str) {
+    use std::io::Write;
+    let mut stream = handed.stream;
+    let _ = stream.write(&crate::protocols::WireKind::refusal(Some(handed.wire), why));
+    let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 
 /// A connection a seat, registered with `poll` under the seat's number, and the bytes

@@ -1,0 +1,101 @@
+//! The attack suite's short versions against a running game (the session process):
+//! viewers that come and go, too many viewers, a player that floods out of turn.
+//! Loose enough for a debug build on a busy machine; `reversi-attack` measures the
+//! real figures on a release build.
+
+mod attacks_support;
+
+use std::time::{Duration, Instant};
+
+use attacks_support::{
+    first_game_id, loopback, open_descriptors, session_pid, text_players, watch, LineFlood,
+};
+use reversi_tests::Server;
+
+/// A viewer that closes is forgotten at once: the session's descriptors stay flat
+/// over many watch-and-close cycles.
+#[test]
+fn a_closed_viewers_descriptor_is_released_at_once() {
+    let server = Server::start(&["--fixed-colours"]);
+    let _players = text_players(server.addr(), "tictactoe");
+    let id = first_game_id(server.addr());
+    let pid = session_pid(&server, id);
+    drop(watch(server.addr(), loopback(0), id).expect("watches"));
+    std::thread::sleep(Duration::from_millis(100));
+    let before = open_descriptors(pid);
+    for i in 0..300 {
+        let viewer = watch(server.addr(), loopback(i % 50), id)
+            .unwrap_or_else(|why| panic!("viewer {i} refused: {why}"));
+        drop(viewer);
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut after = open_descriptors(pid);
+    while after > before + 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        after = open_descriptors(pid);
+    }
+    assert!(
+        after <= before + 2,
+        "the session went from {before} descriptors to {after}"
+    );
+}
+
+/// Past the viewers a game takes in all or from one address, a viewer is told why in
+/// its protocol and closed; a place freed by a viewer that left is taken again.
+#[test]
+fn viewers_past_the_caps_are_refused_with_a_reason() {
+    let server = Server::start(&[
+        "--fixed-colours",
+        "--max-viewers",
+        "3",
+        "--max-viewers-per-address",
+        "2",
+    ]);
+    let _players = text_players(server.addr(), "tictactoe");
+    let id = first_game_id(server.addr());
+    let a1 = watch(server.addr(), loopback(0), id).expect("first from a");
+    let _a2 = watch(server.addr(), loopback(0), id).expect("second from a");
+    let refused = refusal(watch(server.addr(), loopback(0), id));
+    assert_eq!(
+        refused,
+        format!("ERROR your address watches game {id} 2 times, as many as it may")
+    );
+    let _b1 = watch(server.addr(), loopback(1), id).expect("first from b");
+    let refused = refusal(watch(server.addr(), loopback(2), id));
+    assert_eq!(
+        refused,
+        format!("ERROR game {id} has 3 viewers, as many as it takes")
+    );
+    drop(a1);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while watch(server.addr(), loopback(2), id).is_err() {
+        assert!(Instant::now() < deadline, "the freed place is never taken");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn refusal<T>(watched: Result<T, String>) -> String {
+    match watched {
+        Ok(_) => panic!("a viewer past the cap was taken"),
+        Err(line) => line,
+    }
+}
+
+/// A player that sends MOVE out of turn as fast as it can (and reads every reply) is
+/// read a budget a turn: the opponent's first-move clock still fires on time.
+#[test]
+fn an_out_of_turn_flood_does_not_hold_up_the_clock() {
+    let server = Server::start(&["--fixed-colours", "--first-move-timeout", "1"]);
+    let (mut honest, flooder) = text_players(server.addr(), "tictactoe");
+    honest.expect("READY");
+    let ready = Instant::now();
+    let flood = LineFlood::start(flooder.stream().try_clone().unwrap(), "MOVE b2\n");
+    honest.expect("GAME ABORTED");
+    let late = ready.elapsed().saturating_sub(Duration::from_secs(1));
+    let sent = flood.stop();
+    assert!(sent > 100_000, "the flooder sent only {sent} bytes");
+    assert!(
+        late < Duration::from_millis(300),
+        "the clock fired {late:?} late"
+    );
+}
