@@ -124,6 +124,8 @@ impl Options {
                 per_game: self.max_viewers,
                 per_address: self.max_viewers_per_address,
             },
+            // The supervisor's handshake timeout: set with it (config.rs).
+            silent_first_move_timeout: None,
         }
     }
 }

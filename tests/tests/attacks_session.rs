@@ -99,3 +99,27 @@ fn an_out_of_turn_flood_does_not_hold_up_the_clock() {
         "the clock fired {late:?} late"
     );
 }
+
+/// Two connections to the Duell listener that never say a word are seated at once
+/// (seed 000's clients speak only after the server) and their game is aborted at the
+/// handshake timeout, not at the first-move clock's 30 s.
+#[test]
+fn a_game_of_silent_seed_clients_ends_at_the_handshake_timeout() {
+    let server = Server::start(&[
+        "--listen-seed",
+        "duell=127.0.0.1:0",
+        "--handshake-timeout",
+        "1",
+    ]);
+    let start = Instant::now();
+    let silent: Vec<_> = (0..2)
+        .map(|_| std::net::TcpStream::connect(server.seed_addr("duell")).unwrap())
+        .collect();
+    for stream in silent {
+        let mut client = reversi_tests::text::TextClient::from_stream(stream);
+        client.set_timeout(Duration::from_secs(10));
+        client.expect("ERROR south did not make its first move in time");
+    }
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(5), "aborted after {took:?}");
+}

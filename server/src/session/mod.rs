@@ -90,6 +90,9 @@ pub struct SessionConfig {
     /// Where journals are kept while games run (the record directory, or a temporary one).
     pub journal_dir: PathBuf,
     pub viewers: ViewerLimits,
+    /// The first-move clock of a game whose every seat joined on arrival, without a word
+    /// (seed 000's listener): the handshake timeout, when shorter (TEXT-PROTOCOL.md §14).
+    pub silent_first_move_timeout: Option<Duration>,
 }
 
 /// How many viewers a game takes (TEXT-PROTOCOL.md §7).
@@ -169,7 +172,9 @@ impl<'a> Session<'a> {
         viewers: Option<OwnedFd>,
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
-        let (referee, seed) = new_referee(config, group.module, group.id, peers.clone());
+        let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
+        let rules = rules_for(config, silent);
+        let (referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let poll = Poll::new()?;
         poll.registry()
             .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
@@ -575,10 +580,22 @@ impl<'a> Session<'a> {
     }
 }
 
+/// The rules of a game; `silent`: every seat joined on arrival and has said nothing, so
+/// its first move is its handshake and has the handshake's time (TEXT-PROTOCOL.md §14).
+fn rules_for(config: &SessionConfig, silent: bool) -> Rules {
+    let mut rules = config.rules.clone();
+    if let (true, Some(handshake)) = (silent, config.silent_first_move_timeout) {
+        let first = rules.first_move_timeout.or(rules.move_timeout);
+        rules.first_move_timeout = Some(first.map_or(handshake, |f| f.min(handshake)));
+    }
+    rules
+}
+
 /// The referee of a new session, and the seed its first game was given: the teams
 /// drawn unless the rules or the game fix them.
 fn new_referee(
     config: &SessionConfig,
+    rules: Rules,
     module: &'static Module,
     id: u64,
     peers: Vec<String>,
@@ -598,7 +615,6 @@ fn new_referee(
         peers,
         first_team_seat,
     };
-    let rules = config.rules.clone();
     let referee = Referee::new(module, rules, settings, seating, Instant::now());
     (referee, seed)
 }
@@ -669,4 +685,51 @@ fn random_u64() -> u64 {
 
 fn random_below(n: usize) -> usize {
     (random_u64() % n.max(1) as u64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(first: Option<u64>, moves: Option<u64>, handshake: Option<u64>) -> SessionConfig {
+        let secs = |s: Option<u64>| s.map(Duration::from_secs);
+        SessionConfig {
+            rules: Rules {
+                move_timeout: secs(moves),
+                first_move_timeout: secs(first),
+                fixed_teams: false,
+                rematch: false,
+            },
+            record_dir: None,
+            settings: Settings::default(),
+            journal_dir: PathBuf::new(),
+            viewers: ViewerLimits {
+                per_game: 1,
+                per_address: 1,
+            },
+            silent_first_move_timeout: secs(handshake),
+        }
+    }
+
+    fn first_move(config: &SessionConfig, silent: bool) -> Option<u64> {
+        rules_for(config, silent)
+            .first_move_timeout
+            .map(|d| d.as_secs())
+    }
+
+    #[test]
+    fn a_game_of_silent_seats_has_the_handshakes_time_for_its_first_move() {
+        let usual = config(Some(30), Some(600), Some(10));
+        assert_eq!(first_move(&usual, true), Some(10));
+        assert_eq!(first_move(&usual, false), Some(30), "a seat that spoke");
+        let short = config(Some(5), Some(600), Some(10));
+        assert_eq!(first_move(&short, true), Some(5), "never longer");
+        let move_clock = config(None, Some(600), Some(10));
+        assert_eq!(first_move(&move_clock, true), Some(10));
+        let no_clock = config(None, None, Some(10));
+        assert_eq!(first_move(&no_clock, true), Some(10));
+        assert_eq!(first_move(&no_clock, false), None);
+        let no_handshake = config(Some(30), None, None);
+        assert_eq!(first_move(&no_handshake, true), Some(30));
+    }
 }
