@@ -8,7 +8,7 @@ mod attacks_support;
 use std::time::{Duration, Instant};
 
 use attacks_support::{
-    first_game_id, loopback, open_descriptors, session_pid, text_players, watch, LineFlood,
+    loopback, newest_game_id, open_descriptors, session_pid, text_players, watch, LineFlood,
 };
 use reversi_tests::Server;
 
@@ -18,7 +18,7 @@ use reversi_tests::Server;
 fn a_closed_viewers_descriptor_is_released_at_once() {
     let server = Server::start(&["--fixed-colours"]);
     let _players = text_players(server.addr(), "tictactoe");
-    let id = first_game_id(server.addr());
+    let id = newest_game_id(server.addr());
     let pid = session_pid(&server, id);
     drop(watch(server.addr(), loopback(0), id).expect("watches"));
     std::thread::sleep(Duration::from_millis(100));
@@ -52,7 +52,7 @@ fn viewers_past_the_caps_are_refused_with_a_reason() {
         "2",
     ]);
     let _players = text_players(server.addr(), "tictactoe");
-    let id = first_game_id(server.addr());
+    let id = newest_game_id(server.addr());
     let a1 = watch(server.addr(), loopback(0), id).expect("first from a");
     let _a2 = watch(server.addr(), loopback(0), id).expect("second from a");
     let refused = refusal(watch(server.addr(), loopback(0), id));

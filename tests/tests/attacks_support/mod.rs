@@ -186,15 +186,18 @@ pub fn quantile(times: &mut [Duration], q: f64) -> Duration {
     times.get(i).copied().unwrap_or_default()
 }
 
-/// The id of the first game `GAME LIST` names on the server at `addr`.
-pub fn first_game_id(addr: SocketAddr) -> u64 {
+/// The id of the newest game `GAME LIST` names on the server at `addr`.
+pub fn newest_game_id(addr: SocketAddr) -> u64 {
     let mut lister = reversi_tests::text::TextClient::connect(addr);
     lister.send("GAME LIST");
-    let line = lister.expect("GAME SESSION ");
-    line.split_whitespace()
-        .nth(2)
-        .and_then(|id| id.parse().ok())
-        .unwrap_or_else(|| panic!("no game id in {line:?}"))
+    lister.expect("GAME SESSIONS");
+    lister
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("GAME SESSION "))
+        .filter_map(|l| l.split_whitespace().nth(2)?.parse().ok())
+        .max()
+        .expect("a game is running")
 }
 
 /// The pid of the session of game `id`, from its first log line (`[pid] session: …
