@@ -486,7 +486,6 @@ impl<'a> Session<'a> {
     /// A viewer joins, unless the game or its address has all the viewers it may: it is
     /// shown the game as it stands, then what it sent is read.
     fn add_viewer(&mut self, handed: handoff::Handed) {
-        self.forget_closed_viewers();
         if let Some(why) = self.viewer_refusal(&handed.peer) {
             debug!("session {}: viewer {} refused: {why}", self.id, handed.peer);
             refuse(handed, &why);
@@ -517,7 +516,12 @@ impl<'a> Session<'a> {
     /// Why a viewer from `peer` may not join (TEXT-PROTOCOL.md §7), if it may not.
     fn viewer_refusal(&self, peer: &str) -> Option<String> {
         let limits = self.config.viewers;
-        let viewers = &self.conns[self.seats..];
+        // Closed ones are not forgotten yet while events are dispatched (their tokens
+        // must not move then), but no longer count.
+        let viewers: Vec<&Conn> = self.conns[self.seats..]
+            .iter()
+            .filter(|c| !c.closed)
+            .collect();
         if viewers.len() >= limits.per_game {
             return Some(format!(
                 "game {} has {} viewers, as many as it takes",
@@ -538,7 +542,8 @@ impl<'a> Session<'a> {
     }
 
     /// Forgets the viewers that are closed: their descriptors are released, and the last
-    /// viewer takes the place (and the token) of each one removed.
+    /// viewer takes the place (and the token) of each one removed. Not while a batch of
+    /// events is dispatched: an event for a token that moved would reach the wrong viewer.
     fn forget_closed_viewers(&mut self) {
         let mut i = self.conns.len();
         while i > self.seats {
