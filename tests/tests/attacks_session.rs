@@ -123,3 +123,48 @@ fn a_game_of_silent_seed_clients_ends_at_the_handshake_timeout() {
     let took = start.elapsed();
     assert!(took < Duration::from_secs(5), "aborted after {took:?}");
 }
+
+/// The players are served before the viewers: a mover's echo of its own move is written
+/// before the last viewer's copy, however many viewers watch (before, it waited for all).
+#[test]
+fn players_hear_of_a_move_before_the_viewers_do() {
+    let server = Server::start(&["--fixed-colours", "--max-viewers", "2000"]);
+    let (mut x, mut o) = text_players(server.addr(), "tictactoe");
+    let id = newest_game_id(server.addr());
+    let crowd: Vec<_> = (0..600)
+        .map(|i| watch(server.addr(), attacks_support::spread(i), id).expect("watches"))
+        .collect();
+    let mut last = watch(server.addr(), loopback(0), id).expect("the last viewer");
+    last.stream().set_nonblocking(true).unwrap();
+    let mut first = 0;
+    for (n, (mover, square)) in [(0, "b2"), (1, "a1"), (0, "c1"), (1, "a3")]
+        .into_iter()
+        .enumerate()
+    {
+        let player = if mover == 0 { &mut x } else { &mut o };
+        player.expect("READY");
+        player.send(&format!("MOVE {square}"));
+        player.expect("GAME MOVED");
+        if moves_seen(&mut last) <= n {
+            first += 1;
+            last.stream().set_nonblocking(false).unwrap();
+            last.expect("GAME MOVED");
+            last.stream().set_nonblocking(true).unwrap();
+        }
+    }
+    assert!(
+        first > 0,
+        "in 4 moves the mover never heard before the last viewer"
+    );
+    drop(crowd);
+}
+
+/// How many `GAME MOVED` lines `viewer` has read, after reading what has arrived.
+fn moves_seen(viewer: &mut reversi_tests::text::TextClient) -> usize {
+    while viewer.recv().is_some() {}
+    viewer
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("GAME MOVED"))
+        .count()
+}
