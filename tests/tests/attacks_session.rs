@@ -168,3 +168,47 @@ fn moves_seen(viewer: &mut reversi_tests::text::TextClient) -> usize {
         .filter(|l| l.starts_with("GAME MOVED"))
         .count()
 }
+
+/// The CPU time process `pid` has used.
+fn cpu_time(pid: i32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<u64> = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let ticks: u64 = fields.iter().sum();
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_millis(ticks * 1000 / per_second)
+}
+
+/// A player that left a game its team mate plays on is closed and then costs nothing:
+/// the session sleeps until something happens.
+#[test]
+fn a_game_played_on_after_a_player_left_does_not_spin() {
+    let server = Server::start(&["--fixed-colours", "--team-size", "2"]);
+    let mut players: Vec<_> = (0..4)
+        .map(|_| reversi_tests::text::TextClient::join(server.addr(), "tictactoe"))
+        .collect();
+    for p in &mut players {
+        p.expect("GAME TURN 1");
+    }
+    let id = newest_game_id(server.addr());
+    let pid = session_pid(&server, id);
+    let mut quitter = players.pop().expect("four players");
+    quitter.send("GAME QUIT");
+    quitter.drain();
+    drop(quitter);
+    // Past the 2 s a leaving connection is given to close.
+    std::thread::sleep(Duration::from_millis(2500));
+    let before = cpu_time(pid);
+    std::thread::sleep(Duration::from_secs(1));
+    let used = cpu_time(pid) - before;
+    assert!(
+        used < Duration::from_millis(300),
+        "the session used {used:?} of CPU in 1 s"
+    );
+}

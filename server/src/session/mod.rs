@@ -289,7 +289,12 @@ impl<'a> Session<'a> {
     /// Waits for an event, or the referee's next deadline, or the linger's end, or a
     /// finishing connection's; not at all when input is left over from this turn.
     fn wait(&mut self, events: &mut Events) -> io::Result<()> {
-        let finishing = self.conns.iter().filter_map(|c| c.finishing_since).min();
+        let finishing = self
+            .conns
+            .iter()
+            .filter(|c| !c.closed)
+            .filter_map(|c| c.finishing_since)
+            .min();
         let wake = [
             self.referee.deadline(),
             self.linger_until,
