@@ -33,7 +33,8 @@ use reversi_tests::Server;
 ///                pair start? Holds: yes.
 ///   silent-seed  1,000 connections that never speak on the Duell listener: how many
 ///                sessions start (seed 000's clients speak only after the server: spec
-///                TEXT-PROTOCOL.md §14).
+///                TEXT-PROTOCOL.md §14), and when the last is closed. Holds: by the 10 s
+///                handshake timeout (and a little), not the 30 s first-move clock.
 ///   viewer-churn 100,000 watch-and-close cycles on one game (8 at a time, from 800 addresses):
 ///                the session's open descriptors before and after, and the log it cost.
 ///                Holds: descriptors flat.
@@ -229,6 +230,7 @@ fn descriptors() {
 fn silent_seed() {
     let server = server(&["--listen-seed", "duell=127.0.0.1:0"]);
     let duell = server.seed_addr("duell");
+    let connected = Instant::now();
     let silent: Vec<TcpStream> = (0..1000)
         .filter_map(|i| connect_from(loopback(i % 50), duell).ok())
         .collect();
@@ -238,9 +240,18 @@ fn silent_seed() {
         .iter()
         .filter(|l| l.contains("] session ") && l.contains(" started: game "))
         .count();
+    // Every game's end closes its connections: the last close is when the last game ended.
+    for mut stream in &silent {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+        let mut sink = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stream, &mut sink);
+    }
     println!(
-        "silent-seed: {} silent connections on the Duell listener: {sessions} sessions started",
-        silent.len()
+        "silent-seed: {} silent connections on the Duell listener: {sessions} sessions started; \
+         the last was closed {:?} after the first connected (handshake timeout 10 s, first-move \
+         clock 30 s)",
+        silent.len(),
+        connected.elapsed()
     );
     let _ = std::io::stdout().flush();
 }
