@@ -41,6 +41,12 @@ pub struct Conn {
     pub budget: usize,
     /// When it was told its last message: it is closed a linger after, closed or not.
     pub finishing_since: Option<Instant>,
+    /// A viewer: how many of the events for viewers it has been given (an index into
+    /// the session's [`super::Broadcast`], counted from the game's start).
+    pub seen: usize,
+    /// Registered for writable events too: a viewer is only while its output is blocked,
+    /// so that the writes to a thousand viewers do not bury a player's event.
+    pub watch_writable: bool,
 }
 
 /// What a read found.
@@ -72,6 +78,8 @@ impl Conn {
             discarded: 0,
             budget: READ_BUDGET,
             finishing_since: None,
+            seen: 0,
+            watch_writable: true,
         }
     }
 

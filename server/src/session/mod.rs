@@ -51,6 +51,9 @@ const MAX_BACKLOG: usize = 16 * 1024;
 const MAX_VIEWER_BACKLOG: usize = 64 * 1024;
 /// A seat with this much output waiting is closed: it does not read its replies.
 const MAX_OUTPUT: usize = 256 * 1024;
+/// Viewers given their share of the game's events in one turn, besides those an event
+/// woke: then the players have their turn again.
+const VIEWER_SLICE: usize = 8;
 
 /// The exit code of a session whose game was abandoned by seat `n`: `ABANDONED + n`.
 pub const ABANDONED: i32 = 16;
@@ -150,6 +153,12 @@ struct Session<'a> {
     seats: usize,
     /// A connection's budget ran out this turn with input left: the next wait does not sleep.
     starved: bool,
+    /// The events for viewers, which each viewer is given in its own turn.
+    broadcast: Broadcast,
+    /// Viewers an event woke since the last turn.
+    woken: Vec<usize>,
+    /// The next viewer to be given its share in a turn's slice.
+    viewer_cursor: usize,
     id: u64,
     config: &'a SessionConfig,
     started: Instant,
@@ -200,6 +209,9 @@ impl<'a> Session<'a> {
             referee,
             seats: conns.len(),
             starved: false,
+            broadcast: Broadcast::default(),
+            woken: Vec::new(),
+            viewer_cursor: 0,
             conns,
             id,
             config,
@@ -227,7 +239,7 @@ impl<'a> Session<'a> {
 
     /// The loop: read and write, judge deadlines, keep finished games, wait for more.
     fn serve(&mut self) -> io::Result<()> {
-        let mut events = Events::with_capacity(16);
+        let mut events = Events::with_capacity(256);
         loop {
             self.new_turn();
             self.pump_all();
@@ -325,6 +337,9 @@ impl<'a> Session<'a> {
             }
             CONTROL => self.take_viewers(),
             Token(i) => {
+                if i >= self.seats && i < self.conns.len() {
+                    self.woken.push(i);
+                }
                 if let Some(conn) = self.conns.get_mut(i) {
                     if event.is_readable() || event.is_read_closed() || event.is_error() {
                         conn.readable = true;
@@ -337,15 +352,64 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Flushes, reads and winds down every connection until none has work left this
-    /// turn: the seats until they are quiet, then the viewers (whose input gives only
-    /// themselves work).
+    /// Flushes, reads and winds down the seats until they are quiet, then serves a slice of
+    /// the viewers (whose input gives only themselves work): the viewers an event woke, and
+    /// [`VIEWER_SLICE`] more in turn. Viewers left with work make the next wait not sleep,
+    /// so a player's move waits for one slice at most, never for every viewer.
     fn pump_all(&mut self) {
-        loop {
-            while self.pump_range(0, self.seats) {}
-            if !self.pump_range(self.seats, self.conns.len()) {
-                return;
+        while self.pump_range(0, self.seats) {}
+        let woken = std::mem::take(&mut self.woken);
+        for i in woken {
+            self.pump_viewer(i);
+        }
+        let viewers = self.conns.len() - self.seats;
+        for k in 0..viewers.min(VIEWER_SLICE) {
+            self.pump_viewer(self.seats + (self.viewer_cursor + k) % viewers);
+        }
+        self.viewer_cursor = (self.viewer_cursor + VIEWER_SLICE) % viewers.max(1);
+        let end = self.broadcast.end();
+        let behind = |c: &Conn| !c.closed && (c.seen < end || (!c.out.is_empty() && !c.blocked));
+        if self.conns[self.seats..].iter().any(behind) {
+            self.starved = true;
+        }
+        let oldest = self.conns[self.seats..].iter().map(|c| c.seen).min();
+        self.broadcast.forget_before(oldest.unwrap_or(end));
+    }
+
+    /// Gives viewer `i` the events it has not been given, and its turn.
+    fn pump_viewer(&mut self, i: usize) {
+        let Some(conn) = self.conns.get_mut(i) else {
+            return;
+        };
+        if !conn.closed {
+            for event in self.broadcast.since(conn.seen) {
+                conn.wire.send(event, &mut conn.out);
             }
+            conn.seen = self.broadcast.end();
+        }
+        while self.pump(i) {}
+        self.watch_writable(i);
+    }
+
+    /// Registers viewer `i` for writable events only while its output is blocked.
+    fn watch_writable(&mut self, i: usize) {
+        let conn = &mut self.conns[i];
+        if conn.closed || conn.watch_writable == conn.blocked {
+            return;
+        }
+        let interest = if conn.blocked {
+            Interest::READABLE | Interest::WRITABLE
+        } else {
+            Interest::READABLE
+        };
+        conn.watch_writable = conn.blocked;
+        if let Err(e) = self
+            .poll
+            .registry()
+            .reregister(&mut conn.stream, Token(i), interest)
+        {
+            warn!("cannot watch for viewer {}: {e}", conn.peer);
+            conn.close();
         }
     }
 
@@ -460,7 +524,12 @@ impl<'a> Session<'a> {
             }
         }
         for Delivery { to, event } in deliveries {
-            for conn in self.conns.iter_mut().filter(|c| !c.closed && c.who == to) {
+            if to == Who::Viewer {
+                self.broadcast.push(event);
+                continue;
+            }
+            let seats = &mut self.conns[..self.seats];
+            for conn in seats.iter_mut().filter(|c| !c.closed && c.who == to) {
                 conn.wire.send(&event, &mut conn.out);
             }
         }
@@ -512,6 +581,8 @@ impl<'a> Session<'a> {
         for event in self.referee.welcome() {
             conn.wire.send(&event, &mut conn.out);
         }
+        // The welcome shows the game as it stands: the events before it are not its.
+        conn.seen = self.broadcast.end();
         self.conns.push(conn);
         let mut inputs = Vec::new();
         self.conns[i].receive(&handed.early, &mut inputs);
@@ -559,7 +630,11 @@ impl<'a> Session<'a> {
             let mut gone = self.conns.swap_remove(i);
             let _ = self.poll.registry().deregister(&mut gone.stream);
             if let Some(moved) = self.conns.get_mut(i) {
-                let interest = Interest::READABLE | Interest::WRITABLE;
+                let interest = if moved.watch_writable {
+                    Interest::READABLE | Interest::WRITABLE
+                } else {
+                    Interest::READABLE
+                };
                 if let Err(e) =
                     self.poll
                         .registry()
@@ -627,6 +702,37 @@ fn new_referee(
     };
     let referee = Referee::new(module, rules, settings, seating, Instant::now());
     (referee, seed)
+}
+
+/// The events for viewers not yet given to every viewer, numbered from the game's start.
+#[derive(Default)]
+struct Broadcast {
+    /// The number of `events[0]`.
+    base: usize,
+    events: Vec<Event>,
+}
+
+impl Broadcast {
+    fn push(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// The number the next event will have.
+    fn end(&self) -> usize {
+        self.base + self.events.len()
+    }
+
+    /// The events from number `from` on (all that are kept, if `from` is older).
+    fn since(&self, from: usize) -> &[Event] {
+        &self.events[from.saturating_sub(self.base).min(self.events.len())..]
+    }
+
+    /// Forgets the events before number `seen`: every viewer has been given them.
+    fn forget_before(&mut self, seen: usize) {
+        let n = seen.saturating_sub(self.base).min(self.events.len());
+        self.events.drain(..n);
+        self.base += n;
+    }
 }
 
 /// The unit viewers are counted by: an IPv4 address or an IPv6 /64.
