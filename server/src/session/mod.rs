@@ -51,9 +51,9 @@ const MAX_BACKLOG: usize = 16 * 1024;
 const MAX_VIEWER_BACKLOG: usize = 64 * 1024;
 /// A seat with this much output waiting is closed: it does not read its replies.
 const MAX_OUTPUT: usize = 256 * 1024;
-/// Viewers given their share of the game's events in one turn, besides those an event
-/// woke: then the players have their turn again.
-const VIEWER_SLICE: usize = 8;
+/// The most viewers given their share of the game's events in one turn, besides those an
+/// event woke; a player's input arriving ends the turn's slice sooner.
+const VIEWER_SLICE: usize = 64;
 
 /// The exit code of a session whose game was abandoned by seat `n`: `ABANDONED + n`.
 pub const ABANDONED: i32 = 16;
@@ -363,10 +363,12 @@ impl<'a> Session<'a> {
             self.pump_viewer(i);
         }
         let viewers = self.conns.len() - self.seats;
-        for k in 0..viewers.min(VIEWER_SLICE) {
-            self.pump_viewer(self.seats + (self.viewer_cursor + k) % viewers);
+        let mut served = 0;
+        while served < viewers.min(VIEWER_SLICE) && !self.player_waiting() {
+            self.pump_viewer(self.seats + (self.viewer_cursor + served) % viewers);
+            served += 1;
         }
-        self.viewer_cursor = (self.viewer_cursor + VIEWER_SLICE) % viewers.max(1);
+        self.viewer_cursor = (self.viewer_cursor + served) % viewers.max(1);
         let end = self.broadcast.end();
         let behind = |c: &Conn| !c.closed && (c.seen < end || (!c.out.is_empty() && !c.blocked));
         if self.conns[self.seats..].iter().any(behind) {
@@ -374,6 +376,24 @@ impl<'a> Session<'a> {
         }
         let oldest = self.conns[self.seats..].iter().map(|c| c.seen).min();
         self.broadcast.forget_before(oldest.unwrap_or(end));
+    }
+
+    /// Whether a seat that may still be read this turn has input waiting (asked of the
+    /// kernel directly: its event may not have been collected yet).
+    fn player_waiting(&self) -> bool {
+        let mut fds: Vec<libc::pollfd> = self.conns[..self.seats]
+            .iter()
+            .filter(|c| !c.closed && !c.finishing && c.budget > 0)
+            .filter(|c| c.out.pending() <= MAX_BACKLOG)
+            .map(|c| libc::pollfd {
+                fd: c.stream.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd; timeout 0 never blocks.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
+        n > 0
     }
 
     /// Gives viewer `i` the events it has not been given, and its turn.
