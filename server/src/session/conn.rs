@@ -17,7 +17,7 @@ use crate::protocols::{Input, Wire};
 pub const MAX_DISCARD: usize = 64 * 1024;
 /// How much is read in one go, and from one connection in one turn of the loop: a
 /// flooder's bytes wait in its socket while the others and the clock have their turn.
-pub const READ_BUDGET: usize = 4096;
+pub const READ_BUDGET: usize = 256;
 
 pub struct Conn {
     pub stream: mio::net::TcpStream,
