@@ -116,10 +116,15 @@ impl Cli {
     /// The games to serve with each one's session settings.
     pub fn games(&self) -> Games {
         let journals = self.journals();
-        self.games.games(Dirs {
+        let mut games = self.games.games(Dirs {
             records: self.record_dir.as_deref(),
             journals: journals.path(),
-        })
+        });
+        let handshake = std::time::Duration::from_secs(self.supervisor.handshake_timeout);
+        for session in games.sessions.values_mut() {
+            session.silent_first_move_timeout = (!handshake.is_zero()).then_some(handshake);
+        }
+        games
     }
 
     /// The option that chose the journal directory, to name it in an error.

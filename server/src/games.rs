@@ -9,7 +9,7 @@ use clap::{ArgAction, Args};
 use reversi_games::registry::{self, GameOption, Module};
 
 use crate::session::referee::Rules;
-use crate::session::SessionConfig;
+use crate::session::{SessionConfig, ViewerLimits};
 
 /// The games served, and each game's session settings.
 pub struct Games {
@@ -48,6 +48,14 @@ pub struct Options {
     /// out the game never started: it is aborted, not scored, and counts as abandoned.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     pub first_move_timeout: u64,
+
+    /// Most viewers one game takes; more are refused (TEXT-PROTOCOL.md §7).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_viewers: usize,
+
+    /// Most viewers of one game from one address (an IPv6 /64); more are refused.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub max_viewers_per_address: usize,
 
     /// Give the first team (black, X) to the client that queued first (default: drawn at random
     /// in games that draw them).
@@ -112,6 +120,12 @@ impl Options {
             record_dir: dirs.records.map(PathBuf::from),
             settings: module.settings(&self.game_option),
             journal_dir: dirs.journals.to_owned(),
+            viewers: ViewerLimits {
+                per_game: self.max_viewers,
+                per_address: self.max_viewers_per_address,
+            },
+            // The supervisor's handshake timeout: set with it (config.rs).
+            silent_first_move_timeout: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::io::{self, Read};
 use std::net::Shutdown;
+use std::time::Instant;
 
 use log::debug;
 
@@ -14,8 +15,9 @@ use crate::protocols::{Input, Wire};
 /// discarding a fast sender's stream would otherwise keep the session past its
 /// linger for as long as the client likes.
 pub const MAX_DISCARD: usize = 64 * 1024;
-/// How much is read in one go.
-const READ_CHUNK: usize = 4096;
+/// How much is read in one go, and from one connection in one turn of the loop: a
+/// flooder's bytes wait in its socket while the others and the clock have their turn.
+pub const READ_BUDGET: usize = 256;
 
 pub struct Conn {
     pub stream: mio::net::TcpStream,
@@ -35,6 +37,16 @@ pub struct Conn {
     pub blocked: bool,
     /// Bytes read and thrown away after our last message.
     pub discarded: usize,
+    /// Bytes it may still be read this turn ([`READ_BUDGET`] at each turn's start).
+    pub budget: usize,
+    /// When it was told its last message: it is closed a linger after, closed or not.
+    pub finishing_since: Option<Instant>,
+    /// A viewer: how many of the events for viewers it has been given (an index into
+    /// the session's [`super::Broadcast`], counted from the game's start).
+    pub seen: usize,
+    /// Registered for writable events too: a viewer is only while its output is blocked,
+    /// so that the writes to a thousand viewers do not bury a player's event.
+    pub watch_writable: bool,
 }
 
 /// What a read found.
@@ -45,6 +57,8 @@ pub enum ReadOutcome {
     Got,
     /// The peer closed (or the connection failed).
     Eof,
+    /// This turn's budget is spent; what is left waits for the next turn.
+    Spent,
 }
 
 impl Conn {
@@ -62,7 +76,17 @@ impl Conn {
             readable: true,
             blocked: false,
             discarded: 0,
+            budget: READ_BUDGET,
+            finishing_since: None,
+            seen: 0,
+            watch_writable: true,
         }
+    }
+
+    /// Nothing more will be sent to it but its last messages.
+    pub fn finish(&mut self, now: Instant) {
+        self.finishing = true;
+        self.finishing_since.get_or_insert(now);
     }
 
     /// Writes what is queued. `Err`: the peer is gone.
@@ -79,13 +103,17 @@ impl Conn {
         self.wire.owed(&mut self.out);
     }
 
-    /// Reads one chunk and hands it to the wire adapter.
+    /// Reads one chunk, within this turn's budget, and hands it to the wire adapter.
     pub fn read_inputs(&mut self, inputs: &mut Vec<Input>) -> ReadOutcome {
-        let mut buf = [0u8; READ_CHUNK];
+        let mut buf = [0u8; READ_BUDGET];
+        if self.budget == 0 {
+            return ReadOutcome::Spent;
+        }
         loop {
-            match self.stream.read(&mut buf) {
+            match self.stream.read(&mut buf[..self.budget]) {
                 Ok(0) => return ReadOutcome::Eof,
                 Ok(n) => {
+                    self.budget -= n;
                     self.receive(&buf[..n], inputs);
                     return ReadOutcome::Got;
                 }

@@ -42,11 +42,20 @@ impl Journal {
 
     fn open(&mut self) -> io::Result<&mut File> {
         if self.file.is_none() {
+            // Never truncate: a journal already there is another game's (a supervisor
+            // whose pid was reused, a stale file), and its moves are not ours to erase.
             let mut file = OpenOptions::new()
-                .create(true)
-                .truncate(true)
+                .create_new(true)
                 .write(true)
-                .open(&self.path)?;
+                .open(&self.path)
+                .map_err(|e| match e.kind() {
+                    io::ErrorKind::AlreadyExists => io::Error::new(
+                        e.kind(),
+                        "a journal of that name already exists (left untouched; \
+                         this game is not journalled)",
+                    ),
+                    _ => e,
+                })?;
             writeln!(file, "{}", self.header)?;
             self.file = Some(file);
         }
@@ -113,6 +122,25 @@ pub fn recover(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_journal_already_there_is_never_truncated() {
+        let dir =
+            std::env::temp_dir().join(format!("reversid-journal-exists-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let there = path(&dir, 1, 3);
+        fs::write(&there, "game x id 3 players a b\nX b2\n").unwrap();
+        let mut j = Journal::new(there.clone(), "game y id 3 players c d");
+        let err = j.open().expect_err("refused");
+        assert!(err.to_string().contains("already exists"), "{err}");
+        j.append("O a1");
+        assert!(j.failed, "the failure is reported");
+        assert_eq!(
+            fs::read_to_string(&there).unwrap(),
+            "game x id 3 players a b\nX b2\n"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_journal_left_behind_becomes_an_aborted_record() {

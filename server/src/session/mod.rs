@@ -8,11 +8,17 @@
 //! each [`referee::Delivery`] it returns goes to the connections it names
 //! (one seat, or every viewer), already made for them.
 //!
-//! Rules of the loop: input that has arrived is read before any deadline is
-//! judged; a seat whose output backs up is not read until it drains; a viewer
-//! whose output backs up is dropped, so it never slows the players; once the
-//! game is over every connection gets its last messages, then our side is
-//! shut and input is discarded until the client closes or the linger ends.
+//! Rules of the loop, one turn at a time: each connection is read at most
+//! [`conn::READ_BUDGET`] a turn, so a flooder cannot hold up the others or
+//! the clock; input that has arrived (within that budget) is read before any
+//! deadline is judged, and deadlines are judged every turn; the seats are
+//! served before the viewers; a seat whose output backs up is not read until
+//! it drains, and is closed past [`MAX_OUTPUT`]; a viewer whose output backs
+//! up is dropped, so it never slows the players; a closed viewer is forgotten
+//! at once (its descriptor with it); a connection told its last messages is
+//! closed once it closes, or a linger after; once the game is over every
+//! connection gets its last messages, then our side is shut and input is
+//! discarded until the client closes or the linger ends.
 
 mod conn;
 pub mod handoff;
@@ -43,6 +49,11 @@ const LINGER: Duration = Duration::from_secs(2);
 const MAX_BACKLOG: usize = 16 * 1024;
 /// A viewer with this much output waiting is dropped.
 const MAX_VIEWER_BACKLOG: usize = 64 * 1024;
+/// A seat with this much output waiting is closed: it does not read its replies.
+const MAX_OUTPUT: usize = 256 * 1024;
+/// The most viewers given their share of the game's events in one turn, besides those an
+/// event woke; a player's input arriving ends the turn's slice sooner.
+const VIEWER_SLICE: usize = 64;
 
 /// The exit code of a session whose game was abandoned by seat `n`: `ABANDONED + n`.
 pub const ABANDONED: i32 = 16;
@@ -81,6 +92,19 @@ pub struct SessionConfig {
     pub settings: Settings,
     /// Where journals are kept while games run (the record directory, or a temporary one).
     pub journal_dir: PathBuf,
+    pub viewers: ViewerLimits,
+    /// The first-move clock of a game whose every seat joined on arrival, without a word
+    /// (seed 000's listener): the handshake timeout, when shorter (TEXT-PROTOCOL.md §14).
+    pub silent_first_move_timeout: Option<Duration>,
+}
+
+/// How many viewers a game takes (TEXT-PROTOCOL.md §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewerLimits {
+    /// In all.
+    pub per_game: usize,
+    /// From one address (an IPv6 /64).
+    pub per_address: usize,
 }
 
 /// A session child's whole life: plays `group` and returns the exit code, logging what
@@ -124,7 +148,17 @@ fn now() -> Now {
 
 struct Session<'a> {
     referee: Referee,
+    /// The seats first (connection `i` is seat `i`, never removed), then the viewers.
     conns: Vec<Conn>,
+    seats: usize,
+    /// A connection's budget ran out this turn with input left: the next wait does not sleep.
+    starved: bool,
+    /// The events for viewers, which each viewer is given in its own turn.
+    broadcast: Broadcast,
+    /// Viewers an event woke since the last turn.
+    woken: Vec<usize>,
+    /// The next viewer to be given its share in a turn's slice.
+    viewer_cursor: usize,
     id: u64,
     config: &'a SessionConfig,
     started: Instant,
@@ -147,7 +181,9 @@ impl<'a> Session<'a> {
         viewers: Option<OwnedFd>,
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
-        let (referee, seed) = new_referee(config, group.module, group.id, peers.clone());
+        let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
+        let rules = rules_for(config, silent);
+        let (referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let poll = Poll::new()?;
         poll.registry()
             .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
@@ -171,6 +207,11 @@ impl<'a> Session<'a> {
         let header = format!("game {name} id {id} players {}", peers.join(" "));
         let session = Session {
             referee,
+            seats: conns.len(),
+            starved: false,
+            broadcast: Broadcast::default(),
+            woken: Vec::new(),
+            viewer_cursor: 0,
             conns,
             id,
             config,
@@ -198,11 +239,13 @@ impl<'a> Session<'a> {
 
     /// The loop: read and write, judge deadlines, keep finished games, wait for more.
     fn serve(&mut self) -> io::Result<()> {
-        let mut events = Events::with_capacity(16);
+        let mut events = Events::with_capacity(256);
         loop {
+            self.new_turn();
             self.pump_all();
             self.judge_deadlines();
             self.write_records();
+            self.forget_closed_viewers();
             if self.done() {
                 return Ok(());
             }
@@ -210,6 +253,14 @@ impl<'a> Session<'a> {
             for event in events.iter() {
                 self.dispatch(event);
             }
+        }
+    }
+
+    /// Every connection may be read its budget again.
+    fn new_turn(&mut self) {
+        self.starved = false;
+        for conn in &mut self.conns {
+            conn.budget = conn::READ_BUDGET;
         }
     }
 
@@ -247,13 +298,28 @@ impl<'a> Session<'a> {
         false
     }
 
-    /// Waits for an event, or the referee's next deadline, or the linger's end.
+    /// Waits for an event, or the referee's next deadline, or the linger's end, or a
+    /// finishing connection's; not at all when input is left over from this turn.
     fn wait(&mut self, events: &mut Events) -> io::Result<()> {
-        let wake = [self.referee.deadline(), self.linger_until]
-            .into_iter()
-            .flatten()
+        let finishing = self
+            .conns
+            .iter()
+            .filter(|c| !c.closed)
+            .filter_map(|c| c.finishing_since)
             .min();
-        let timeout = wake.map(|t| t.saturating_duration_since(Instant::now()));
+        let wake = [
+            self.referee.deadline(),
+            self.linger_until,
+            finishing.map(|t| t + LINGER),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let timeout = if self.starved {
+            Some(Duration::ZERO)
+        } else {
+            wake.map(|t| t.saturating_duration_since(Instant::now()))
+        };
         match self.poll.poll(events, timeout) {
             Err(e) if e.kind() != io::ErrorKind::Interrupted => Err(e),
             _ => Ok(()),
@@ -271,6 +337,9 @@ impl<'a> Session<'a> {
             }
             CONTROL => self.take_viewers(),
             Token(i) => {
+                if i >= self.seats && i < self.conns.len() {
+                    self.woken.push(i);
+                }
                 if let Some(conn) = self.conns.get_mut(i) {
                     if event.is_readable() || event.is_read_closed() || event.is_error() {
                         conn.readable = true;
@@ -283,17 +352,94 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Flushes, reads and winds down every connection until none has work left.
+    /// Flushes, reads and winds down the seats until they are quiet, then serves a slice of
+    /// the viewers (whose input gives only themselves work): the viewers an event woke, and
+    /// [`VIEWER_SLICE`] more in turn. Viewers left with work make the next wait not sleep,
+    /// so a player's move waits for one slice at most, never for every viewer.
     fn pump_all(&mut self) {
-        loop {
-            let mut busy = false;
-            for i in 0..self.conns.len() {
-                busy |= self.pump(i);
-            }
-            if !busy {
-                return;
-            }
+        while self.pump_range(0, self.seats) {}
+        let woken = std::mem::take(&mut self.woken);
+        for i in woken {
+            self.pump_viewer(i);
         }
+        let viewers = self.conns.len() - self.seats;
+        let mut served = 0;
+        while served < viewers.min(VIEWER_SLICE) && !self.player_waiting() {
+            self.pump_viewer(self.seats + (self.viewer_cursor + served) % viewers);
+            served += 1;
+        }
+        self.viewer_cursor = (self.viewer_cursor + served) % viewers.max(1);
+        let end = self.broadcast.end();
+        let behind = |c: &Conn| !c.closed && (c.seen < end || (!c.out.is_empty() && !c.blocked));
+        if self.conns[self.seats..].iter().any(behind) {
+            self.starved = true;
+        }
+        let oldest = self.conns[self.seats..].iter().map(|c| c.seen).min();
+        self.broadcast.forget_before(oldest.unwrap_or(end));
+    }
+
+    /// Whether a seat that may still be read this turn has input waiting (asked of the
+    /// kernel directly: its event may not have been collected yet).
+    fn player_waiting(&self) -> bool {
+        let mut fds: Vec<libc::pollfd> = self.conns[..self.seats]
+            .iter()
+            .filter(|c| !c.closed && !c.finishing && c.budget > 0)
+            .filter(|c| c.out.pending() <= MAX_BACKLOG)
+            .map(|c| libc::pollfd {
+                fd: c.stream.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd; timeout 0 never blocks.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
+        n > 0
+    }
+
+    /// Gives viewer `i` the events it has not been given, and its turn.
+    fn pump_viewer(&mut self, i: usize) {
+        let Some(conn) = self.conns.get_mut(i) else {
+            return;
+        };
+        if !conn.closed {
+            for event in self.broadcast.since(conn.seen) {
+                conn.wire.send(event, &mut conn.out);
+            }
+            conn.seen = self.broadcast.end();
+        }
+        while self.pump(i) {}
+        self.watch_writable(i);
+    }
+
+    /// Registers viewer `i` for writable events only while its output is blocked.
+    fn watch_writable(&mut self, i: usize) {
+        let conn = &mut self.conns[i];
+        if conn.closed || conn.watch_writable == conn.blocked {
+            return;
+        }
+        let interest = if conn.blocked {
+            Interest::READABLE | Interest::WRITABLE
+        } else {
+            Interest::READABLE
+        };
+        conn.watch_writable = conn.blocked;
+        if let Err(e) = self
+            .poll
+            .registry()
+            .reregister(&mut conn.stream, Token(i), interest)
+        {
+            warn!("cannot watch for viewer {}: {e}", conn.peer);
+            conn.close();
+        }
+    }
+
+    /// One round for connections `from..to`: whether any did something.
+    fn pump_range(&mut self, from: usize, to: usize) -> bool {
+        let mut busy = false;
+        for i in from..to.min(self.conns.len()) {
+            busy |= self.pump(i);
+        }
+        busy
     }
 
     /// One round for one connection. Returns whether it did something that may give
@@ -312,12 +458,18 @@ impl<'a> Session<'a> {
         }
         let conn = &mut self.conns[i];
         if conn.who == Who::Viewer && conn.out.pending() > MAX_VIEWER_BACKLOG {
-            info!("viewer {} does not keep up; dropped", conn.peer);
+            debug!("viewer {} does not keep up; dropped", conn.peer);
             conn.close();
             return false;
         }
+        if conn.out.pending() > MAX_OUTPUT {
+            info!("{} does not read its replies; closed", conn.peer);
+            self.lost(i);
+            return true;
+        }
         if conn.finishing || conn.write_shut || self.referee.is_over() {
-            if conn.wind_down() {
+            let lingered = conn.finishing_since.is_some_and(|t| t.elapsed() >= LINGER);
+            if conn.wind_down() || lingered {
                 conn.close();
             }
             return false;
@@ -328,6 +480,10 @@ impl<'a> Session<'a> {
         let mut inputs = Vec::new();
         match conn.read_inputs(&mut inputs) {
             ReadOutcome::Drained => false,
+            ReadOutcome::Spent => {
+                self.starved = true;
+                false
+            }
             ReadOutcome::Got => {
                 self.take_inputs(i, inputs);
                 true
@@ -360,7 +516,7 @@ impl<'a> Session<'a> {
                 Who::Viewer => self.viewer_input(i, input),
             }
             if quit {
-                self.conns[i].finishing = true;
+                self.conns[i].finish(Instant::now());
             }
         }
     }
@@ -370,7 +526,7 @@ impl<'a> Session<'a> {
         match input {
             Input::Quit | Input::Violation(_) => {
                 debug!("viewer {} left", conn.peer);
-                conn.finishing = true;
+                conn.finish(Instant::now());
             }
             _ => {
                 let why = "viewers cannot play (GAME QUIT to stop watching)".to_owned();
@@ -388,7 +544,12 @@ impl<'a> Session<'a> {
             }
         }
         for Delivery { to, event } in deliveries {
-            for conn in self.conns.iter_mut().filter(|c| !c.closed && c.who == to) {
+            if to == Who::Viewer {
+                self.broadcast.push(event);
+                continue;
+            }
+            let seats = &mut self.conns[..self.seats];
+            for conn in seats.iter_mut().filter(|c| !c.closed && c.who == to) {
                 conn.wire.send(&event, &mut conn.out);
             }
         }
@@ -416,8 +577,14 @@ impl<'a> Session<'a> {
         self.viewers = Some(listener);
     }
 
-    /// A viewer joins: it is shown the game as it stands, then what it sent is read.
+    /// A viewer joins, unless the game or its address has all the viewers it may: it is
+    /// shown the game as it stands, then what it sent is read.
     fn add_viewer(&mut self, handed: handoff::Handed) {
+        if let Some(why) = self.viewer_refusal(&handed.peer) {
+            debug!("session {}: viewer {} refused: {why}", self.id, handed.peer);
+            refuse(handed, &why);
+            return;
+        }
         let i = self.conns.len();
         let mut stream = mio::net::TcpStream::from_std(handed.stream);
         let interest = Interest::READABLE | Interest::WRITABLE;
@@ -429,15 +596,75 @@ impl<'a> Session<'a> {
             warn!("cannot watch for viewer {}: {e}", handed.peer);
             return;
         }
-        info!("session {}: {} watches", self.id, handed.peer);
+        debug!("session {}: {} watches", self.id, handed.peer);
         let mut conn = Conn::new(stream, handed.peer, Who::Viewer, handed.wire.adapter());
         for event in self.referee.welcome(Instant::now()) {
             conn.wire.send(&event, &mut conn.out);
         }
+        // The welcome shows the game as it stands: the events before it are not its.
+        conn.seen = self.broadcast.end();
         self.conns.push(conn);
         let mut inputs = Vec::new();
         self.conns[i].receive(&handed.early, &mut inputs);
         self.take_inputs(i, inputs);
+    }
+
+    /// Why a viewer from `peer` may not join (TEXT-PROTOCOL.md §7), if it may not.
+    fn viewer_refusal(&self, peer: &str) -> Option<String> {
+        let limits = self.config.viewers;
+        // Closed ones are not forgotten yet while events are dispatched (their tokens
+        // must not move then), but no longer count.
+        let viewers: Vec<&Conn> = self.conns[self.seats..]
+            .iter()
+            .filter(|c| !c.closed)
+            .collect();
+        if viewers.len() >= limits.per_game {
+            return Some(format!(
+                "game {} has {} viewers, as many as it takes",
+                self.id, limits.per_game
+            ));
+        }
+        let host = host_of(peer)?;
+        let same = viewers
+            .iter()
+            .filter(|c| host_of(&c.peer) == Some(host))
+            .count();
+        (same >= limits.per_address).then(|| {
+            format!(
+                "your address watches game {} {same} times, as many as it may",
+                self.id
+            )
+        })
+    }
+
+    /// Forgets the viewers that are closed: their descriptors are released, and the last
+    /// viewer takes the place (and the token) of each one removed. Not while a batch of
+    /// events is dispatched: an event for a token that moved would reach the wrong viewer.
+    fn forget_closed_viewers(&mut self) {
+        let mut i = self.conns.len();
+        while i > self.seats {
+            i -= 1;
+            if !self.conns[i].closed {
+                continue;
+            }
+            let mut gone = self.conns.swap_remove(i);
+            let _ = self.poll.registry().deregister(&mut gone.stream);
+            if let Some(moved) = self.conns.get_mut(i) {
+                let interest = if moved.watch_writable {
+                    Interest::READABLE | Interest::WRITABLE
+                } else {
+                    Interest::READABLE
+                };
+                if let Err(e) =
+                    self.poll
+                        .registry()
+                        .reregister(&mut moved.stream, Token(i), interest)
+                {
+                    warn!("cannot watch for viewer {}: {e}", moved.peer);
+                    moved.close();
+                }
+            }
+        }
     }
 
     /// Logs and records the games that ended since the last call.
@@ -458,10 +685,22 @@ impl<'a> Session<'a> {
     }
 }
 
+/// The rules of a game; `silent`: every seat joined on arrival and has said nothing, so
+/// its first move is its handshake and has the handshake's time (TEXT-PROTOCOL.md §14).
+fn rules_for(config: &SessionConfig, silent: bool) -> Rules {
+    let mut rules = config.rules.clone();
+    if let (true, Some(handshake)) = (silent, config.silent_first_move_timeout) {
+        let first = rules.first_move_timeout.or(rules.move_timeout);
+        rules.first_move_timeout = Some(first.map_or(handshake, |f| f.min(handshake)));
+    }
+    rules
+}
+
 /// The referee of a new session, and the seed its first game was given: the teams
 /// drawn unless the rules or the game fix them.
 fn new_referee(
     config: &SessionConfig,
+    rules: Rules,
     module: &'static Module,
     id: u64,
     peers: Vec<String>,
@@ -481,9 +720,55 @@ fn new_referee(
         peers,
         first_team_seat,
     };
-    let rules = config.rules.clone();
     let referee = Referee::new(module, rules, settings, seating, Instant::now());
     (referee, seed)
+}
+
+/// The events for viewers not yet given to every viewer, numbered from the game's start.
+#[derive(Default)]
+struct Broadcast {
+    /// The number of `events[0]`.
+    base: usize,
+    events: Vec<Event>,
+}
+
+impl Broadcast {
+    fn push(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// The number the next event will have.
+    fn end(&self) -> usize {
+        self.base + self.events.len()
+    }
+
+    /// The events from number `from` on (all that are kept, if `from` is older).
+    fn since(&self, from: usize) -> &[Event] {
+        &self.events[from.saturating_sub(self.base).min(self.events.len())..]
+    }
+
+    /// Forgets the events before number `seen`: every viewer has been given them.
+    fn forget_before(&mut self, seen: usize) {
+        let n = seen.saturating_sub(self.base).min(self.events.len());
+        self.events.drain(..n);
+        self.base += n;
+    }
+}
+
+/// The unit viewers are counted by: an IPv4 address or an IPv6 /64.
+fn host_of(peer: &str) -> Option<crate::supervisor::addresses::Host> {
+    peer.parse()
+        .ok()
+        .map(crate::supervisor::addresses::Host::of)
+}
+
+/// Tells a viewer it may not join, in its protocol, and closes it. One short write to a
+/// socket that has sent nothing yet: it fits, and nothing more is owed.
+fn refuse(handed: handoff::Handed, why: &str) {
+    use std::io::Write;
+    let mut stream = handed.stream;
+    let _ = stream.write(&crate::protocols::WireKind::refusal(Some(handed.wire), why));
+    let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 
 /// A connection a seat, registered with `poll` under the seat's number, and the bytes
@@ -536,4 +821,51 @@ fn random_u64() -> u64 {
 
 fn random_below(n: usize) -> usize {
     (random_u64() % n.max(1) as u64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(first: Option<u64>, moves: Option<u64>, handshake: Option<u64>) -> SessionConfig {
+        let secs = |s: Option<u64>| s.map(Duration::from_secs);
+        SessionConfig {
+            rules: Rules {
+                move_timeout: secs(moves),
+                first_move_timeout: secs(first),
+                fixed_teams: false,
+                rematch: false,
+            },
+            record_dir: None,
+            settings: Settings::default(),
+            journal_dir: PathBuf::new(),
+            viewers: ViewerLimits {
+                per_game: 1,
+                per_address: 1,
+            },
+            silent_first_move_timeout: secs(handshake),
+        }
+    }
+
+    fn first_move(config: &SessionConfig, silent: bool) -> Option<u64> {
+        rules_for(config, silent)
+            .first_move_timeout
+            .map(|d| d.as_secs())
+    }
+
+    #[test]
+    fn a_game_of_silent_seats_has_the_handshakes_time_for_its_first_move() {
+        let usual = config(Some(30), Some(600), Some(10));
+        assert_eq!(first_move(&usual, true), Some(10));
+        assert_eq!(first_move(&usual, false), Some(30), "a seat that spoke");
+        let short = config(Some(5), Some(600), Some(10));
+        assert_eq!(first_move(&short, true), Some(5), "never longer");
+        let move_clock = config(None, Some(600), Some(10));
+        assert_eq!(first_move(&move_clock, true), Some(10));
+        let no_clock = config(None, None, Some(10));
+        assert_eq!(first_move(&no_clock, true), Some(10));
+        assert_eq!(first_move(&no_clock, false), None);
+        let no_handshake = config(Some(30), None, None);
+        assert_eq!(first_move(&no_handshake, true), Some(30));
+    }
 }

@@ -10,7 +10,7 @@
 //! server, or by the supervisor itself with `--fork-directly`: [`forking`]),
 //! their exits seen by [`reaper`].
 
-mod addresses;
+pub(crate) mod addresses;
 mod cidr;
 mod forking;
 mod listener;

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use attacks_support::{
-    connect_from, honest_pair, loopback, quantile, resident, spread, Flood, Kind,
+    connect_from, honest_pair, loopback, newest_game_id, open_descriptors, quantile, resident,
+    session_pid, spread, text_players, watch, Flood, Kind, LineFlood,
 };
 use clap::{Parser, ValueEnum};
 use reversi_tests::Server;
@@ -32,7 +33,18 @@ use reversi_tests::Server;
 ///                pair start? Holds: yes.
 ///   silent-seed  1,000 connections that never speak on the Duell listener: how many
 ///                sessions start (seed 000's clients speak only after the server: spec
-///                TEXT-PROTOCOL.md §14).
+///                TEXT-PROTOCOL.md §14), and when the last is closed. Holds: by the 10 s
+///                handshake timeout (and a little), not the 30 s first-move clock.
+///   viewer-churn 100,000 watch-and-close cycles on one game (8 at a time, from 800 addresses):
+///                the session's open descriptors before and after, and the log it cost.
+///                Holds: descriptors flat.
+///   viewers      binary Reversi games of random moves, with no viewer and with 1,000 text viewers
+///                watching each: the mover's place-to-update_board time p50/p99.
+///                Holds: p50 with viewers within 1.5x of p50 without.
+///   out-of-turn  a text Reversi player refused moves one after another (ERROR, READY), alone and
+///                while its opponent sends MOVE out of turn as fast as it can, reading every reply:
+///                the round trip p50/p99, and how late the 3 s first-move clock fires.
+///                Holds: p50 within 2x, the clock within 10 ms.
 ///
 /// Example: target/release/reversi-attack all
 #[derive(Parser)]
@@ -51,6 +63,9 @@ enum Attack {
     Crowd,
     Descriptors,
     SilentSeed,
+    ViewerChurn,
+    Viewers,
+    OutOfTurn,
     All,
 }
 
@@ -69,6 +84,15 @@ fn main() {
     }
     if all || cli.attack == Attack::SilentSeed {
         silent_seed();
+    }
+    if all || cli.attack == Attack::ViewerChurn {
+        viewer_churn(100_000);
+    }
+    if all || cli.attack == Attack::Viewers {
+        viewers(1000);
+    }
+    if all || cli.attack == Attack::OutOfTurn {
+        out_of_turn();
     }
     println!("load average: {}", load_average());
 }
@@ -206,6 +230,7 @@ fn descriptors() {
 fn silent_seed() {
     let server = server(&["--listen-seed", "duell=127.0.0.1:0"]);
     let duell = server.seed_addr("duell");
+    let connected = Instant::now();
     let silent: Vec<TcpStream> = (0..1000)
         .filter_map(|i| connect_from(loopback(i % 50), duell).ok())
         .collect();
@@ -215,9 +240,137 @@ fn silent_seed() {
         .iter()
         .filter(|l| l.contains("] session ") && l.contains(" started: game "))
         .count();
+    // Every game's end closes its connections: the last close is when the last game ended.
+    for mut stream in &silent {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+        let mut sink = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stream, &mut sink);
+    }
     println!(
-        "silent-seed: {} silent connections on the Duell listener: {sessions} sessions started",
-        silent.len()
+        "silent-seed: {} silent connections on the Duell listener: {sessions} sessions started; \
+         the last was closed {:?} after the first connected (handshake timeout 10 s, first-move \
+         clock 30 s)",
+        silent.len(),
+        connected.elapsed()
     );
     let _ = std::io::stdout().flush();
+}
+
+fn log_bytes(server: &Server) -> usize {
+    server.logs().iter().map(|l| l.len() + 1).sum()
+}
+
+fn viewer_churn(cycles: usize) {
+    let server = server(&["--fixed-colours", "--max-pending-per-address", "64"]);
+    let _players = text_players(server.addr(), "tictactoe");
+    let id = newest_game_id(server.addr());
+    let pid = session_pid(&server, id);
+    let before = open_descriptors(pid);
+    let logged = log_bytes(&server);
+    let started = Instant::now();
+    let threads = 8;
+    let refused: usize = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let addr = server.addr();
+                scope.spawn(move || {
+                    (t..cycles)
+                        .step_by(threads)
+                        .filter(|i| watch(addr, loopback(i % 800), id).is_err())
+                        .count()
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+    });
+    let took = started.elapsed();
+    std::thread::sleep(Duration::from_millis(500));
+    let after = open_descriptors(pid);
+    println!(
+        "viewer-churn: {cycles} watch-and-close cycles in {took:?} ({refused} refused): session \
+         {pid} had {before} descriptors before, {after} after; {} bytes logged",
+        log_bytes(&server) - logged
+    );
+}
+
+/// The mover's round trips over `games` binary Reversi games, each watched by `watchers`
+/// text viewers.
+fn timed_games(server: &Server, games: usize, watchers: usize) -> Vec<Duration> {
+    let mut rng = reversi_tests::Rng::new(7);
+    let mut times = Vec::new();
+    for _ in 0..games {
+        let (mut black, mut white) = server.pair();
+        let id = newest_game_id(server.addr());
+        let watching: Vec<TcpStream> = (0..watchers)
+            .filter_map(|i| {
+                let mut s = connect_from(spread(i), server.addr()).ok()?;
+                s.write_all(format!("GAME WATCH {id}\n").as_bytes()).ok()?;
+                Some(s)
+            })
+            .collect();
+        // Every viewer has been shown the board before the first move.
+        std::thread::sleep(Duration::from_millis(500 + watchers as u64));
+        times.extend(reversi_tests::play_out(&mut black, &mut white, &mut rng).round_trips);
+        drop(watching);
+    }
+    times
+}
+
+fn viewers(watchers: usize) {
+    let count = watchers.to_string();
+    let server = server(&["--max-viewers", &count, "--max-viewers-per-address", &count]);
+    let mut alone = timed_games(&server, 5, 0);
+    let mut watched = timed_games(&server, 5, watchers);
+    let (a50, w50) = (quantile(&mut alone, 0.5), quantile(&mut watched, 0.5));
+    println!(
+        "viewers: move round trip alone p50 {a50:?} p99 {:?}; with {watchers} viewers p50 \
+         {w50:?} p99 {:?} ({:.2}x at the median)",
+        quantile(&mut alone, 0.99),
+        quantile(&mut watched, 0.99),
+        w50.as_secs_f64() / a50.as_secs_f64().max(1e-9)
+    );
+}
+
+/// Round trips of refused moves by the player to move for `span`, then how late its
+/// first-move clock (`clock`, from its first READY) fires; the opponent floods if `flood`.
+fn refused_moves(
+    server: &Server,
+    flood: bool,
+    span: Duration,
+    clock: Duration,
+) -> (Vec<Duration>, Duration) {
+    let (mut honest, other) = text_players(server.addr(), "reversi");
+    honest.expect("READY");
+    let ready = Instant::now();
+    let flooder = flood.then(|| LineFlood::start(other.stream().try_clone().unwrap(), "MOVE d3\n"));
+    let mut times = Vec::new();
+    while ready.elapsed() < span {
+        let sent = Instant::now();
+        honest.send("MOVE a1");
+        honest.expect("ERROR");
+        honest.next_is("READY");
+        times.push(sent.elapsed());
+    }
+    honest.expect("GAME ABORTED");
+    let late = ready.elapsed().saturating_sub(clock);
+    if let Some(f) = flooder {
+        f.stop();
+    }
+    (times, late)
+}
+
+fn out_of_turn() {
+    let server = server(&["--fixed-colours", "--first-move-timeout", "3"]);
+    let (span, clock) = (Duration::from_millis(2500), Duration::from_secs(3));
+    let (mut alone, late_alone) = refused_moves(&server, false, span, clock);
+    let (mut flooded, late_flooded) = refused_moves(&server, true, span, clock);
+    let (a50, f50) = (quantile(&mut alone, 0.5), quantile(&mut flooded, 0.5));
+    println!(
+        "out-of-turn: refused-move round trip alone p50 {a50:?} p99 {:?}, clock late {late_alone:?}; \
+         under an out-of-turn flood p50 {f50:?} p99 {:?} ({:.2}x at the median), clock late \
+         {late_flooded:?}",
+        quantile(&mut alone, 0.99),
+        quantile(&mut flooded, 0.99),
+        f50.as_secs_f64() / a50.as_secs_f64().max(1e-9)
+    );
 }

@@ -185,3 +185,131 @@ pub fn quantile(times: &mut [Duration], q: f64) -> Duration {
     let i = ((times.len() as f64 - 1.0) * q).round() as usize;
     times.get(i).copied().unwrap_or_default()
 }
+
+/// The id of the newest game `GAME LIST` names on the server at `addr`.
+pub fn newest_game_id(addr: SocketAddr) -> u64 {
+    let mut lister = reversi_tests::text::TextClient::connect(addr);
+    lister.send("GAME LIST");
+    lister.expect("GAME SESSIONS");
+    lister
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("GAME SESSION "))
+        .filter_map(|l| l.split_whitespace().nth(2)?.parse().ok())
+        .max()
+        .expect("a game is running")
+}
+
+/// The pid of the session of game `id`, from its first log line (`[pid] session: …
+/// (<game> game <id>, seed …)`).
+pub fn session_pid(server: &reversi_tests::Server, id: u64) -> i32 {
+    let line = server.wait_log(&format!(" game {id}, seed"));
+    line.split_once('[')
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .and_then(|(pid, _)| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {line:?}"))
+}
+
+/// How many descriptors process `pid` has open.
+pub fn open_descriptors(pid: i32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
+}
+
+/// A text client from `from` asks to watch game `id` and reads until it watches:
+/// `Ok` with the client, or `Err` with the line it got instead (a refusal).
+pub fn watch(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    id: u64,
+) -> Result<reversi_tests::text::TextClient, String> {
+    let stream = connect_from(from, addr).map_err(|e| e.to_string())?;
+    let mut viewer = reversi_tests::text::TextClient::from_stream(stream);
+    viewer.send(&format!("GAME WATCH {id}"));
+    loop {
+        match viewer.recv() {
+            Some(line) if line.starts_with("GAME WATCHING") => return Ok(viewer),
+            Some(line) if line.starts_with("ERROR") => return Err(line),
+            Some(_) => {}
+            None => return Err("closed".to_owned()),
+        }
+    }
+}
+
+/// Two text players of `game` (started with `--fixed-colours`): the first to move, then
+/// the second, each past its `GAME TURN 1`.
+pub fn text_players(
+    addr: SocketAddr,
+    game: &str,
+) -> (
+    reversi_tests::text::TextClient,
+    reversi_tests::text::TextClient,
+) {
+    let mut first = reversi_tests::text::TextClient::join(addr, game);
+    first.expect("GAME WAITING");
+    let mut second = reversi_tests::text::TextClient::join(addr, game);
+    first.expect("GAME TURN 1");
+    second.expect("GAME TURN 1");
+    (first, second)
+}
+
+/// A player that sends `line` as fast as the server takes it and reads (and forgets)
+/// every reply, so that its output never backs up: only a read budget bounds it.
+pub struct LineFlood {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<u64>>,
+}
+
+impl LineFlood {
+    pub fn start(stream: TcpStream, line: &str) -> LineFlood {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut reader = stream.try_clone().expect("clone");
+        let mut writer = stream;
+        let unit = line.as_bytes().repeat(4096 / line.len());
+        let writing = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let _ = writer.set_write_timeout(Some(Duration::from_millis(100)));
+                let mut sent = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    match writer.write(&unit) {
+                        Ok(n) => sent += n as u64,
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                        Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+                        Err(_) => break,
+                    }
+                }
+                sent
+            })
+        };
+        let reading = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let _ = reader.set_read_timeout(Some(Duration::from_millis(100)));
+                let mut buf = [0u8; 65536];
+                while !stop.load(Ordering::Relaxed) {
+                    match reader.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(_) => {}
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                        Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+                        Err(_) => break,
+                    }
+                }
+                0
+            })
+        };
+        LineFlood {
+            stop,
+            threads: vec![writing, reading],
+        }
+    }
+
+    /// Stops it; returns the bytes sent.
+    pub fn stop(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or(0))
+            .sum()
+    }
+}
