@@ -44,6 +44,8 @@ pub enum WireKind {
 }
 
 impl WireKind {
+    /// Every protocol, in the order that numbers them between the supervisor and a
+    /// session (a viewer's hand-off names its protocol by that number): add at the end.
     pub const ALL: [WireKind; 5] = [
         WireKind::Binary,
         WireKind::Text,
@@ -55,6 +57,17 @@ impl WireKind {
     /// What a connection is judged to speak when no protocol recognises its bytes: it
     /// gets this protocol's refusal (and so does one refused before its first byte).
     pub const FALLBACK: WireKind = WireKind::Binary;
+
+    /// The protocol's number: its place in [`WireKind::ALL`].
+    pub fn number(self) -> u8 {
+        let place = WireKind::ALL.iter().position(|&wire| wire == self);
+        place.map_or(u8::MAX, |n| n as u8)
+    }
+
+    /// The protocol numbered `number`, if any.
+    pub fn of_number(number: u8) -> Option<WireKind> {
+        WireKind::ALL.get(usize::from(number)).copied()
+    }
 
     /// The protocol itself.
     pub fn protocol(self) -> &'static dyn Protocol {
