@@ -17,13 +17,24 @@ mod frames;
 #[path = "../../server/src/protocols/web/http.rs"]
 mod request;
 
-use request::Answer;
+use request::{Answer, Operator};
+
+/// What http.rs names of the server's metrics module (the rest is not the front door's).
+mod metrics {
+    pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+}
+
+/// A server that serves no metrics and takes games: the page's routes alone.
+const OPERATOR: Operator<'static> = Operator {
+    metrics: None,
+    takes_games: true,
+};
 
 fuzz_target!(|data: &[u8]| {
     let games: Vec<_> = reversi_games::registry::all().iter().collect();
     let mut input = b"GET ".to_vec();
     input.extend_from_slice(data);
-    match request::screen(&input, &games) {
+    match request::screen(&input, &games, &OPERATOR) {
         Answer::Wait => assert!(input.len() < request::MAX_HEAD),
         Answer::Respond(response) => assert!(response.starts_with(b"HTTP/1.1 ")),
         Answer::Upgrade { response, used } => {

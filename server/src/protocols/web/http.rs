@@ -5,7 +5,7 @@
 
 use reversi_games::registry::Module;
 
-use super::{assets, Operator};
+use super::assets;
 
 /// The longest request head taken (request line and headers, blank line included);
 /// a longer one is answered 400.
@@ -20,6 +20,16 @@ pub const METRICS_PATH: &str = "/metrics";
 pub const HEALTH_PATH: &str = "/health";
 /// The WebSocket version this server speaks (RFC 6455).
 const WEBSOCKET_VERSION: &str = "13";
+
+/// The operator's HTTP routes (spec/DEPLOY.md), answered from the supervisor's own
+/// state: nothing is read from elsewhere while the loop waits.
+#[derive(Clone, Copy)]
+pub struct Operator<'a> {
+    /// The text of `GET /metrics`, made when asked; `None`: the route is not served.
+    pub metrics: Option<&'a dyn Fn() -> String>,
+    /// Whether the server takes new games: `GET /health` says so (200, else 503).
+    pub takes_games: bool,
+}
 
 /// What to do with the bytes of a request so far.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,15 +17,7 @@ use http::Answer;
 
 pub struct Web;
 
-/// The operator's HTTP routes (spec/DEPLOY.md), answered from the supervisor's own
-/// state: nothing is read from elsewhere while the loop waits.
-#[derive(Clone, Copy)]
-pub struct Operator<'a> {
-    /// The text of `GET /metrics`, made when asked; `None`: the route is not served.
-    pub metrics: Option<&'a dyn Fn() -> String>,
-    /// Whether the server takes new games: `GET /health` says so (200, else 503).
-    pub takes_games: bool,
-}
+pub use http::Operator;
 
 impl Protocol for Web {
     /// A WebSocket's frames: a message is judged as its line would be on a text
