@@ -93,7 +93,7 @@ fn board_text(legend: &legend::Legend, game: &reversi_client::text::Game) -> Str
         ..Default::default()
     };
     let board = picture::plain(&game.board, legend, &marks);
-    match lines::legend_line(legend) {
+    match lines::legend_line(legend, game) {
         line if line.is_empty() => board,
         line => format!("{board}\n{line}"),
     }

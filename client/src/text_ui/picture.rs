@@ -63,9 +63,9 @@ pub struct Glyph {
 }
 
 /// The widest label in use, plus a mark on each side: at least 3.
-pub fn cell_width(legend: &Legend, plain: bool) -> usize {
+pub fn cell_width(legend: &Legend) -> usize {
     let widest = legend
-        .pieces(plain)
+        .pieces()
         .iter()
         .map(|(label, _, _)| label.chars().count())
         .max()
@@ -74,8 +74,8 @@ pub fn cell_width(legend: &Legend, plain: bool) -> usize {
 }
 
 /// The rows of glyphs, the top row (y = height) first.
-pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>, plain: bool) -> Vec<Vec<Glyph>> {
-    let inner = cell_width(legend, plain) - 2;
+pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>) -> Vec<Vec<Glyph>> {
+    let inner = cell_width(legend) - 2;
     (1..=board.height())
         .rev()
         .map(|y| {
@@ -85,7 +85,7 @@ pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>, plain: bool) ->
                     let piece = cell.and_then(|c| c.piece.clone());
                     let kind = cell.map_or_else(String::new, |c| c.square.clone());
                     let text = match (&piece, cell) {
-                        (Some(piece), _) => legend.label(piece, plain),
+                        (Some(piece), _) => legend.label(piece),
                         (None, Some(c)) => legend.fill(&c.square).to_string(),
                         // Not drawn yet.
                         (None, None) => " ".to_owned(),
@@ -121,11 +121,11 @@ pub fn margin(board: &Board) -> usize {
 
 /// The whole board as plain text with coordinates, marks in brackets.
 pub fn plain(board: &Board, legend: &Legend, marks: &Marks<'_>) -> String {
-    let cell = cell_width(legend, true);
+    let cell = cell_width(legend);
     let margin = margin(board);
     let columns = column_labels(board, cell, margin);
     let mut out = format!("{columns}\n");
-    for (row, y) in glyphs(board, legend, marks, true)
+    for (row, y) in glyphs(board, legend, marks)
         .iter()
         .zip((1..=board.height()).rev())
     {

@@ -22,7 +22,7 @@ use reversi_client::exit;
 use reversi_client::text::{Event, Game, Notice, Piece, Request, Standing};
 use reversi_client::transport::Driver;
 
-use super::legend::Legend;
+use super::legend::{self, Legend};
 use super::numbering::Numbering;
 use super::picture::{self, Glyph, Mark, Marks};
 use super::typed::{self, Typed};
@@ -305,9 +305,15 @@ fn square_colour(kind: &str, index: usize) -> Option<Color> {
 
 /// A piece: named colours as they say, else a colour per team; the label
 /// in a contrasting colour.
-fn piece_style(piece: &Piece) -> Style {
+/// A piece's colours: black and white pieces (or the pieces of teams named
+/// black and white, as draughts' men are) in those colours, others by team.
+fn piece_style(piece: &Piece, game: &Game) -> Style {
     const TEAMS: [u8; 4] = [160, 27, 34, 130];
-    let (bg, fg) = match piece.name.as_str() {
+    let colour = match game.team_name(piece.team) {
+        Some(team @ ("black" | "white")) => team,
+        _ => piece.name.as_str(),
+    };
+    let (bg, fg) = match colour {
         "black" => (Color::Indexed(16), Color::Indexed(231)),
         "white" => (Color::Indexed(231), Color::Indexed(16)),
         _ => {
@@ -318,14 +324,14 @@ fn piece_style(piece: &Piece) -> Style {
     Style::new().bg(bg).fg(fg).add_modifier(Modifier::BOLD)
 }
 
-fn glyph_style(glyph: &Glyph, legend: &Legend, colour: bool) -> Style {
+fn glyph_style(glyph: &Glyph, legend: &Legend, colour: bool, game: &Game) -> Style {
     let mut style = Style::new();
     if colour {
         if let Some(bg) = square_colour(&glyph.kind, legend.kind_index(&glyph.kind)) {
             style = style.bg(bg);
         }
         style = match &glyph.piece {
-            Some(piece) => piece_style(piece),
+            Some(piece) => piece_style(piece, game),
             None => style.fg(Color::Indexed(244)),
         };
         style = match glyph.mark {
@@ -355,23 +361,22 @@ fn brackets(mark: Mark) -> (char, char) {
 impl Screen {
     fn board_lines(&self, game: &Game) -> Vec<Line<'static>> {
         let board = &game.board;
-        let plain = !self.colour;
         let marks = Marks {
             cursor: (game.team().is_some() && game.over.is_none()).then_some(self.cursor),
             picked: &self.picked,
             changed: &game.changed,
         };
-        let cell = picture::cell_width(&self.legend, plain);
+        let cell = picture::cell_width(&self.legend);
         let margin = picture::margin(board);
         let columns = picture::column_labels(board, cell, margin);
         let mut lines = vec![Line::raw(columns.clone())];
-        let rows = picture::glyphs(board, &self.legend, &marks, plain);
+        let rows = picture::glyphs(board, &self.legend, &marks);
         for (row, y) in rows.iter().zip((1..=board.height()).rev()) {
             let y = board.row_name(y);
             let mut spans = vec![Span::raw(format!("{y:>w$} ", w = margin - 1))];
             for glyph in row {
                 let (open, close) = brackets(glyph.mark);
-                let style = glyph_style(glyph, &self.legend, self.colour);
+                let style = glyph_style(glyph, &self.legend, self.colour, game);
                 spans.push(Span::styled(format!("{open}{}{close}", glyph.text), style));
             }
             spans.push(Span::raw(format!(" {y:<w$}", w = margin - 1)));
@@ -432,19 +437,19 @@ impl Screen {
     /// What each label and fill stands for.
     fn legend_lines(&self, game: &Game) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
-        for (label, name, team) in self.legend.pieces(!self.colour) {
+        for (label, name, team) in self.legend.pieces() {
             let piece = Piece {
                 name: name.clone(),
                 team,
             };
             let style = if self.colour {
-                piece_style(&piece)
+                piece_style(&piece, game)
             } else {
                 Style::new()
             };
             lines.push(Line::from(vec![
                 Span::styled(format!(" {label} "), style),
-                Span::raw(format!(" {name}: {}", words::team(Some(game), team))),
+                Span::raw(format!(" {}", legend::piece_words(&name, team, game))),
             ]));
         }
         if self.legend.kinds().len() > 1 {
@@ -457,7 +462,7 @@ impl Screen {
                 }
                 lines.push(Line::from(vec![
                     Span::styled(format!(" {} ", self.legend.fill(kind)), style),
-                    Span::raw(format!(" {kind} square")),
+                    Span::raw(format!(" {}", legend::kind_words(kind))),
                 ]));
             }
         }
