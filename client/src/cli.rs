@@ -142,6 +142,7 @@ impl EngineArgs {
             delay: std::time::Duration::ZERO,
             report: true,
             name: "bot".to_owned(),
+            shown_as: None,
         }
     }
 }

@@ -87,6 +87,10 @@ pub struct Options {
     pub report: bool,
     /// The name in messages: `bot`, or `demo: first bot`.
     pub name: String,
+    /// How the lines `show` prints name the bot's own side: `None` says
+    /// "you" (`reversi bot --show`); the demo's watcher is not playing, so
+    /// there it is `first bot`.
+    pub shown_as: Option<String>,
 }
 
 /// How a game ended for the bot.
@@ -219,7 +223,7 @@ impl Run<'_> {
         if self.options.show && !matches!(notice, Notice::YourMove | Notice::BoardChanged) {
             if let Some(text) = crate::text_ui::notice_words(notice, game) {
                 if !crate::text_ui::is_failure(notice) {
-                    println!("{text}");
+                    println!("{}", self.narrated(&text));
                 }
             }
         }
@@ -239,7 +243,8 @@ impl Run<'_> {
             }
             Notice::BoardChanged => {
                 if self.options.show {
-                    println!("{}", crate::text_ui::plain_board(game?));
+                    let board = crate::text_ui::plain_board(game?);
+                    println!("{}", self.narrated(&board));
                 }
             }
             Notice::Result { standing, .. } => {
@@ -266,6 +271,14 @@ impl Run<'_> {
             }
         }
         None
+    }
+
+    /// A shown line in the words of whoever watches the bot.
+    fn narrated(&self, text: &str) -> String {
+        match &self.options.shown_as {
+            Some(who) => crate::text_ui::third_person(text, who),
+            None => text.to_owned(),
+        }
     }
 
     /// The copy of the game parted from the server's: a game's own player

@@ -76,7 +76,7 @@ pub enum Input {
     Net(Event),
 }
 
-pub use words::{is_failure, notice as notice_words, team as team_words};
+pub use words::{is_failure, notice as notice_words, team as team_words, third_person};
 
 /// The board of `game` as plain text, what the last move changed in
 /// brackets, and the pieces seen on it.

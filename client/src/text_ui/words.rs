@@ -22,6 +22,13 @@ pub fn team(game: Option<&Game>, team: u8) -> String {
     }
 }
 
+/// `text` (lines of [`notice`], [`team`], [`header`]) told of a player
+/// named `who` instead of "you": the demo shows a game two bots play.
+pub fn third_person(text: &str, who: &str) -> String {
+    text.replace("you play ", &format!("{who} plays "))
+        .replace(", you)", &format!(", {who})"))
+}
+
 /// One line about the game: what it is and who this client is in it.
 pub fn header(game: &Game) -> String {
     let board = &game.board;
@@ -186,6 +193,23 @@ pub fn coordinates(board: &Board) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_demo_names_the_bot_not_you() {
+        let game = super::super::test_game(
+            "Reversi",
+            ("ReversiBoard", 8, 8),
+            Seat::Player {
+                team: 1,
+                name: "black".into(),
+            },
+        );
+        let said = third_person(&header(&game), "first bot");
+        assert!(said.contains("first bot plays black (team 1)"), "{said}");
+        let said = third_person(&team(Some(&game), 1), "first bot");
+        assert_eq!(said, "black (team 1, first bot)");
+        assert!(!said.contains("you"));
+    }
 
     #[test]
     fn numbers_on_a_board_whose_rows_count_from_the_top() {
