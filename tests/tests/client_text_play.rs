@@ -155,6 +155,43 @@ fn moves_built_with_the_cursor_win_a_game_of_tictactoe() {
     assert!(other.stdout.contains("YOU LOSE"), "{other:?}");
 }
 
+/// Issue 23 item 2: a misclick must not lose the game. Space then Enter on
+/// a taken square, a square off the board and a word that is no move are
+/// all refused here with the reason; the game goes on and a legal move is
+/// sent.
+#[test]
+fn a_move_the_rules_forbid_is_refused_here_and_the_game_goes_on() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "tictactoe", &[]);
+    let addr = server.addr().to_string();
+    let opponent = Reversi::scripted(&["play", "--game", "tictactoe", &addr], "a1\nc3\n");
+    screen.wait_for(&["Your move.", "cursor at b2"]);
+    screen.keys(&["Enter", "Enter"]);
+    screen.wait_for(&["moves (2)", "Your move."]);
+    // The cursor is still on b2, now X's.
+    screen.keys(&["Space", "Enter"]);
+    screen.wait_for(&["refused: illegal move: b2"]);
+    screen.keys(&["Escape", ":"]);
+    screen.type_text("4 4");
+    screen.keys(&["Enter"]);
+    screen.wait_for(&["refused: illegal move:", "Your move."]);
+    screen.keys(&[":"]);
+    screen.type_text("hello");
+    screen.keys(&["Enter"]);
+    screen.wait_for(&["refused: illegal move: \"hello\" is not a square"]);
+    screen.keys(&[":"]);
+    screen.type_text("c1");
+    screen.keys(&["Enter"]);
+    let later = screen.wait_for(&["moves (4)", "Your move."]);
+    assert!(!later.contains("YOU LOSE"), "{later}");
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
+    drop(opponent);
+}
+
 #[test]
 fn the_screen_follows_a_resize_help_and_no_color() {
     if skip() {

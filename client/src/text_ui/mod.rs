@@ -112,7 +112,7 @@ pub fn watch(addr: &str, id: u64) -> u8 {
 
 fn session(addr: &str, request: Request, protocol: Protocol) -> u8 {
     let output = Output::detect();
-    let mut driver = Driver::new(addr, protocol);
+    let mut driver = Driver::new(addr, protocol).checking_moves();
     // Connect before taking the screen, so a failure is one plain line.
     let mut early = Vec::new();
     if let Some(code) = driver.handle(Event::User(request), &mut |n: &Notice| {
