@@ -140,7 +140,7 @@ mod tests {
             Ok(())
         );
         let why = draughts
-            .check(1, &Request::Notation("11-16".into()))
+            .check(1, &Request::Notation("11-18".into()))
             .unwrap_err();
         assert!(!why.is_empty());
     }
