@@ -292,3 +292,53 @@ fn a_game_the_server_does_not_have_leaves_the_screen_at_once() {
         "{said}"
     );
 }
+
+/// Issue 23 items 3 and 6: a fake text server sends a clock of 11 s and a
+/// game timer; the screen shows both counting down, and the clock's
+/// warning, LOW, in words with NO_COLOR once under ten seconds.
+#[test]
+fn the_clock_counts_down_and_warns_in_words() {
+    use std::io::{BufRead, BufReader, Write};
+    if skip() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let screen = Tmux::start(
+        &reversi_binary(),
+        &["play", "--game", "tictactoe", &addr],
+        &[("TERM", "xterm-256color"), ("NO_COLOR", "1")],
+        WIDTH,
+        HEIGHT,
+    );
+    let (stream, _) = listener.accept().unwrap();
+    let mut lines = BufReader::new(stream.try_clone().unwrap());
+    let mut join = String::new();
+    lines.read_line(&mut join).unwrap();
+    assert_eq!(join.trim(), "GAME TYPE tictactoe");
+    let mut start = String::from(
+        "GAME TYPE TicTacToe\nGAME BOARD TicTacToeBoard 3 3\nGAME TEAMS X O\nGAME TEAM 1 X\n",
+    );
+    for y in 1..=3 {
+        for x in 1..=3 {
+            start.push_str(&format!("DRAW SQUARE empty {x} {y}\n"));
+        }
+    }
+    start.push_str("GAME TURN 1\nGAME CLOCK 1 11000\nGAME CLOCK 2 30000\n");
+    start.push_str("GAME TIMER quiet 120000 the game ends on numbers\nREADY\n");
+    (&stream).write_all(start.as_bytes()).unwrap();
+    let first = screen.wait_for(&["Your move.", "clock X (team 1, you): 1", "running"]);
+    assert!(
+        first.contains("clock O (team 2): 30 s (stopped)"),
+        "{first}"
+    );
+    assert!(first.contains("quiet in 1:5"), "{first}");
+    assert!(
+        first.contains("pieces on the board: X (team 1, you) 0, O (team 2) 0"),
+        "{first}"
+    );
+    let low = screen.wait_for(&["running, LOW"]);
+    println!("the clock under ten seconds:\n{low}");
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
+}

@@ -88,6 +88,7 @@ impl Lines {
             Ok(Some(Typed::Send(request))) => self.feed(Event::User(request)),
             Ok(Some(Typed::Help)) => {
                 println!("{}", typed::HELP);
+                println!("{}", words::CLOCK_HELP);
                 if let Some(game) = self.driver.client().game() {
                     println!("{}", words::coordinates(&game.board));
                     if let Some(numbering) = Numbering::of(&game.game) {

@@ -35,6 +35,8 @@ fn test_game(
         round: 1,
         teams: Vec::new(),
         legal: None,
+        clocks: Vec::new(),
+        timers: Vec::new(),
     }
 }
 
@@ -93,9 +95,10 @@ fn board_text(legend: &legend::Legend, game: &reversi_client::text::Game) -> Str
         ..Default::default()
     };
     let board = picture::plain(&game.board, legend, &marks);
+    let counts = words::counts(game);
     match lines::legend_line(legend, game) {
-        line if line.is_empty() => board,
-        line => format!("{board}\n{line}"),
+        line if line.is_empty() => format!("{board}\n  {counts}"),
+        line => format!("{board}\n{line}\n  {counts}"),
     }
 }
 

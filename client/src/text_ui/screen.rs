@@ -98,6 +98,10 @@ impl Screen {
     }
 
     fn note(&mut self, notice: &Notice) {
+        // Clocks and timers count down in the side panel, not in the log.
+        if matches!(notice, Notice::Clock { .. } | Notice::Timer { .. }) {
+            return;
+        }
         if let Some(text) = words::notice(notice, self.game()) {
             self.log.push(text);
             let excess = self.log.len().saturating_sub(LOG_LINES);
@@ -405,6 +409,9 @@ impl Screen {
             lines.push(Line::raw(why.clone()));
         }
         lines.push(Line::raw(""));
+        lines.extend(self.time_lines(game));
+        lines.push(Line::raw(words::counts(game)));
+        lines.push(Line::raw(""));
         if game.team().is_some() && game.over.is_none() {
             let picked: Vec<String> = self
                 .picked
@@ -431,6 +438,25 @@ impl Screen {
                 moved.notation
             )));
         }
+        lines
+    }
+
+    /// The clocks, the running one bold (and red when low, with the word
+    /// LOW for a screen without colour), and the game's own timers.
+    fn time_lines(&self, game: &Game) -> Vec<Line<'static>> {
+        let now = std::time::Instant::now();
+        let mut lines = Vec::new();
+        for clock in words::clocks(game, now) {
+            let mut style = Style::new();
+            if clock.running {
+                style = style.add_modifier(Modifier::BOLD);
+            }
+            if clock.low && self.colour {
+                style = style.fg(Color::Indexed(196));
+            }
+            lines.push(Line::styled(format!("clock {}", clock.text), style));
+        }
+        lines.extend(words::timers(game, now).into_iter().map(Line::raw));
         lines
     }
 
@@ -535,14 +561,18 @@ impl Screen {
         frame.render_widget(Paragraph::new(bottom_text), bottom);
         if self.help {
             let viewer = self.game().is_some_and(|g| g.team().is_none());
-            let mut help = vec![Line::raw(if viewer { VIEWER_HELP } else { HELP })];
+            let mut help = vec![
+                Line::raw(if viewer { VIEWER_HELP } else { HELP }),
+                Line::raw(""),
+                Line::raw(words::CLOCK_HELP),
+            ];
             if let Some(game) = self.game() {
                 help.extend([Line::raw(""), Line::raw(words::coordinates(&game.board))]);
                 if let Some(numbering) = Numbering::of(&game.game) {
                     help.extend([Line::raw(""), Line::raw(numbering.describe(&game.board))]);
                 }
             }
-            let area = centred(frame.area(), 64, 24);
+            let area = centred(frame.area(), 76, 34);
             frame.render_widget(ratatui::widgets::Clear, area);
             frame.render_widget(
                 Paragraph::new(help)

@@ -2,6 +2,9 @@
 //! full-screen view and the line mode. Teams have the names the server gave
 //! (`GAME TEAMS`, `GAME TEAM`), else they are "team k".
 
+use std::time::{Duration, Instant};
+
+use reversi_client::text::clock::{format_left, LOW};
 use reversi_client::text::{Board, Game, Notice, Seat, Standing};
 
 use super::numbering::Numbering;
@@ -27,6 +30,69 @@ pub fn team(game: Option<&Game>, team: u8) -> String {
 pub fn third_person(text: &str, who: &str) -> String {
     text.replace("you play ", &format!("{who} plays "))
         .replace(", you)", &format!(", {who})"))
+}
+
+/// What the clocks shown mean, for both views' help.
+pub const CLOCK_HELP: &str = "Clocks: the time a team has for its move, as the server tells it \
+(GAME CLOCK), counts down beside the team; LOW warns under 10 s. A game's own countdowns \
+(GAME TIMER: Foxes & Dolphins' tide and quiet rule) count down under them. Binary Reversi's \
+protocol sends no clock, so over it none is shown: its move time limit still applies.";
+
+/// A clock as shown.
+pub struct ClockLine {
+    /// `black (team 1, you): 27 s running`, with `LOW` under ten seconds,
+    /// so the warning reads without colour.
+    pub text: String,
+    pub running: bool,
+    pub low: bool,
+}
+
+/// Each team's clock at `now`, team 1 first.
+pub fn clocks(game: &Game, now: Instant) -> Vec<ClockLine> {
+    game.clocks
+        .iter()
+        .map(|clock| {
+            let running = game.running_clock() == Some(clock.team);
+            let left = clock.time.left(now, running);
+            let low = running && left < LOW;
+            let state = match (running, low) {
+                (true, true) => " running, LOW",
+                (true, false) => " running",
+                (false, _) => " (stopped)",
+            };
+            let text = format!(
+                "{}: {}{state}",
+                team(Some(game), clock.team),
+                format_left(left)
+            );
+            ClockLine { text, running, low }
+        })
+        .collect()
+}
+
+/// Each of the game's own countdowns at `now`: `tide in 7 s: the tide turns`.
+pub fn timers(game: &Game, now: Instant) -> Vec<String> {
+    game.timers
+        .iter()
+        .map(|timer| {
+            let left = format_left(timer.time.left(now, game.over.is_none()));
+            format!("{} in {left}: {}", timer.name, timer.text)
+        })
+        .collect()
+}
+
+/// The pieces each team has on the board: `X (team 1, you) 3, O (team 2) 2`.
+pub fn counts(game: &Game) -> String {
+    let mut counts: std::collections::BTreeMap<u8, usize> =
+        (1..=game.teams.len() as u8).map(|k| (k, 0)).collect();
+    for (_, piece) in game.board.pieces() {
+        *counts.entry(piece.team).or_default() += 1;
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(&k, n)| format!("{} {n}", team(Some(game), k)))
+        .collect();
+    format!("pieces on the board: {}", parts.join(", "))
 }
 
 /// One line about the game: what it is and who this client is in it.
@@ -140,6 +206,15 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::YourMove => "the server waits for your move".to_owned(),
         Notice::Moved { team: k, notation } => format!("{} played {notation}", team(game, *k)),
         Notice::News(text) => format!("news: {text}"),
+        Notice::Clock { team: k, ms } => {
+            let left = format_left(Duration::from_millis(*ms));
+            format!("clock: {} has {left}", team(game, *k))
+        }
+        Notice::Timer { name, ms: 0, .. } => format!("{name}: stopped"),
+        Notice::Timer { name, ms, text } => {
+            let left = format_left(Duration::from_millis(*ms));
+            format!("{name} in {left}: {text}")
+        }
         Notice::ServerRefused(why) => format!("the server refused: {why}"),
         Notice::Denied(why) => format!("the server refused: {why}"),
         Notice::Over { .. } => status(game?),

@@ -43,8 +43,10 @@ impl Driver {
     }
 
     /// The same driver, refusing here the moves the game's rules forbid.
+    /// The binary transport already does so itself (and lists the legal
+    /// moves), so only the text protocol's moves are checked here.
     pub fn checking_moves(mut self) -> Driver {
-        self.checks_moves = true;
+        self.checks_moves = self.protocol == Protocol::Text;
         self
     }
 

@@ -6,6 +6,7 @@ use std::net::{Shutdown, TcpStream};
 
 use reversi_text::{ClientMessage, LineBuffer, LineError, ParseError, ServerMessage};
 
+use crate::text::clock::Timing;
 use crate::text::Event;
 
 /// Opens a connection to `addr` (`host:port`, or a bare host for the
@@ -52,6 +53,11 @@ impl LineReader {
                         Ok(message) => return Event::Received(message),
                         // Later versions may add messages (spec §1): not a fault.
                         Err(ParseError::UnknownCommand(what)) => {
+                            // GAME CLOCK and GAME TIMER, until the codec has them.
+                            if let Some(timing) = Timing::parse(&line) {
+                                let at = std::time::Instant::now();
+                                return Event::Timing { timing, at };
+                            }
                             log::debug!("ignored a message this client does not know: {what}");
                         }
                         Err(e) => return Event::BadLine(format!("{line:?}: {e}")),
