@@ -60,6 +60,27 @@ impl Follower {
             .map_err(|e| format!("cannot replay {notation:?} by team {}: {e}", team.number()))
     }
 
+    /// A draw offer or answer, which the server announces only as
+    /// `GAME NEWS` (spec/TEXT-PROTOCOL.md §5.4: they are not moves): the
+    /// action of the team whose news this is, found by trying each on a
+    /// copy and comparing the news the game writes, is replayed. Says
+    /// whether the news was one.
+    pub fn follow_news(&mut self, text: &str) -> bool {
+        let teams = self.game.info().team_count();
+        let now = self.now();
+        for team in (1..=teams as u32).filter_map(|k| Team::from_number(k, teams)) {
+            for action in [Action::OfferDraw, Action::AcceptDraw, Action::DeclineDraw] {
+                let mut trial = self.game.clone_box();
+                let told = trial.play(team, &action, now);
+                if told.is_ok_and(|update| update.news.as_deref() == Some(text)) {
+                    self.game = trial;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// Whether team `team` (from 1) may make the move `request` asks for:
     /// `Err` says why not. Requests that are not moves pass.
     pub fn check(&self, team: u8, request: &Request) -> Result<(), String> {
@@ -130,6 +151,21 @@ mod tests {
         assert_eq!(ttt.check(2, &Request::Move(vec![(1, 1)])), Ok(()));
         assert_eq!(ttt.check(2, &Request::Notation("a1".into())), Ok(()));
         assert_eq!(ttt.check(2, &Request::OfferDraw), Ok(()));
+    }
+
+    #[test]
+    fn a_draw_offer_and_its_answer_are_followed_from_their_news() {
+        let mut draughts = Follower::of("Draughts").unwrap();
+        let answer = |f: &Follower| f.check(2, &Request::AcceptDraw);
+        assert!(!draughts.follow_news("black jumps for joy"));
+        assert!(draughts.follow_news("black offers a draw"));
+        draughts.follow(1, "11-15").unwrap();
+        let mut trial = draughts.game().clone_box();
+        assert!(trial.play(Team::SECOND, &Action::AcceptDraw, 0).is_ok());
+        assert!(draughts.follow_news("white declines the draw"));
+        let mut trial = draughts.game().clone_box();
+        assert!(trial.play(Team::SECOND, &Action::AcceptDraw, 0).is_err());
+        assert_eq!(answer(&draughts), Ok(()), "not a move: not checked");
     }
 
     #[test]

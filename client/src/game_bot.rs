@@ -179,6 +179,12 @@ impl Run<'_> {
                     }
                 }
             }
+            Notice::News(text) => {
+                // A draw offer or answer: the copy must know one stands.
+                if let Some(copy) = self.copy.as_mut() {
+                    copy.follow_news(text);
+                }
+            }
             Notice::BoardChanged => {
                 if self.options.show {
                     let board = crate::text_ui::plain_board(game?);
@@ -251,6 +257,13 @@ impl Run<'_> {
             }
         };
         let budget = self.options.strength.budget();
+        // Only the rules' copy knows whether a draw is offered.
+        if self.copy.is_some() {
+            let name = &self.options.name;
+            if let Some(answer) = answer_draw(&mut *self.bot, name, game, team, budget) {
+                return Ok(Some(answer));
+            }
+        }
         let Some(action) = self.bot.choose(game, team, budget) else {
             return Ok(None);
         };
@@ -261,6 +274,26 @@ impl Run<'_> {
             Action::DeclineDraw => Request::DeclineDraw,
         }))
     }
+}
+
+/// `bot`'s answer to a draw the opponent offers in `game`, if one stands
+/// (the rules take an answer only then); prints what it answered and why.
+fn answer_draw(
+    bot: &mut dyn Bot,
+    name: &str,
+    game: &dyn Game,
+    team: Team,
+    budget: Duration,
+) -> Option<Request> {
+    game.clone_box().play(team, &Action::AcceptDraw, 0).ok()?;
+    let answer = bot.answer_draw(game, team, budget);
+    let verb = if answer.accept { "accepts" } else { "declines" };
+    println!("{name}: {verb} the draw offer: {}", answer.why);
+    Some(if answer.accept {
+        Request::AcceptDraw
+    } else {
+        Request::DeclineDraw
+    })
 }
 
 /// The player for the game with this number (its own seeds).

@@ -521,9 +521,11 @@ impl Client {
                 return Client::refuse(Refusal::EmptyMove)
             }
             Request::Notation(text) => ClientMessage::MoveText(text.trim().to_owned()),
-            Request::OfferDraw => return vec![Action::Send(ClientMessage::OfferDraw)],
-            Request::AcceptDraw => return vec![Action::Send(ClientMessage::AcceptDraw)],
-            Request::DeclineDraw => return vec![Action::Send(ClientMessage::DeclineDraw)],
+            // Not moves, but acts of the turn: the server says READY again
+            // after them (or after refusing them) if the turn is still ours.
+            Request::OfferDraw => ClientMessage::OfferDraw,
+            Request::AcceptDraw => ClientMessage::AcceptDraw,
+            Request::DeclineDraw => ClientMessage::DeclineDraw,
             _ => return Client::refuse(Refusal::Busy),
         };
         game.ready = false;

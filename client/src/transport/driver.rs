@@ -148,6 +148,11 @@ impl Driver {
                     self.rules = None;
                 }
             }
+            Notice::News(text) => {
+                if let Some(rules) = self.rules.as_mut() {
+                    rules.follow_news(text);
+                }
+            }
             _ => {}
         }
     }
