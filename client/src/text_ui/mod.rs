@@ -92,6 +92,7 @@ pub fn plain_board(game: &reversi_client::text::Game) -> String {
 fn board_text(legend: &legend::Legend, game: &reversi_client::text::Game) -> String {
     let marks = picture::Marks {
         changed: &game.changed,
+        numbers: numbering::Numbering::of(&game.game),
         ..Default::default()
     };
     let board = picture::plain(&game.board, legend, &marks);

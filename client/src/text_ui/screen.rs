@@ -369,8 +369,9 @@ impl Screen {
             cursor: (game.team().is_some() && game.over.is_none()).then_some(self.cursor),
             picked: &self.picked,
             changed: &game.changed,
+            numbers: Numbering::of(&game.game),
         };
-        let cell = picture::cell_width(&self.legend);
+        let cell = picture::cell_width(&self.legend, &marks);
         let margin = picture::margin(board);
         let columns = picture::column_labels(board, cell, margin);
         let mut lines = vec![Line::raw(columns.clone())];
