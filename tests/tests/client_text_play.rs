@@ -216,7 +216,11 @@ fn the_screen_follows_a_resize_help_and_no_color() {
     let state_row = narrow.lines().position(|l| l.contains("Your move."));
     assert!(board_row < state_row, "{narrow}");
     screen.keys(&["?"]);
-    screen.wait_for(&["help (Esc or ? closes)", "square by square"]);
+    screen.wait_for(&[
+        "help (Esc or ? closes)",
+        "square by square",
+        "Rules of Tic-Tac-Toe",
+    ]);
     screen.keys(&["Escape", "q"]);
     screen.wait_for(&["press q again to leave"]);
     screen.keys(&["q"]);

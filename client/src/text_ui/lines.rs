@@ -90,6 +90,9 @@ impl Lines {
                 println!("{}", typed::HELP);
                 println!("{}", words::CLOCK_HELP);
                 if let Some(game) = self.driver.client().game() {
+                    if let Some(rules) = words::rules(game) {
+                        println!("{rules}");
+                    }
                     println!("{}", words::coordinates(&game.board));
                     if let Some(numbering) = Numbering::of(&game.game) {
                         println!("{}", numbering.describe(&game.board));

@@ -568,6 +568,9 @@ impl Screen {
                 Line::raw(words::CLOCK_HELP),
             ];
             if let Some(game) = self.game() {
+                if let Some(rules) = words::rules(game) {
+                    help.extend([Line::raw(""), Line::raw(rules)]);
+                }
                 help.extend([Line::raw(""), Line::raw(words::coordinates(&game.board))]);
                 if let Some(numbering) = Numbering::of(&game.game) {
                     help.extend([Line::raw(""), Line::raw(numbering.describe(&game.board))]);
@@ -613,14 +616,8 @@ impl Screen {
             height: rest.height.min(legend_height),
             ..rest
         };
-        let name = format!(
-            "{} {}x{}",
-            game.board.name(),
-            game.board.width(),
-            game.board.height()
-        );
         frame.render_widget(
-            Paragraph::new(board).block(Block::bordered().title(name)),
+            Paragraph::new(board).block(Block::bordered().title(board_title(game))),
             board_area,
         );
         if legend_area.height >= 3 {
@@ -638,6 +635,12 @@ impl Screen {
     }
 }
 
+/// The board's frame title: `TicTacToeBoard 3x3`.
+fn board_title(game: &Game) -> String {
+    let board = &game.board;
+    format!("{} {}x{}", board.name(), board.width(), board.height())
+}
+
 /// What a game's screen takes: the board (with its legend beside it, as
 /// wide as the wider of the two) and the status panel.
 struct Footprint {
@@ -650,7 +653,9 @@ impl Footprint {
         let width = |lines: &[Line]| lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
         let board = screen.board_lines(game);
         Footprint {
-            left_width: width(&board).max(width(&screen.legend_lines(game))),
+            left_width: width(&board)
+                .max(width(&screen.legend_lines(game)))
+                .max(board_title(game).chars().count() as u16 + 2),
             board_height: board.len() as u16 + 2,
         }
     }

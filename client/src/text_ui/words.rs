@@ -32,6 +32,13 @@ pub fn third_person(text: &str, who: &str) -> String {
         .replace(", you)", &format!(", {who})"))
 }
 
+/// The rules of the game, from its module in the games crate, for both
+/// views' help: `Rules of English draughts: ...`.
+pub fn rules(game: &Game) -> Option<String> {
+    let info = reversi_games::registry::find(&game.game)?.info;
+    Some(format!("Rules of {}: {}", info.title, info.rules))
+}
+
 /// What the clocks shown mean, for both views' help.
 pub const CLOCK_HELP: &str = "Clocks: the time a team has for its move, as the server tells it \
 (GAME CLOCK), counts down beside the team; LOW warns under 10 s. A game's own countdowns \
