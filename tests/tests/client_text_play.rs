@@ -192,6 +192,38 @@ fn a_move_the_rules_forbid_is_refused_here_and_the_game_goes_on() {
     drop(opponent);
 }
 
+/// Issue 23 item 4: the screen's legend gives the square kinds the fills
+/// the line mode and `bot --show` give them (the order on the board, not
+/// the order drawn), and white's men a glyph of their own, with colour.
+#[test]
+fn the_draughts_legend_is_the_one_the_line_mode_shows() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "draughts", &[]);
+    let addr = server.addr().to_string();
+    // White's move is held until black has moved: black never does.
+    let opponent = Reversi::scripted(&["play", "--game", "draughts", &addr], "22-18\n");
+    let shown = screen.wait_for(&["Your move.", " M  man: black (team 1, you)"]);
+    for line in [
+        " m  man: white (team 2)",
+        " .  dark square",
+        "    light square",
+    ] {
+        assert!(shown.contains(line), "{line:?} missing:\n{shown}");
+    }
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
+    let other = opponent.finish();
+    assert!(
+        other
+            .stdout
+            .contains("m man: white (team 2, you), '.' dark square, ' ' light square"),
+        "{other:?}"
+    );
+}
+
 #[test]
 fn the_screen_follows_a_resize_help_and_no_color() {
     if skip() {

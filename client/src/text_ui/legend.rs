@@ -6,8 +6,11 @@
 //! with colour or without: colour is never the only difference, so a board
 //! reads the same with `NO_COLOR`, on a monochrome terminal and to a
 //! colour-blind person, and the screen and the line mode show one legend.
-//! A square kind gets a fill character in the order the kinds were first
-//! seen (`.` for the first).
+//! A square kind gets a fill character in the order the kinds first appear
+//! on the whole board, from (1, 1) row by row (`.` for the first): the
+//! views learn only a board whose drawing is over, so the full screen, the
+//! line mode and `bot --show` give a kind the same fill (draughts' dark
+//! squares are `.` in all three).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -128,7 +128,11 @@ impl Screen {
             self.note(notice);
         }
         if let Some(game) = self.driver.client().game() {
-            self.legend.learn(&game.board);
+            // Only a whole board: the fills go by the kinds' order on it,
+            // as in the line mode and bot --show, not by the drawing's order.
+            if notices.contains(&Notice::BoardChanged) {
+                self.legend.learn(&game.board);
+            }
             if game.round != self.round {
                 self.round = game.round;
                 let board = &game.board;
