@@ -214,8 +214,9 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Moved { team: k, notation } => format!("{} played {notation}", team(game, *k)),
         Notice::News(text) => format!("news: {text}"),
         Notice::Clock { team: k, ms } => {
-            let left = format_left(Duration::from_millis(*ms));
-            format!("clock: {} has {left}", team(game, *k))
+            let left = Duration::from_millis(*ms);
+            let low = if left < LOW { ", LOW" } else { "" };
+            format!("clock: {} has {}{low}", team(game, *k), format_left(left))
         }
         Notice::Timer { name, ms: 0, .. } => format!("{name}: stopped"),
         Notice::Timer { name, ms, text } => {
@@ -275,6 +276,51 @@ pub fn coordinates(board: &Board) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clocks_read_without_colour_and_warn_in_words() {
+        use reversi_client::text::clock::{Clock, Countdown};
+        let mut game = super::super::test_game(
+            "TicTacToe",
+            ("TicTacToeBoard", 3, 3),
+            Seat::Player {
+                team: 1,
+                name: "X".into(),
+            },
+        );
+        game.teams = vec!["X".into(), "O".into()];
+        let since = Instant::now();
+        for (team, ms) in [(1, 12_000), (2, 30_000)] {
+            let time = Countdown { ms, since };
+            game.clocks.push(Clock { team, time });
+        }
+        let later = since + Duration::from_millis(2_500);
+        let shown: Vec<String> = clocks(&game, later).into_iter().map(|c| c.text).collect();
+        assert_eq!(
+            shown,
+            [
+                "X (team 1, you): 9.5 s running, LOW",
+                "O (team 2): 30 s (stopped)"
+            ]
+        );
+        let told = notice(&Notice::Clock { team: 1, ms: 9_000 }, Some(&game)).unwrap();
+        assert_eq!(told, "clock: X (team 1, you) has 9.0 s, LOW");
+        let timer = Notice::Timer {
+            name: "tide".into(),
+            ms: 7_000,
+            text: "the tide turns".into(),
+        };
+        assert_eq!(
+            notice(&timer, Some(&game)).unwrap(),
+            "tide in 7.0 s: the tide turns"
+        );
+        game.board.draw_square("empty", 2, 2).unwrap();
+        game.board.draw_piece("x", 1).unwrap();
+        assert_eq!(
+            counts(&game),
+            "pieces on the board: X (team 1, you) 1, O (team 2) 0"
+        );
+    }
 
     #[test]
     fn the_demo_names_the_bot_not_you() {
