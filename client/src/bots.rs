@@ -18,7 +18,7 @@ use std::time::Duration;
 use reversi_engine::player::{Player, PlayerConfig};
 use reversi_games::mcts::Mcts;
 use reversi_games::registry::Module;
-use reversi_games::{Action, Bot, Game, RandomBot, Team};
+use reversi_games::{Action, Bot, DrawAnswer, Game, RandomBot, Team};
 
 /// How the bot plays.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +111,10 @@ impl Bot for RandomOpening {
         } else {
             self.bot.choose(game, team, budget)
         }
+    }
+
+    fn answer_draw(&mut self, game: &dyn Game, team: Team, budget: Duration) -> DrawAnswer {
+        self.bot.answer_draw(game, team, budget)
     }
 }
 

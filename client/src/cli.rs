@@ -28,6 +28,11 @@ pub enum Cmd {
     /// turns colours off; TERM=dumb, or stdin or stdout not a terminal, gives the
     /// line mode: one command a line (a move, quit, board, help).
     ///
+    /// A move the game's rules forbid is refused here with the reason, never
+    /// sent (in Tic-Tac-Toe an illegal move loses). Each team's move clock counts
+    /// down beside it (LOW under 10 s) over the text protocol; binary Reversi's
+    /// protocol sends no clock, so none is shown there. Help (?) has the rules.
+    ///
     /// When stdin is not a terminal, each line is held until it is your turn, so a
     /// file of your moves plays them in order; the end of stdin means quit.
     /// Exit codes: 0 game over or quit, 1 the server ended the game (error or
@@ -142,6 +147,7 @@ impl EngineArgs {
             delay: std::time::Duration::ZERO,
             report: true,
             name: "bot".to_owned(),
+            shown_as: None,
         }
     }
 }

@@ -154,6 +154,7 @@ pub fn run(options: &Options) -> u8 {
     let first = Options {
         show: true,
         name: "demo: first bot".into(),
+        shown_as: Some("first bot".into()),
         ..options.clone()
     };
     let mut second = Options {

@@ -1,22 +1,23 @@
 //! `reversi bot`: a computer player for any game built into this client,
 //! over the text protocol (`--game NAME`), or for Reversi over the binary
 //! protocol, through the same client and the same driver. The bot keeps its own copy of the
-//! game, rebuilt by replaying each `GAME MOVED team notation` through the
+//! game ([`Follower`]), rebuilt by replaying each `GAME MOVED team notation` through the
 //! game's `parse_action` and `play`, and checks the copy against the board
 //! the server draws. Where the two part (a game whose state cannot be
 //! rebuilt from its moves: a random set-up), a game's own player, which
 //! reads the board, plays from the drawing instead ([`DrawnGame`]); the
 //! general player, which needs the rules, stops with the reason.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reversi_client::bots::{self, RandomOpening, Strength};
 use reversi_client::drawn::DrawnGame;
 use reversi_client::exit;
+use reversi_client::follow::Follower;
 use reversi_client::text::{Event, Game as Drawn, Notice, Request, Standing};
 use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry::Module;
-use reversi_games::{Action, Bot, Game, Team, Viewer};
+use reversi_games::{Action, Bot, Game, Team};
 
 /// Games won, drawn and lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,6 +88,10 @@ pub struct Options {
     pub report: bool,
     /// The name in messages: `bot`, or `demo: first bot`.
     pub name: String,
+    /// How the lines `show` prints name the bot's own side: `None` says
+    /// "you" (`reversi bot --show`); the demo's watcher is not playing, so
+    /// there it is `first bot`.
+    pub shown_as: Option<String>,
 }
 
 /// How a game ended for the bot.
@@ -96,69 +101,6 @@ pub struct Ended {
     pub who: String,
     /// `won in 60 moves (33-31)`.
     pub how: String,
-}
-
-/// The bot's copy of the game and the player.
-struct Copy {
-    game: Box<dyn Game>,
-    started: Instant,
-}
-
-impl Copy {
-    fn new(module: &Module) -> Copy {
-        Copy {
-            game: (module.new_game)(&Default::default()),
-            started: Instant::now(),
-        }
-    }
-
-    fn now(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
-    }
-
-    /// Replays a move the server announced.
-    fn follow(&mut self, team: u8, notation: &str) -> Result<(), String> {
-        let teams = self.game.info().team_count();
-        let team = Team::from_number(u32::from(team), teams)
-            .ok_or_else(|| format!("the server says team {team} moved; this game has {teams}"))?;
-        let action = self
-            .game
-            .parse_action(notation)
-            .map_err(|e| format!("cannot read the move {notation:?}: {e}"))?;
-        let now = self.now();
-        self.game
-            .play(team, &action, now)
-            .map(|_| ())
-            .map_err(|e| format!("cannot replay {notation:?} by team {}: {e}", team.number()))
-    }
-
-    /// The first square where the copy and the server's board differ.
-    fn differs_from(&self, drawn: &Drawn) -> Option<String> {
-        let viewer = match drawn.team() {
-            Some(k) => Viewer::Team(Team(k - 1)),
-            None => Viewer::Spectator,
-        };
-        for cell in self.game.view(viewer) {
-            let (x, y) = (cell.at.x, cell.at.y);
-            let theirs = drawn.board.cell(x, y);
-            let same = theirs.is_some_and(|c| {
-                c.square == cell.square
-                    && c.piece.as_ref().map(|p| (p.name.as_str(), p.team))
-                        == cell
-                            .piece
-                            .as_ref()
-                            .map(|p| (p.name.as_str(), p.team.number()))
-            });
-            if !same {
-                return Some(format!(
-                    "the bot's copy of the game differs from the server's board at ({x}, {y}): \
-                     this game's state cannot be rebuilt from its moves, and the general player \
-                     needs it"
-                ));
-            }
-        }
-        None
-    }
 }
 
 /// How one game ended: "O (team 2, you)" and "won in 7 moves (X left the game)".
@@ -185,7 +127,7 @@ struct Run<'a> {
     driver: Driver,
     /// The rules' copy of the game; `None` before the game starts, or once
     /// it has parted from the drawing and the bot plays from the drawing.
-    copy: Option<Copy>,
+    copy: Option<Follower>,
     bot: Box<dyn Bot>,
     tally: Tally,
     played: u32,
@@ -219,13 +161,13 @@ impl Run<'_> {
         if self.options.show && !matches!(notice, Notice::YourMove | Notice::BoardChanged) {
             if let Some(text) = crate::text_ui::notice_words(notice, game) {
                 if !crate::text_ui::is_failure(notice) {
-                    println!("{text}");
+                    println!("{}", self.narrated(&text));
                 }
             }
         }
         match notice {
             Notice::Started => {
-                self.copy = Some(Copy::new(self.options.module));
+                self.copy = Some(Follower::new(self.options.module));
                 let seed = u64::from(self.played);
                 self.bot = player(self.options, seed);
             }
@@ -237,9 +179,16 @@ impl Run<'_> {
                     }
                 }
             }
+            Notice::News(text) => {
+                // A draw offer or answer: the copy must know one stands.
+                if let Some(copy) = self.copy.as_mut() {
+                    copy.follow_news(text);
+                }
+            }
             Notice::BoardChanged => {
                 if self.options.show {
-                    println!("{}", crate::text_ui::plain_board(game?));
+                    let board = crate::text_ui::plain_board(game?);
+                    println!("{}", self.narrated(&board));
                 }
             }
             Notice::Result { standing, .. } => {
@@ -268,6 +217,14 @@ impl Run<'_> {
         None
     }
 
+    /// A shown line in the words of whoever watches the bot.
+    fn narrated(&self, text: &str) -> String {
+        match &self.options.shown_as {
+            Some(who) => crate::text_ui::third_person(text, who),
+            None => text.to_owned(),
+        }
+    }
+
     /// The copy of the game parted from the server's: a game's own player
     /// goes on from the drawing; the general one cannot.
     fn part(&mut self, why: String) -> Result<(), String> {
@@ -293,13 +250,20 @@ impl Run<'_> {
         }
         let from_drawing;
         let game: &dyn Game = match &self.copy {
-            Some(copy) => &*copy.game,
+            Some(copy) => copy.game(),
             None => {
                 from_drawing = DrawnGame::new(self.options.module, &drawn)?;
                 &from_drawing
             }
         };
         let budget = self.options.strength.budget();
+        // Only the rules' copy knows whether a draw is offered.
+        if self.copy.is_some() {
+            let name = &self.options.name;
+            if let Some(answer) = answer_draw(&mut *self.bot, name, game, team, budget) {
+                return Ok(Some(answer));
+            }
+        }
         let Some(action) = self.bot.choose(game, team, budget) else {
             return Ok(None);
         };
@@ -310,6 +274,26 @@ impl Run<'_> {
             Action::DeclineDraw => Request::DeclineDraw,
         }))
     }
+}
+
+/// `bot`'s answer to a draw the opponent offers in `game`, if one stands
+/// (the rules take an answer only then); prints what it answered and why.
+fn answer_draw(
+    bot: &mut dyn Bot,
+    name: &str,
+    game: &dyn Game,
+    team: Team,
+    budget: Duration,
+) -> Option<Request> {
+    game.clone_box().play(team, &Action::AcceptDraw, 0).ok()?;
+    let answer = bot.answer_draw(game, team, budget);
+    let verb = if answer.accept { "accepts" } else { "declines" };
+    println!("{name}: {verb} the draw offer: {}", answer.why);
+    Some(if answer.accept {
+        Request::AcceptDraw
+    } else {
+        Request::DeclineDraw
+    })
 }
 
 /// The player for the game with this number (its own seeds).

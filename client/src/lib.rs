@@ -14,6 +14,8 @@
 //! - [`bots`]: a computer player for any game a server offers, and
 //!   [`drawn::DrawnGame`], a game known only by its drawing, for players
 //!   that read the board.
+//! - [`follow::Follower`]: a copy of the game kept by its rules, on which a
+//!   person's move is checked before it is sent and a bot plays.
 //!
 //! ```
 //! use reversi_client::text::{self, Request};
@@ -30,5 +32,6 @@ pub mod bots;
 pub mod connection;
 pub mod drawn;
 pub mod exit;
+pub mod follow;
 pub mod text;
 pub mod transport;

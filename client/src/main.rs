@@ -75,6 +75,7 @@ fn main() -> ExitCode {
                             delay: Duration::ZERO,
                             report: true,
                             name: "bot".to_owned(),
+                            shown_as: None,
                         },
                     ),
                     None => {

@@ -10,6 +10,23 @@ pub trait Bot: Send {
     /// An action for `team` in `game`, using at most about `budget` of wall-clock time;
     /// `None` when `team` has nothing to do.
     fn choose(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<Action>;
+
+    /// The answer of `team` to the draw its opponent offers in `game`:
+    /// accept when this player's own evaluation says the position is drawn
+    /// or lost for `team`, else decline; with the reason, for people. The
+    /// default asks a Monte Carlo tree search; a game's own player judges
+    /// with its own evaluation.
+    fn answer_draw(&mut self, game: &dyn Game, team: Team, budget: Duration) -> DrawAnswer {
+        crate::mcts::Mcts::new(0x5eed).answer_draw(game, team, budget)
+    }
+}
+
+/// A computer player's answer to a draw offer, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawAnswer {
+    pub accept: bool,
+    /// What the evaluation found: `its search expects 0.31 of a point`.
+    pub why: String,
 }
 
 /// A bot that picks uniformly among the legal actions: the opponent every

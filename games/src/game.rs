@@ -261,6 +261,9 @@ pub struct GameInfo {
     pub rematch: bool,
     /// The file extension of [`Game::record`] (`ggf`, `pdn`).
     pub record_ext: &'static str,
+    /// The rules in a few sentences, for a person about to play (a client's
+    /// help); spec/games/ has them whole.
+    pub rules: &'static str,
 }
 
 impl GameInfo {

@@ -26,7 +26,7 @@ pub mod registry;
 pub mod reversi;
 pub mod tictactoe;
 
-pub use bot::{Bot, RandomBot};
+pub use bot::{Bot, DrawAnswer, RandomBot};
 pub use game::{
     Action, BoardSpec, Cell, CloneGame, Game, GameInfo, Illegal, IllegalPolicy, Labels, Millis,
     Moved, Outcome, Piece, Point, Settings, Standing, Team, Timer, Update, Viewer,

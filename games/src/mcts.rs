@@ -21,7 +21,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::bot::{Bot, RandomBot};
+use crate::bot::{Bot, DrawAnswer, RandomBot};
 use crate::game::{Action, Game, Outcome, Team};
 
 /// The exploration constant of UCB1 (√2 for rewards in 0..=1).
@@ -258,11 +258,13 @@ impl Tree {
     }
 }
 
-impl Bot for Mcts {
-    fn choose(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<Action> {
-        let mut actions = game.legal_actions(team);
-        if actions.len() <= 1 {
-            return actions.pop();
+impl Mcts {
+    /// Searches `game` for `team` within `budget`; `None` when `team` has
+    /// no action.
+    fn search(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<Tree> {
+        let actions = game.legal_actions(team);
+        if actions.is_empty() {
+            return None;
         }
         let start = Instant::now();
         let mut tree = Tree {
@@ -285,11 +287,56 @@ impl Bot for Mcts {
             self.iterate(&mut tree, game, team);
             done += 1;
         }
+        Some(tree)
+    }
+
+    /// What `team`'s best action is worth to it, from 0 (a loss) to 1 (a
+    /// win), after a search of `budget`; `None` when it has no action.
+    pub fn expected_score(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<f64> {
+        let tree = self.search(game, team, budget)?;
+        let best = &tree.nodes[tree.best(team)?];
+        Some(match best.proven {
+            Some(ending) => ending.reward(team),
+            None => best.reward / f64::from(best.visits.max(1)),
+        })
+    }
+
+    /// Answers a draw offer from the search's expected score: a draw is
+    /// worth ½, so accept at or under [`ACCEPT_DRAW_AT`].
+    pub fn answer_draw(&mut self, game: &dyn Game, team: Team, budget: Duration) -> DrawAnswer {
+        match self.expected_score(game, team, budget) {
+            Some(score) => DrawAnswer {
+                accept: score <= ACCEPT_DRAW_AT,
+                why: format!("its search expects {score:.2} of a point (a draw is worth 0.50)"),
+            },
+            None => DrawAnswer {
+                accept: true,
+                why: "it has no move to play".to_owned(),
+            },
+        }
+    }
+}
+
+/// The expected score at or under which the search takes a draw: a draw's
+/// ½ and a little room for the search's noise.
+pub const ACCEPT_DRAW_AT: f64 = 0.55;
+
+impl Bot for Mcts {
+    fn choose(&mut self, game: &dyn Game, team: Team, budget: Duration) -> Option<Action> {
+        let mut actions = game.legal_actions(team);
+        if actions.len() <= 1 {
+            return actions.pop();
+        }
+        let tree = self.search(game, team, budget)?;
         match tree.best(team) {
             Some(c) => tree.nodes[c].action.clone(),
             // Not one iteration finished: any legal action.
             None => game.legal_actions(team).into_iter().next(),
         }
+    }
+
+    fn answer_draw(&mut self, game: &dyn Game, team: Team, budget: Duration) -> DrawAnswer {
+        Mcts::answer_draw(self, game, team, budget)
     }
 }
 
@@ -381,6 +428,30 @@ mod tests {
 
     fn tictactoe() -> Box<dyn Game> {
         (crate::tictactoe::MODULE.new_game)(&Default::default())
+    }
+
+    fn position(moves: &[&str]) -> Box<dyn Game> {
+        let mut game = tictactoe();
+        for (i, notation) in moves.iter().enumerate() {
+            let action = game.parse_action(notation).unwrap();
+            game.play(Team((i % 2) as u8), &action, 0).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn a_draw_is_taken_in_a_lost_position_and_refused_in_a_won_one() {
+        let mut mcts = Mcts::with_iterations(7, 4000);
+        // O threatens a3 and c1; X, to move, blocks one and loses.
+        let lost = position(&["b2", "a1", "c2", "a2", "b3", "b1"]);
+        let answer = mcts.answer_draw(&*lost, Team::FIRST, Duration::ZERO);
+        assert!(answer.accept, "{answer:?}");
+        assert!(answer.why.contains("expects 0.00 of a point"), "{answer:?}");
+        // X on a1 and b1, to move: c1 wins.
+        let won = position(&["a1", "a2", "b1", "b2"]);
+        let answer = mcts.answer_draw(&*won, Team::FIRST, Duration::ZERO);
+        assert!(!answer.accept, "{answer:?}");
+        assert!(answer.why.contains("expects 1.00"), "{answer:?}");
     }
 
     /// The position as a key: who stands on each square.

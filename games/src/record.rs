@@ -121,6 +121,7 @@ mod tests {
             random_teams: false,
             rematch: true,
             record_ext: "txt",
+            rules: "Three in a line wins.",
         };
         let meta = RecordMeta {
             players: vec!["127.0.0.1:1".into(), "127.0.0.1:2".into()],

@@ -299,6 +299,18 @@ mod tests {
     }
 
     #[test]
+    fn every_game_has_its_rules_for_people() {
+        for m in all() {
+            assert!(
+                m.info.rules.len() > 40,
+                "{}: {:?}",
+                m.info.name,
+                m.info.rules
+            );
+        }
+    }
+
+    #[test]
     fn a_new_game_shows_its_whole_board_and_is_not_over() {
         for m in all() {
             let game = (m.new_game)(&Settings::default());

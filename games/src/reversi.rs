@@ -41,6 +41,10 @@ pub static INFO: GameInfo = GameInfo {
     random_teams: true,
     rematch: false,
     record_ext: "ggf",
+    rules: "Black begins. Place a disc so that it traps a line of the other side's discs \
+(along a row, a column or a diagonal) between it and a disc of yours: the trapped discs turn to \
+your colour. A move must turn at least one disc; with no such move you pass. The game ends when \
+neither side can move; more discs wins.",
 };
 
 pub const MODULE: Module = Module {

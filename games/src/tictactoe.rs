@@ -28,6 +28,9 @@ pub static INFO: GameInfo = GameInfo {
     random_teams: false,
     rematch: false,
     record_ext: "txt",
+    rules: "X and O take turns to put a mark on an empty square; X begins. Three of your \
+marks in a line (a row, a column or a diagonal) win; a full board without one is a draw. Here an \
+illegal move loses the game (this client refuses one before sending it).",
 };
 
 /// Squares are `a1` (lower left) to `c3`.

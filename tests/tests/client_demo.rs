@@ -21,7 +21,12 @@ fn demo_shows_a_whole_game_and_stops_its_server() {
     assert!(left.is_empty(), "the demo's server left {left:?}");
     let out = &done.stdout;
     assert!(out.starts_with("demo: reversid (pid "), "{out}");
-    // The first bot may play either colour: black's first move is "you" or not.
+    // Two bots play: nobody watching is "you".
+    assert!(
+        !out.contains("you play") && !out.contains(", you)"),
+        "{out}"
+    );
+    assert!(out.contains("first bot plays "), "{out}");
     assert!(
         out.lines()
             .any(|l| l.starts_with("black (team 1") && l.contains(") played ")),

@@ -98,3 +98,35 @@ fn an_unknown_game_is_refused_with_the_list() {
     );
     assert!(out.stderr.contains("tictactoe"), "{out:?}");
 }
+
+/// Issue 23 item 11: a computer player answers a draw offer and says why.
+/// Black (a line-mode script) offers a draw, then moves; the draughts bot,
+/// on its turn with the offer standing, judges the level opening a draw
+/// and accepts it.
+#[test]
+fn the_draughts_bot_answers_a_draw_offer_and_says_why() {
+    let server = Server::start(&["--fixed-colours"]);
+    let addr = server.addr().to_string();
+    let person = Reversi::scripted(
+        &["play", "--game", "draughts", &addr],
+        "offer draw\n11-15\n",
+    );
+    server.wait_log("queued (1 waiting) for draughts");
+    let bot = Reversi::start(&["bot", "--game", "draughts", &addr, "--move-time", "100"]);
+    let (person, bot) = (person.finish(), bot.finish());
+    assert_eq!(bot.code, Some(0), "{bot:?}");
+    assert!(
+        bot.stdout
+            .contains("bot: accepts the draw offer: its search ("),
+        "{bot:?}"
+    );
+    assert!(
+        person.stdout.contains("news: black offers a draw"),
+        "{person:?}"
+    );
+    assert!(
+        person.stdout.contains("news: white accepts the draw"),
+        "{person:?}"
+    );
+    assert!(person.stdout.contains("DRAW"), "{person:?}");
+}

@@ -16,7 +16,8 @@ fn a_scripted_game_with_mistakes_in_it() {
     let addr = server.addr().to_string();
     let play = ["play", "--game", "tictactoe", &addr];
     // X asks for help and the board, mistypes, names a square that is not
-    // there (refused by the server, and X moves again), then wins.
+    // there (refused here by the rules, not sent: an illegal move would
+    // lose), then wins.
     let x = Reversi::scripted(&play, "help\nboard\n1 2 3\nz9\nb2\na1\n3 1\nMOVE 1 1 3\n");
     server.wait_log("queued (1 waiting)");
     let o = Reversi::scripted(&play, "a2\nc3\nb1\n");
@@ -27,7 +28,7 @@ fn a_scripted_game_with_mistakes_in_it() {
         "TicTacToe on TicTacToeBoard 3x3: you play X (team 1)",
         "commands (one a line):",
         "refused: 3 numbers: a move's squares take two each",
-        "the server refused: ",
+        "refused: illegal move: \"z9\" is not a square",
         "X (team 1, you) played a3",
         "YOU WIN: Your team has won: three in a line",
         "3 (X) .  O  3",

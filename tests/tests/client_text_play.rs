@@ -155,6 +155,75 @@ fn moves_built_with_the_cursor_win_a_game_of_tictactoe() {
     assert!(other.stdout.contains("YOU LOSE"), "{other:?}");
 }
 
+/// Issue 23 item 2: a misclick must not lose the game. Space then Enter on
+/// a taken square, a square off the board and a word that is no move are
+/// all refused here with the reason; the game goes on and a legal move is
+/// sent.
+#[test]
+fn a_move_the_rules_forbid_is_refused_here_and_the_game_goes_on() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "tictactoe", &[]);
+    let addr = server.addr().to_string();
+    let opponent = Reversi::scripted(&["play", "--game", "tictactoe", &addr], "a1\nc3\n");
+    screen.wait_for(&["Your move.", "cursor at b2"]);
+    screen.keys(&["Enter", "Enter"]);
+    screen.wait_for(&["moves (2)", "Your move."]);
+    // The cursor is still on b2, now X's.
+    screen.keys(&["Space", "Enter"]);
+    screen.wait_for(&["refused: illegal move: b2"]);
+    screen.keys(&["Escape", ":"]);
+    screen.type_text("4 4");
+    screen.keys(&["Enter"]);
+    screen.wait_for(&["refused: illegal move:", "Your move."]);
+    screen.keys(&[":"]);
+    screen.type_text("hello");
+    screen.keys(&["Enter"]);
+    screen.wait_for(&["refused: illegal move: \"hello\" is not a square"]);
+    screen.keys(&[":"]);
+    screen.type_text("c1");
+    screen.keys(&["Enter"]);
+    let later = screen.wait_for(&["moves (4)", "Your move."]);
+    assert!(!later.contains("YOU LOSE"), "{later}");
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
+    drop(opponent);
+}
+
+/// Issue 23 item 4: the screen's legend gives the square kinds the fills
+/// the line mode and `bot --show` give them (the order on the board, not
+/// the order drawn), and white's men a glyph of their own, with colour.
+#[test]
+fn the_draughts_legend_is_the_one_the_line_mode_shows() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let screen = screen_player(&server, "draughts", &[]);
+    let addr = server.addr().to_string();
+    // White's move is held until black has moved: black never does.
+    let opponent = Reversi::scripted(&["play", "--game", "draughts", &addr], "22-18\n");
+    let shown = screen.wait_for(&["Your move.", " M  man: black (team 1, you)"]);
+    for line in [
+        " m  man: white (team 2)",
+        " .  dark square",
+        "    light square",
+    ] {
+        assert!(shown.contains(line), "{line:?} missing:\n{shown}");
+    }
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
+    let other = opponent.finish();
+    assert!(
+        other
+            .stdout
+            .contains("m man: white (team 2, you), '.' dark square, ' ' light square"),
+        "{other:?}"
+    );
+}
+
 #[test]
 fn the_screen_follows_a_resize_help_and_no_color() {
     if skip() {
@@ -179,7 +248,11 @@ fn the_screen_follows_a_resize_help_and_no_color() {
     let state_row = narrow.lines().position(|l| l.contains("Your move."));
     assert!(board_row < state_row, "{narrow}");
     screen.keys(&["?"]);
-    screen.wait_for(&["help (Esc or ? closes)", "square by square"]);
+    screen.wait_for(&[
+        "help (Esc or ? closes)",
+        "square by square",
+        "Rules of Tic-Tac-Toe",
+    ]);
     screen.keys(&["Escape", "q"]);
     screen.wait_for(&["press q again to leave"]);
     screen.keys(&["q"]);
@@ -254,4 +327,54 @@ fn a_game_the_server_does_not_have_leaves_the_screen_at_once() {
         said.starts_with("reversi: the server refused: no game \"chess\" here"),
         "{said}"
     );
+}
+
+/// Issue 23 items 3 and 6: a fake text server sends a clock of 11 s and a
+/// game timer; the screen shows both counting down, and the clock's
+/// warning, LOW, in words with NO_COLOR once under ten seconds.
+#[test]
+fn the_clock_counts_down_and_warns_in_words() {
+    use std::io::{BufRead, BufReader, Write};
+    if skip() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let screen = Tmux::start(
+        &reversi_binary(),
+        &["play", "--game", "tictactoe", &addr],
+        &[("TERM", "xterm-256color"), ("NO_COLOR", "1")],
+        WIDTH,
+        HEIGHT,
+    );
+    let (stream, _) = listener.accept().unwrap();
+    let mut lines = BufReader::new(stream.try_clone().unwrap());
+    let mut join = String::new();
+    lines.read_line(&mut join).unwrap();
+    assert_eq!(join.trim(), "GAME TYPE tictactoe");
+    let mut start = String::from(
+        "GAME TYPE TicTacToe\nGAME BOARD TicTacToeBoard 3 3\nGAME TEAMS X O\nGAME TEAM 1 X\n",
+    );
+    for y in 1..=3 {
+        for x in 1..=3 {
+            start.push_str(&format!("DRAW SQUARE empty {x} {y}\n"));
+        }
+    }
+    start.push_str("GAME TURN 1\nGAME CLOCK 1 11000\nGAME CLOCK 2 30000\n");
+    start.push_str("GAME TIMER quiet 120000 the game ends on numbers\nREADY\n");
+    (&stream).write_all(start.as_bytes()).unwrap();
+    let first = screen.wait_for(&["Your move.", "clock X (team 1, you): 1", "running"]);
+    assert!(
+        first.contains("clock O (team 2): 30 s (stopped)"),
+        "{first}"
+    );
+    assert!(first.contains("quiet in 1:5"), "{first}");
+    assert!(
+        first.contains("pieces on the board: X (team 1, you) 0, O (team 2) 0"),
+        "{first}"
+    );
+    let low = screen.wait_for(&["running, LOW"]);
+    println!("the clock under ten seconds:\n{low}");
+    screen.keys(&["q", "q"]);
+    assert_eq!(screen.wait_exit(), 0);
 }

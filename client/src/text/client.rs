@@ -9,6 +9,7 @@ use std::fmt;
 use reversi_text::{ClientMessage, ServerMessage, Standing};
 
 use super::board::Board;
+use super::clock::{Clock, Countdown, Timer, Timing};
 use crate::exit;
 
 /// What the user (or a program) asks for.
@@ -54,6 +55,11 @@ pub enum Event {
     /// The moves this player may make now, in the game's notation, where
     /// the transport knows the rules (binary Reversi); after `READY`.
     Legal(Vec<String>),
+    /// A clock or timer line (`GAME CLOCK`, `GAME TIMER`), read at `at`.
+    Timing {
+        timing: Timing,
+        at: std::time::Instant,
+    },
     /// The connection reached EOF (closed, reset, or a read or write failed).
     Eof,
 }
@@ -108,6 +114,10 @@ pub enum Notice {
     Moved { team: u8, notation: String },
     /// `GAME NEWS`.
     News(String),
+    /// `GAME CLOCK`: team `team`'s clock shows `ms`.
+    Clock { team: u8, ms: u64 },
+    /// `GAME TIMER`: `text` in `ms` (0: the timer is stopped).
+    Timer { name: String, ms: u64, text: String },
     /// `ERROR` from the server during a game (a refused move).
     ServerRefused(String),
     /// `ERROR` from the server to a request (no such game, no such session):
@@ -217,6 +227,10 @@ pub struct Game {
     /// The moves this player may make now, where the transport knows them
     /// ([`Event::Legal`]); `None` otherwise, and once a move is sent.
     pub legal: Option<Vec<String>>,
+    /// Each team's clock the server has told of (`GAME CLOCK`), by team.
+    pub clocks: Vec<Clock>,
+    /// The game's own countdowns (`GAME TIMER`), in the order first told.
+    pub timers: Vec<Timer>,
 }
 
 impl Game {
@@ -224,6 +238,40 @@ impl Game {
     pub fn team_name(&self, team: u8) -> Option<&str> {
         let index = usize::from(team).checked_sub(1)?;
         self.teams.get(index).map(String::as_str)
+    }
+
+    /// The team whose clock runs: the one to move, while the game is on.
+    pub fn running_clock(&self) -> Option<u8> {
+        self.turn.filter(|_| self.over.is_none())
+    }
+
+    /// Takes note of a clock or timer line read at `at`.
+    fn time(&mut self, timing: Timing, at: std::time::Instant) -> Notice {
+        match timing {
+            Timing::Clock { team, ms } => {
+                let time = Countdown { ms, since: at };
+                match self.clocks.iter_mut().find(|c| c.team == team) {
+                    Some(clock) => clock.time = time,
+                    None => {
+                        self.clocks.push(Clock { team, time });
+                        self.clocks.sort_by_key(|c| c.team);
+                    }
+                }
+                Notice::Clock { team, ms }
+            }
+            Timing::Timer { name, ms, text } => {
+                let time = Countdown { ms, since: at };
+                self.timers.retain(|t| t.name != name);
+                if ms > 0 {
+                    self.timers.push(Timer {
+                        name: name.clone(),
+                        text: text.clone(),
+                        time,
+                    });
+                }
+                Notice::Timer { name, ms, text }
+            }
+        }
     }
 
     /// This client's team, if it plays.
@@ -369,6 +417,12 @@ impl Client {
                     Vec::new()
                 }
             }
+            Event::Timing { timing, at } => match &mut self.phase {
+                Phase::Playing(game) if game.over.is_none() => {
+                    vec![Action::Show(game.time(timing, at))]
+                }
+                _ => Vec::new(),
+            },
             Event::Eof => self.eof(),
         }
     }
@@ -467,9 +521,11 @@ impl Client {
                 return Client::refuse(Refusal::EmptyMove)
             }
             Request::Notation(text) => ClientMessage::MoveText(text.trim().to_owned()),
-            Request::OfferDraw => return vec![Action::Send(ClientMessage::OfferDraw)],
-            Request::AcceptDraw => return vec![Action::Send(ClientMessage::AcceptDraw)],
-            Request::DeclineDraw => return vec![Action::Send(ClientMessage::DeclineDraw)],
+            // Not moves, but acts of the turn: the server says READY again
+            // after them (or after refusing them) if the turn is still ours.
+            Request::OfferDraw => ClientMessage::OfferDraw,
+            Request::AcceptDraw => ClientMessage::AcceptDraw,
+            Request::DeclineDraw => ClientMessage::DeclineDraw,
             _ => return Client::refuse(Refusal::Busy),
         };
         game.ready = false;
@@ -653,6 +709,8 @@ impl Client {
             round,
             teams,
             legal: None,
+            clocks: Vec::new(),
+            timers: Vec::new(),
         });
         self.dirty = true;
         Ok(vec![Action::Show(Notice::Started)])

@@ -40,6 +40,7 @@
 
 mod board;
 mod client;
+pub mod clock;
 #[cfg(test)]
 mod tests;
 

@@ -413,3 +413,46 @@ fn a_break_the_transport_found_ends_the_connection_with_its_words() {
     // Closed: nothing more comes of it.
     assert!(c.handle(Event::Broken("again".into())).is_empty());
 }
+
+fn timing(line: &str, at: std::time::Instant) -> Event {
+    Event::Timing {
+        timing: clock::Timing::parse(line).unwrap(),
+        at,
+    }
+}
+
+#[test]
+fn clocks_and_timers_are_kept_while_a_game_is_on() {
+    use std::time::{Duration, Instant};
+    let at = Instant::now();
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    // Before a game: nothing to keep.
+    assert_eq!(c.handle(timing("GAME CLOCK 1 30000", at)), vec![]);
+    received(&mut c, START);
+    let told = c.handle(timing("GAME CLOCK 1 30000", at));
+    assert_eq!(notices(&told), vec![Notice::Clock { team: 1, ms: 30000 }]);
+    c.handle(timing("GAME TIMER tide 10000 the tide turns", at));
+    c.handle(timing("GAME TIMER quiet 120000 nothing eaten", at));
+    let game = c.game().unwrap();
+    assert_eq!(game.running_clock(), Some(1));
+    let later = at + Duration::from_secs(25);
+    assert_eq!(
+        game.clocks[0].time.left(later, true),
+        Duration::from_secs(5)
+    );
+    assert_eq!(game.timers.len(), 2);
+    // A timer told again replaces itself; 0 stops it.
+    c.handle(timing("GAME TIMER tide 0 the tide turns", later));
+    c.handle(timing("GAME CLOCK 2 20000", later));
+    c.handle(timing("GAME CLOCK 1 29000", later));
+    let game = c.game().unwrap();
+    assert_eq!(game.timers.len(), 1);
+    assert_eq!(game.timers[0].name, "quiet");
+    let teams: Vec<u8> = game.clocks.iter().map(|c| c.team).collect();
+    assert_eq!(teams, [1, 2]);
+    assert_eq!(game.clocks[0].time.ms, 29000);
+    // Once over, no clock runs and none is taken.
+    received(&mut c, "GAME OVER 2 time ran out");
+    assert_eq!(c.game().unwrap().running_clock(), None);
+    assert_eq!(c.handle(timing("GAME CLOCK 1 5", later)), vec![]);
+}

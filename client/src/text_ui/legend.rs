@@ -2,13 +2,19 @@
 //! names the server's `DRAW` lines use. A piece shows a short label made
 //! from its name (`x` → `X`, `die536` → `D5`, `king` → `K`); where two
 //! teams' pieces would look the same without colour, the first team's
-//! label is upper case and the others' lower case (as chess diagrams do).
-//! A square kind gets a fill character in the order the kinds were first
-//! seen (`.` for the first).
+//! label is upper case and the others' lower case (as chess diagrams do),
+//! with colour or without: colour is never the only difference, so a board
+//! reads the same with `NO_COLOR`, on a monochrome terminal and to a
+//! colour-blind person, and the screen and the line mode show one legend.
+//! A square kind gets a fill character in the order the kinds first appear
+//! on the whole board, from (1, 1) row by row (`.` for the first): the
+//! views learn only a board whose drawing is over, so the full screen, the
+//! line mode and `bot --show` give a kind the same fill (draughts' dark
+//! squares are `.` in all three).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use reversi_client::text::{Board, Piece};
+use reversi_client::text::{Board, Game, Piece};
 
 /// Fill characters for square kinds, in order of first sight.
 const FILLS: [char; 8] = ['.', ' ', ':', '~', '#', '+', '=', '\''];
@@ -72,15 +78,15 @@ impl Legend {
         self.kinds.iter().position(|k| k == kind).unwrap_or(0)
     }
 
-    /// A piece's label; `plain`: no colours tell the teams apart, so the
-    /// case does where it must.
-    pub fn label(&self, piece: &Piece, plain: bool) -> String {
+    /// A piece's label; where two teams' pieces share a base label, the
+    /// case (and past two teams a number) tells them apart.
+    pub fn label(&self, piece: &Piece) -> String {
         let label = base_label(&piece.name);
         let shared = self.labels.get(&label).is_some_and(|users| {
             let teams: BTreeSet<u8> = users.iter().map(|(_, t)| *t).collect();
             teams.len() > 1
         });
-        if !plain || !shared {
+        if !shared {
             return label;
         }
         match piece.team {
@@ -92,7 +98,7 @@ impl Legend {
 
     /// Each label in use with the piece names and teams it stands for:
     /// `("X", "x", 1)`.
-    pub fn pieces(&self, plain: bool) -> Vec<(String, String, u8)> {
+    pub fn pieces(&self) -> Vec<(String, String, u8)> {
         let mut out = Vec::new();
         for users in self.labels.values() {
             for (name, team) in users {
@@ -100,11 +106,22 @@ impl Legend {
                     name: name.clone(),
                     team: *team,
                 };
-                out.push((self.label(&piece, plain), name.clone(), *team));
+                out.push((self.label(&piece), name.clone(), *team));
             }
         }
         out
     }
+}
+
+/// What one piece label stands for, in the words both views use:
+/// `man: black (team 1, you)`.
+pub fn piece_words(name: &str, team: u8, game: &Game) -> String {
+    format!("{name}: {}", super::words::team(Some(game), team))
+}
+
+/// What one fill stands for: `light square`.
+pub fn kind_words(kind: &str) -> String {
+    format!("{kind} square")
 }
 
 #[cfg(test)]
@@ -139,7 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn case_tells_teams_apart_only_where_names_do_not() {
+    fn case_tells_teams_apart_where_names_do_not_with_colour_or_without() {
         let mut legend = Legend::default();
         legend.learn(&board(&[
             (1, "dark", "man", 1),
@@ -147,14 +164,13 @@ mod tests {
             (3, "light", "x", 1),
             (4, "light", "o", 2),
         ]));
-        assert_eq!(legend.label(&piece("man", 1), true), "M");
-        assert_eq!(legend.label(&piece("man", 2), true), "m");
-        assert_eq!(legend.label(&piece("man", 3), true), "m3");
-        assert_eq!(legend.label(&piece("man", 2), false), "M");
-        assert_eq!(legend.label(&piece("o", 2), true), "O");
+        assert_eq!(legend.label(&piece("man", 1)), "M");
+        assert_eq!(legend.label(&piece("man", 2)), "m");
+        assert_eq!(legend.label(&piece("man", 3)), "m3");
+        assert_eq!(legend.label(&piece("o", 2)), "O");
         assert_eq!(legend.fill("dark"), '.');
         assert_eq!(legend.fill("light"), ' ');
         assert_eq!(legend.kinds(), ["dark", "light"]);
-        assert_eq!(legend.pieces(true).len(), 4);
+        assert_eq!(legend.pieces().len(), 4);
     }
 }

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 
 use reversi_client::exit;
-use reversi_client::text::{Event, Notice, Request};
+use reversi_client::text::{Event, Game, Notice, Request};
 use reversi_client::transport::Driver;
 
 use super::legend::Legend;
@@ -88,7 +88,11 @@ impl Lines {
             Ok(Some(Typed::Send(request))) => self.feed(Event::User(request)),
             Ok(Some(Typed::Help)) => {
                 println!("{}", typed::HELP);
+                println!("{}", words::CLOCK_HELP);
                 if let Some(game) = self.driver.client().game() {
+                    if let Some(rules) = words::rules(game) {
+                        println!("{rules}");
+                    }
                     println!("{}", words::coordinates(&game.board));
                     if let Some(numbering) = Numbering::of(&game.game) {
                         println!("{}", numbering.describe(&game.board));
@@ -132,19 +136,22 @@ fn may_go_while_queued(line: &Option<String>) -> bool {
 }
 
 /// The square kinds and pieces seen, in one line.
-pub fn legend_line(legend: &Legend) -> String {
+pub fn legend_line(legend: &Legend, game: &Game) -> String {
     let mut parts: Vec<String> = legend
-        .pieces(true)
+        .pieces()
         .into_iter()
-        .map(|(label, name, team)| format!("{label} {name} (team {team})"))
+        .map(|(label, name, team)| {
+            format!("{label} {}", super::legend::piece_words(&name, team, game))
+        })
         .collect();
     if legend.kinds().len() > 1 {
-        parts.extend(
-            legend
-                .kinds()
-                .iter()
-                .map(|kind| format!("'{}' {kind}", legend.fill(kind))),
-        );
+        parts.extend(legend.kinds().iter().map(|kind| {
+            format!(
+                "'{}' {}",
+                legend.fill(kind),
+                super::legend::kind_words(kind)
+            )
+        }));
     }
     if parts.is_empty() {
         return String::new();

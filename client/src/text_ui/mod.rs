@@ -35,6 +35,8 @@ fn test_game(
         round: 1,
         teams: Vec::new(),
         legal: None,
+        clocks: Vec::new(),
+        timers: Vec::new(),
     }
 }
 
@@ -76,7 +78,7 @@ pub enum Input {
     Net(Event),
 }
 
-pub use words::{is_failure, notice as notice_words, team as team_words};
+pub use words::{is_failure, notice as notice_words, team as team_words, third_person};
 
 /// The board of `game` as plain text, what the last move changed in
 /// brackets, and the pieces seen on it.
@@ -90,12 +92,14 @@ pub fn plain_board(game: &reversi_client::text::Game) -> String {
 fn board_text(legend: &legend::Legend, game: &reversi_client::text::Game) -> String {
     let marks = picture::Marks {
         changed: &game.changed,
+        numbers: numbering::Numbering::of(&game.game),
         ..Default::default()
     };
     let board = picture::plain(&game.board, legend, &marks);
-    match lines::legend_line(legend) {
-        line if line.is_empty() => board,
-        line => format!("{board}\n{line}"),
+    let counts = words::counts(game);
+    match lines::legend_line(legend, game) {
+        line if line.is_empty() => format!("{board}\n  {counts}"),
+        line => format!("{board}\n{line}\n  {counts}"),
     }
 }
 
@@ -112,7 +116,7 @@ pub fn watch(addr: &str, id: u64) -> u8 {
 
 fn session(addr: &str, request: Request, protocol: Protocol) -> u8 {
     let output = Output::detect();
-    let mut driver = Driver::new(addr, protocol);
+    let mut driver = Driver::new(addr, protocol).checking_moves();
     // Connect before taking the screen, so a failure is one plain line.
     let mut early = Vec::new();
     if let Some(code) = driver.handle(Event::User(request), &mut |n: &Notice| {

@@ -12,7 +12,7 @@ use reversi_client::text::Board;
 use reversi_games::{draughts, registry, Point};
 
 /// How a game numbers its squares.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Numbering(fn(Point) -> Option<u8>);
 
 impl Numbering {

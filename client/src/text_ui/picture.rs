@@ -6,6 +6,7 @@
 use reversi_client::text::{Board, Piece};
 
 use super::legend::Legend;
+use super::numbering::Numbering;
 
 /// What a square is marked with, strongest last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -36,6 +37,9 @@ pub struct Marks<'a> {
     pub cursor: Option<(u8, u8)>,
     pub picked: &'a [(u8, u8)],
     pub changed: &'a [(u8, u8)],
+    /// The game's square numbers (draughts' 1-32, in which its moves are
+    /// written), shown on the empty numbered squares.
+    pub numbers: Option<Numbering>,
 }
 
 impl Marks<'_> {
@@ -62,20 +66,21 @@ pub struct Glyph {
     pub mark: Mark,
 }
 
-/// The widest label in use, plus a mark on each side: at least 3.
-pub fn cell_width(legend: &Legend, plain: bool) -> usize {
+/// The widest label (or square number) in use, plus a mark on each side: at least 3.
+pub fn cell_width(legend: &Legend, marks: &Marks<'_>) -> usize {
+    let numbers = if marks.numbers.is_some() { 2 } else { 1 };
     let widest = legend
-        .pieces(plain)
+        .pieces()
         .iter()
         .map(|(label, _, _)| label.chars().count())
         .max()
         .unwrap_or(1);
-    widest.max(1) + 2
+    widest.max(numbers) + 2
 }
 
 /// The rows of glyphs, the top row (y = height) first.
-pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>, plain: bool) -> Vec<Vec<Glyph>> {
-    let inner = cell_width(legend, plain) - 2;
+pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>) -> Vec<Vec<Glyph>> {
+    let inner = cell_width(legend, marks) - 2;
     (1..=board.height())
         .rev()
         .map(|y| {
@@ -85,8 +90,11 @@ pub fn glyphs(board: &Board, legend: &Legend, marks: &Marks<'_>, plain: bool) ->
                     let piece = cell.and_then(|c| c.piece.clone());
                     let kind = cell.map_or_else(String::new, |c| c.square.clone());
                     let text = match (&piece, cell) {
-                        (Some(piece), _) => legend.label(piece, plain),
-                        (None, Some(c)) => legend.fill(&c.square).to_string(),
+                        (Some(piece), _) => legend.label(piece),
+                        (None, Some(c)) => match marks.numbers.and_then(|n| n.number(x, y)) {
+                            Some(number) => number.to_string(),
+                            None => legend.fill(&c.square).to_string(),
+                        },
                         // Not drawn yet.
                         (None, None) => " ".to_owned(),
                     };
@@ -121,11 +129,11 @@ pub fn margin(board: &Board) -> usize {
 
 /// The whole board as plain text with coordinates, marks in brackets.
 pub fn plain(board: &Board, legend: &Legend, marks: &Marks<'_>) -> String {
-    let cell = cell_width(legend, true);
+    let cell = cell_width(legend, marks);
     let margin = margin(board);
     let columns = column_labels(board, cell, margin);
     let mut out = format!("{columns}\n");
-    for (row, y) in glyphs(board, legend, marks, true)
+    for (row, y) in glyphs(board, legend, marks)
         .iter()
         .zip((1..=board.height()).rev())
     {
@@ -165,6 +173,7 @@ mod tests {
             cursor: Some((3, 1)),
             picked: &[],
             changed: &[(2, 2)],
+            numbers: None,
         };
         let want = "   1  2  3
 3  O  .  .  3
@@ -185,5 +194,32 @@ mod tests {
  1  .  . [.] 1
     a  b  c";
         assert_eq!(plain(&board, &legend, &marks), want);
+    }
+
+    /// Issue 23 item 5: draughts' moves are written in square numbers, so
+    /// the board shows them on the empty dark squares.
+    #[test]
+    fn draughts_shows_its_square_numbers_on_the_empty_dark_squares() {
+        let mut board = Board::new("DraughtsBoard", 8, 8).unwrap();
+        for y in 1..=8 {
+            for x in 1..=8 {
+                let kind = if (x + y) % 2 == 0 { "dark" } else { "light" };
+                board.draw_square(kind, x, y).unwrap();
+            }
+        }
+        board.draw_square("dark", 2, 8).unwrap();
+        board.draw_piece("man", 2).unwrap();
+        let mut legend = Legend::default();
+        legend.learn(&board);
+        let marks = Marks {
+            numbers: Numbering::of("Draughts"),
+            ..Default::default()
+        };
+        let text = plain(&board, &legend, &marks);
+        let top = text.lines().nth(1).unwrap();
+        // The dark squares were drawn first: their fill would be '.', the light ones' blank.
+        assert_eq!(top, "8      M       2       3       4   8", "{text}");
+        let bottom = text.lines().nth(8).unwrap();
+        assert_eq!(bottom, "1  29      30      31      32      1", "{text}");
     }
 }

@@ -22,7 +22,7 @@ use reversi_client::exit;
 use reversi_client::text::{Event, Game, Notice, Piece, Request, Standing};
 use reversi_client::transport::Driver;
 
-use super::legend::Legend;
+use super::legend::{self, Legend};
 use super::numbering::Numbering;
 use super::picture::{self, Glyph, Mark, Marks};
 use super::typed::{self, Typed};
@@ -98,6 +98,10 @@ impl Screen {
     }
 
     fn note(&mut self, notice: &Notice) {
+        // Clocks and timers count down in the side panel, not in the log.
+        if matches!(notice, Notice::Clock { .. } | Notice::Timer { .. }) {
+            return;
+        }
         if let Some(text) = words::notice(notice, self.game()) {
             self.log.push(text);
             let excess = self.log.len().saturating_sub(LOG_LINES);
@@ -124,7 +128,11 @@ impl Screen {
             self.note(notice);
         }
         if let Some(game) = self.driver.client().game() {
-            self.legend.learn(&game.board);
+            // Only a whole board: the fills go by the kinds' order on it,
+            // as in the line mode and bot --show, not by the drawing's order.
+            if notices.contains(&Notice::BoardChanged) {
+                self.legend.learn(&game.board);
+            }
             if game.round != self.round {
                 self.round = game.round;
                 let board = &game.board;
@@ -305,9 +313,15 @@ fn square_colour(kind: &str, index: usize) -> Option<Color> {
 
 /// A piece: named colours as they say, else a colour per team; the label
 /// in a contrasting colour.
-fn piece_style(piece: &Piece) -> Style {
+/// A piece's colours: black and white pieces (or the pieces of teams named
+/// black and white, as draughts' men are) in those colours, others by team.
+fn piece_style(piece: &Piece, game: &Game) -> Style {
     const TEAMS: [u8; 4] = [160, 27, 34, 130];
-    let (bg, fg) = match piece.name.as_str() {
+    let colour = match game.team_name(piece.team) {
+        Some(team @ ("black" | "white")) => team,
+        _ => piece.name.as_str(),
+    };
+    let (bg, fg) = match colour {
         "black" => (Color::Indexed(16), Color::Indexed(231)),
         "white" => (Color::Indexed(231), Color::Indexed(16)),
         _ => {
@@ -318,14 +332,14 @@ fn piece_style(piece: &Piece) -> Style {
     Style::new().bg(bg).fg(fg).add_modifier(Modifier::BOLD)
 }
 
-fn glyph_style(glyph: &Glyph, legend: &Legend, colour: bool) -> Style {
+fn glyph_style(glyph: &Glyph, legend: &Legend, colour: bool, game: &Game) -> Style {
     let mut style = Style::new();
     if colour {
         if let Some(bg) = square_colour(&glyph.kind, legend.kind_index(&glyph.kind)) {
             style = style.bg(bg);
         }
         style = match &glyph.piece {
-            Some(piece) => piece_style(piece),
+            Some(piece) => piece_style(piece, game),
             None => style.fg(Color::Indexed(244)),
         };
         style = match glyph.mark {
@@ -355,23 +369,23 @@ fn brackets(mark: Mark) -> (char, char) {
 impl Screen {
     fn board_lines(&self, game: &Game) -> Vec<Line<'static>> {
         let board = &game.board;
-        let plain = !self.colour;
         let marks = Marks {
             cursor: (game.team().is_some() && game.over.is_none()).then_some(self.cursor),
             picked: &self.picked,
             changed: &game.changed,
+            numbers: Numbering::of(&game.game),
         };
-        let cell = picture::cell_width(&self.legend, plain);
+        let cell = picture::cell_width(&self.legend, &marks);
         let margin = picture::margin(board);
         let columns = picture::column_labels(board, cell, margin);
         let mut lines = vec![Line::raw(columns.clone())];
-        let rows = picture::glyphs(board, &self.legend, &marks, plain);
+        let rows = picture::glyphs(board, &self.legend, &marks);
         for (row, y) in rows.iter().zip((1..=board.height()).rev()) {
             let y = board.row_name(y);
             let mut spans = vec![Span::raw(format!("{y:>w$} ", w = margin - 1))];
             for glyph in row {
                 let (open, close) = brackets(glyph.mark);
-                let style = glyph_style(glyph, &self.legend, self.colour);
+                let style = glyph_style(glyph, &self.legend, self.colour, game);
                 spans.push(Span::styled(format!("{open}{}{close}", glyph.text), style));
             }
             spans.push(Span::raw(format!(" {y:<w$}", w = margin - 1)));
@@ -399,6 +413,9 @@ impl Screen {
         if let Some((_, why)) = game.over.as_ref().and_then(|o| o.result.as_ref()) {
             lines.push(Line::raw(why.clone()));
         }
+        lines.push(Line::raw(""));
+        lines.extend(self.time_lines(game));
+        lines.push(Line::raw(words::counts(game)));
         lines.push(Line::raw(""));
         if game.team().is_some() && game.over.is_none() {
             let picked: Vec<String> = self
@@ -429,22 +446,41 @@ impl Screen {
         lines
     }
 
+    /// The clocks, the running one bold (and red when low, with the word
+    /// LOW for a screen without colour), and the game's own timers.
+    fn time_lines(&self, game: &Game) -> Vec<Line<'static>> {
+        let now = std::time::Instant::now();
+        let mut lines = Vec::new();
+        for clock in words::clocks(game, now) {
+            let mut style = Style::new();
+            if clock.running {
+                style = style.add_modifier(Modifier::BOLD);
+            }
+            if clock.low && self.colour {
+                style = style.fg(Color::Indexed(196));
+            }
+            lines.push(Line::styled(format!("clock {}", clock.text), style));
+        }
+        lines.extend(words::timers(game, now).into_iter().map(Line::raw));
+        lines
+    }
+
     /// What each label and fill stands for.
     fn legend_lines(&self, game: &Game) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
-        for (label, name, team) in self.legend.pieces(!self.colour) {
+        for (label, name, team) in self.legend.pieces() {
             let piece = Piece {
                 name: name.clone(),
                 team,
             };
             let style = if self.colour {
-                piece_style(&piece)
+                piece_style(&piece, game)
             } else {
                 Style::new()
             };
             lines.push(Line::from(vec![
                 Span::styled(format!(" {label} "), style),
-                Span::raw(format!(" {name}: {}", words::team(Some(game), team))),
+                Span::raw(format!(" {}", legend::piece_words(&name, team, game))),
             ]));
         }
         if self.legend.kinds().len() > 1 {
@@ -457,7 +493,7 @@ impl Screen {
                 }
                 lines.push(Line::from(vec![
                     Span::styled(format!(" {} ", self.legend.fill(kind)), style),
-                    Span::raw(format!(" {kind} square")),
+                    Span::raw(format!(" {}", legend::kind_words(kind))),
                 ]));
             }
         }
@@ -530,14 +566,21 @@ impl Screen {
         frame.render_widget(Paragraph::new(bottom_text), bottom);
         if self.help {
             let viewer = self.game().is_some_and(|g| g.team().is_none());
-            let mut help = vec![Line::raw(if viewer { VIEWER_HELP } else { HELP })];
+            let mut help = vec![
+                Line::raw(if viewer { VIEWER_HELP } else { HELP }),
+                Line::raw(""),
+                Line::raw(words::CLOCK_HELP),
+            ];
             if let Some(game) = self.game() {
+                if let Some(rules) = words::rules(game) {
+                    help.extend([Line::raw(""), Line::raw(rules)]);
+                }
                 help.extend([Line::raw(""), Line::raw(words::coordinates(&game.board))]);
                 if let Some(numbering) = Numbering::of(&game.game) {
                     help.extend([Line::raw(""), Line::raw(numbering.describe(&game.board))]);
                 }
             }
-            let area = centred(frame.area(), 64, 24);
+            let area = centred(frame.area(), 76, 34);
             frame.render_widget(ratatui::widgets::Clear, area);
             frame.render_widget(
                 Paragraph::new(help)
@@ -577,14 +620,8 @@ impl Screen {
             height: rest.height.min(legend_height),
             ..rest
         };
-        let name = format!(
-            "{} {}x{}",
-            game.board.name(),
-            game.board.width(),
-            game.board.height()
-        );
         frame.render_widget(
-            Paragraph::new(board).block(Block::bordered().title(name)),
+            Paragraph::new(board).block(Block::bordered().title(board_title(game))),
             board_area,
         );
         if legend_area.height >= 3 {
@@ -602,6 +639,12 @@ impl Screen {
     }
 }
 
+/// The board's frame title: `TicTacToeBoard 3x3`.
+fn board_title(game: &Game) -> String {
+    let board = &game.board;
+    format!("{} {}x{}", board.name(), board.width(), board.height())
+}
+
 /// What a game's screen takes: the board (with its legend beside it, as
 /// wide as the wider of the two) and the status panel.
 struct Footprint {
@@ -614,7 +657,9 @@ impl Footprint {
         let width = |lines: &[Line]| lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
         let board = screen.board_lines(game);
         Footprint {
-            left_width: width(&board).max(width(&screen.legend_lines(game))),
+            left_width: width(&board)
+                .max(width(&screen.legend_lines(game)))
+                .max(board_title(game).chars().count() as u16 + 2),
             board_height: board.len() as u16 + 2,
         }
     }

@@ -2,6 +2,9 @@
 //! full-screen view and the line mode. Teams have the names the server gave
 //! (`GAME TEAMS`, `GAME TEAM`), else they are "team k".
 
+use std::time::{Duration, Instant};
+
+use reversi_client::text::clock::{format_left, LOW};
 use reversi_client::text::{Board, Game, Notice, Seat, Standing};
 
 use super::numbering::Numbering;
@@ -20,6 +23,83 @@ pub fn team(game: Option<&Game>, team: u8) -> String {
             None => format!("team {team}"),
         },
     }
+}
+
+/// `text` (lines of [`notice`], [`team`], [`header`]) told of a player
+/// named `who` instead of "you": the demo shows a game two bots play.
+pub fn third_person(text: &str, who: &str) -> String {
+    text.replace("you play ", &format!("{who} plays "))
+        .replace(", you)", &format!(", {who})"))
+}
+
+/// The rules of the game, from its module in the games crate, for both
+/// views' help: `Rules of English draughts: ...`.
+pub fn rules(game: &Game) -> Option<String> {
+    let info = reversi_games::registry::find(&game.game)?.info;
+    Some(format!("Rules of {}: {}", info.title, info.rules))
+}
+
+/// What the clocks shown mean, for both views' help.
+pub const CLOCK_HELP: &str = "Clocks: the time a team has for its move, as the server tells it \
+(GAME CLOCK), counts down beside the team; LOW warns under 10 s. A game's own countdowns \
+(GAME TIMER: Foxes & Dolphins' tide and quiet rule) count down under them. Binary Reversi's \
+protocol sends no clock, so over it none is shown: its move time limit still applies.";
+
+/// A clock as shown.
+pub struct ClockLine {
+    /// `black (team 1, you): 27 s running`, with `LOW` under ten seconds,
+    /// so the warning reads without colour.
+    pub text: String,
+    pub running: bool,
+    pub low: bool,
+}
+
+/// Each team's clock at `now`, team 1 first.
+pub fn clocks(game: &Game, now: Instant) -> Vec<ClockLine> {
+    game.clocks
+        .iter()
+        .map(|clock| {
+            let running = game.running_clock() == Some(clock.team);
+            let left = clock.time.left(now, running);
+            let low = running && left < LOW;
+            let state = match (running, low) {
+                (true, true) => " running, LOW",
+                (true, false) => " running",
+                (false, _) => " (stopped)",
+            };
+            let text = format!(
+                "{}: {}{state}",
+                team(Some(game), clock.team),
+                format_left(left)
+            );
+            ClockLine { text, running, low }
+        })
+        .collect()
+}
+
+/// Each of the game's own countdowns at `now`: `tide in 7 s: the tide turns`.
+pub fn timers(game: &Game, now: Instant) -> Vec<String> {
+    game.timers
+        .iter()
+        .map(|timer| {
+            let left = format_left(timer.time.left(now, game.over.is_none()));
+            format!("{} in {left}: {}", timer.name, timer.text)
+        })
+        .collect()
+}
+
+/// The pieces each team has on the board: `X (team 1, you) 3, O (team 2) 2`.
+pub fn counts(game: &Game) -> String {
+    let mut counts: std::collections::BTreeMap<u8, usize> =
+        (1..=game.teams.len() as u8).map(|k| (k, 0)).collect();
+    for (_, piece) in game.board.pieces() {
+        *counts.entry(piece.team).or_default() += 1;
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(&k, n)| format!("{} {n}", team(Some(game), k)))
+        .collect();
+    format!("pieces on the board: {}", parts.join(", "))
 }
 
 /// One line about the game: what it is and who this client is in it.
@@ -133,6 +213,16 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::YourMove => "the server waits for your move".to_owned(),
         Notice::Moved { team: k, notation } => format!("{} played {notation}", team(game, *k)),
         Notice::News(text) => format!("news: {text}"),
+        Notice::Clock { team: k, ms } => {
+            let left = Duration::from_millis(*ms);
+            let low = if left < LOW { ", LOW" } else { "" };
+            format!("clock: {} has {}{low}", team(game, *k), format_left(left))
+        }
+        Notice::Timer { name, ms: 0, .. } => format!("{name}: stopped"),
+        Notice::Timer { name, ms, text } => {
+            let left = format_left(Duration::from_millis(*ms));
+            format!("{name} in {left}: {text}")
+        }
         Notice::ServerRefused(why) => format!("the server refused: {why}"),
         Notice::Denied(why) => format!("the server refused: {why}"),
         Notice::Over { .. } => status(game?),
@@ -186,6 +276,68 @@ pub fn coordinates(board: &Board) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clocks_read_without_colour_and_warn_in_words() {
+        use reversi_client::text::clock::{Clock, Countdown};
+        let mut game = super::super::test_game(
+            "TicTacToe",
+            ("TicTacToeBoard", 3, 3),
+            Seat::Player {
+                team: 1,
+                name: "X".into(),
+            },
+        );
+        game.teams = vec!["X".into(), "O".into()];
+        let since = Instant::now();
+        for (team, ms) in [(1, 12_000), (2, 30_000)] {
+            let time = Countdown { ms, since };
+            game.clocks.push(Clock { team, time });
+        }
+        let later = since + Duration::from_millis(2_500);
+        let shown: Vec<String> = clocks(&game, later).into_iter().map(|c| c.text).collect();
+        assert_eq!(
+            shown,
+            [
+                "X (team 1, you): 9.5 s running, LOW",
+                "O (team 2): 30 s (stopped)"
+            ]
+        );
+        let told = notice(&Notice::Clock { team: 1, ms: 9_000 }, Some(&game)).unwrap();
+        assert_eq!(told, "clock: X (team 1, you) has 9.0 s, LOW");
+        let timer = Notice::Timer {
+            name: "tide".into(),
+            ms: 7_000,
+            text: "the tide turns".into(),
+        };
+        assert_eq!(
+            notice(&timer, Some(&game)).unwrap(),
+            "tide in 7.0 s: the tide turns"
+        );
+        game.board.draw_square("empty", 2, 2).unwrap();
+        game.board.draw_piece("x", 1).unwrap();
+        assert_eq!(
+            counts(&game),
+            "pieces on the board: X (team 1, you) 1, O (team 2) 0"
+        );
+    }
+
+    #[test]
+    fn the_demo_names_the_bot_not_you() {
+        let game = super::super::test_game(
+            "Reversi",
+            ("ReversiBoard", 8, 8),
+            Seat::Player {
+                team: 1,
+                name: "black".into(),
+            },
+        );
+        let said = third_person(&header(&game), "first bot");
+        assert!(said.contains("first bot plays black (team 1)"), "{said}");
+        let said = third_person(&team(Some(&game), 1), "first bot");
+        assert_eq!(said, "black (team 1, first bot)");
+        assert!(!said.contains("you"));
+    }
 
     #[test]
     fn numbers_on_a_board_whose_rows_count_from_the_top() {

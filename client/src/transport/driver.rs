@@ -2,11 +2,18 @@
 //! feeds it events and carries out its [`Action`]s. The user interface
 //! (play, bot, watch) supplies the events it reads and decides what to do
 //! with the notices.
+//!
+//! A person's driver ([`Driver::checking_moves`]) also keeps the game by its
+//! rules ([`Follower`]) and refuses a move they forbid before it is sent:
+//! the server's rule is that an illegal move loses, and a person's client,
+//! which knows the rules, must not send one it knows is illegal. Bots and
+//! raw protocol clients are not checked.
 
 use std::collections::VecDeque;
 
 use super::link::{open, Protocol, Reader, Writer};
-use crate::text::{Action, Client, Event, Notice};
+use crate::follow::Follower;
+use crate::text::{Action, Client, Event, Notice, Request};
 
 /// The client and its connection.
 pub struct Driver {
@@ -15,6 +22,10 @@ pub struct Driver {
     client: Client,
     writer: Option<Writer>,
     reader: Option<Reader>,
+    /// Check a person's moves on the rules' copy of the game.
+    checks_moves: bool,
+    /// The rules' copy of the game being played, where it can be kept.
+    rules: Option<Follower>,
 }
 
 impl Driver {
@@ -26,7 +37,17 @@ impl Driver {
             client: Client::new(),
             writer: None,
             reader: None,
+            checks_moves: false,
+            rules: None,
         }
+    }
+
+    /// The same driver, refusing here the moves the game's rules forbid.
+    /// The binary transport already does so itself (and lists the legal
+    /// moves), so only the text protocol's moves are checked here.
+    pub fn checking_moves(mut self) -> Driver {
+        self.checks_moves = self.protocol == Protocol::Text;
+        self
     }
 
     pub fn client(&self) -> &Client {
@@ -53,6 +74,7 @@ impl Driver {
         let mut events = VecDeque::from([event]);
         let mut exit = None;
         while let Some(event) = events.pop_front() {
+            let event = self.checked(event);
             for action in self.client.handle(event) {
                 match action {
                     Action::Open => events.push_back(Event::Opened(self.open())),
@@ -76,12 +98,63 @@ impl Driver {
                         }
                         self.reader = None;
                     }
-                    Action::Show(notice) => show(&notice),
+                    Action::Show(notice) => {
+                        self.keep_rules(&notice);
+                        show(&notice);
+                    }
                     Action::Exit(code) => exit = Some(code),
                 }
             }
         }
         exit
+    }
+
+    /// A person's move the rules forbid becomes a refusal with the reason.
+    /// Only a move the server waits for is checked: the client refuses the
+    /// others itself.
+    fn checked(&mut self, event: Event) -> Event {
+        let Event::User(request @ (Request::Move(_) | Request::Notation(_))) = &event else {
+            return event;
+        };
+        let (Some(game), Some(rules)) = (self.client.game(), &self.rules) else {
+            return event;
+        };
+        let Some(team) = game.team().filter(|_| self.client.may_move()) else {
+            return event;
+        };
+        if let Some(why) = rules.differs_from(game) {
+            log::info!("{why}; moves are sent unchecked");
+            self.rules = None;
+            return event;
+        }
+        match rules.check(team, request) {
+            Ok(()) => event,
+            Err(why) => Event::Refused(format!("illegal move: {why}")),
+        }
+    }
+
+    /// Keeps the rules' copy in step with the game the notices tell of.
+    fn keep_rules(&mut self, notice: &Notice) {
+        if !self.checks_moves {
+            return;
+        }
+        match notice {
+            Notice::Started => {
+                self.rules = self.client.game().and_then(|g| Follower::of(&g.game));
+            }
+            Notice::Moved { team, notation } => {
+                if let Some(Err(why)) = self.rules.as_mut().map(|r| r.follow(*team, notation)) {
+                    log::info!("{why}; moves are sent unchecked");
+                    self.rules = None;
+                }
+            }
+            Notice::News(text) => {
+                if let Some(rules) = self.rules.as_mut() {
+                    rules.follow_news(text);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn open(&mut self) -> Result<(), String> {

@@ -6,6 +6,7 @@ use std::net::{Shutdown, TcpStream};
 
 use reversi_text::{ClientMessage, LineBuffer, LineError, ParseError, ServerMessage};
 
+use crate::text::clock::Timing;
 use crate::text::Event;
 
 /// Opens a connection to `addr` (`host:port`, or a bare host for the
@@ -48,6 +49,13 @@ impl LineReader {
                 Ok(Some(line)) => {
                     log::debug!("<- {line}");
                     self.told_since_quiet = true;
+                    // GAME CLOCK and GAME TIMER, read here from the raw line
+                    // before the codec sees it: when reversi-text's ServerMessage
+                    // has them, take them from there instead (and drop Timing::parse).
+                    if let Some(timing) = Timing::parse(&line) {
+                        let at = std::time::Instant::now();
+                        return Event::Timing { timing, at };
+                    }
                     match ServerMessage::parse(&line) {
                         Ok(message) => return Event::Received(message),
                         // Later versions may add messages (spec §1): not a fault.
@@ -111,13 +119,15 @@ mod tests {
         let (mut reader, _writer) = open(&listener.local_addr().unwrap().to_string()).unwrap();
         let (mut server, _) = listener.accept().unwrap();
         server
-            .write_all(b"GAME FLY high\nFLY away\nGAME WAITING 1\nGAME TURN x\n")
+            .write_all(b"GAME FLY high\nFLY away\nGAME WAITING 1\nGAME CLOCK 2 500\nGAME TURN x\n")
             .unwrap();
         drop(server);
         assert_eq!(
             reader.next_event(),
             Event::Received(ServerMessage::Waiting { more: 1 })
         );
+        let clock = Timing::Clock { team: 2, ms: 500 };
+        assert!(matches!(reader.next_event(), Event::Timing { timing, .. } if timing == clock));
         assert!(matches!(reader.next_event(), Event::BadLine(why) if why.contains("GAME TURN")));
     }
 }

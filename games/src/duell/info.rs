@@ -22,4 +22,10 @@ pub static INFO: GameInfo = GameInfo {
     random_teams: false,
     rematch: false,
     record_ext: "txt",
+    rules: "Each side has eight dice and a key; south begins. A die rolls exactly as many \
+squares as its top face shows, along rows and columns with at most one right-angle turn, never through a piece, and tips \
+over with each square it rolls, so its top face changes. The key moves one square. A piece \
+captures an enemy piece by ending its move on it. Capture the enemy key, \
+or bring your key to the enemy key's starting square, to win; 50 moves each without a capture is \
+a draw.",
 };

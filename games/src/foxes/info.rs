@@ -22,4 +22,10 @@ pub static INFO: GameInfo = GameInfo {
     random_teams: false,
     rematch: false,
     record_ext: "txt",
+    rules: "Real time, no turns: each player may step one animal one square (along a row or \
+a column) at most every 500 ms. Foxes live on the island, dolphins in the sea; a fox eats a \
+stranded dolphin by stepping onto it on land, a dolphin eats a swimming fox in the water. A \
+dolphin cannot move on land; a fox needs land within 2 steps. Every 10 s the tide turns and moves \
+the coast (the tide timer counts down). Eating the last animal of the other kind wins; if nothing \
+is eaten for 120 s (the quiet timer), the kind with more animals wins, equal numbers draw.",
 };

@@ -15,7 +15,7 @@ mod zobrist;
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::bot::Bot;
+use crate::bot::{Bot, DrawAnswer};
 use crate::game::{Action, Game, Team, Viewer};
 use crate::record::{How, RecordMeta};
 
@@ -26,6 +26,10 @@ use super::view::{self, color};
 
 pub use eval::evaluate;
 pub use search::{Limit, Report, Score, Searcher};
+
+/// The most an evaluation may favour the bot, in hundredths of a man, for
+/// it to take a draw: within a fifth of a man the position is level.
+pub const DRAWN_WITHIN: i32 = 20;
 
 /// The table size the bot uses: 2^20 entries of 16 bytes (16 MiB).
 const TABLE_BITS: u32 = 20;
@@ -108,6 +112,33 @@ impl Bot for DraughtsBot {
             .collect();
         let report = self.think(&seen.position, &seen.past, &moves, budget)?;
         Some(action(&report.best))
+    }
+
+    /// Searches the position as for a move and takes the draw unless the
+    /// search finds the bot ahead by more than [`DRAWN_WITHIN`].
+    fn answer_draw(&mut self, game: &dyn Game, team: Team, budget: Duration) -> DrawAnswer {
+        let report = read(game, team).and_then(|seen| {
+            let moves = seen.position.legal_moves();
+            self.think(&seen.position, &seen.past, &moves, budget)
+        });
+        let Some(report) = report else {
+            return DrawAnswer {
+                accept: true,
+                why: "it has no move to play".to_owned(),
+            };
+        };
+        let (accept, found) = match report.score {
+            Score::Win(plies) => (false, format!("a win within {plies} plies")),
+            Score::Loss(plies) => (true, format!("a loss within {plies} plies")),
+            Score::Value(v) => (
+                v <= DRAWN_WITHIN,
+                format!("{:+.2} of a man for it", f64::from(v) / 100.0),
+            ),
+        };
+        DrawAnswer {
+            accept,
+            why: format!("its search ({} plies) finds {found}", report.depth),
+        }
     }
 }
 
