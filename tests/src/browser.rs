@@ -288,3 +288,28 @@ fn driver_port(stdout: ChildStdout) -> Result<u16, String> {
         return port.map_err(|_| format!("chromedriver's port in {line:?}"));
     }
 }
+
+/// A computer player (`reversi bot`) as the page's opponent, stopped when dropped.
+pub struct Bot(std::process::Child);
+
+impl Bot {
+    /// A bot for `game` on `server`, thinking `move_ms` a move.
+    pub fn start(server: &crate::Server, game: &str, move_ms: &str) -> Bot {
+        let child = Command::new(crate::reversi_binary())
+            .args(["bot", "--game", game, &server.addr().to_string()])
+            .args(["--move-time", move_ms, "--level", "1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start reversi bot");
+        Bot(child)
+    }
+}
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -6,41 +6,16 @@
 //! chromedriver (scripts/install-tools.sh chromium) the test skips and says so.
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use reversi_tests::browser::{chromium, Browser};
-use reversi_tests::{reversi_binary, target_dir, Server};
+use reversi_tests::browser::{chromium, Bot, Browser};
+use reversi_tests::{target_dir, Server};
 use serde_json::Value;
 
 /// How long a whole game may take.
 const GAME_TIME: Duration = Duration::from_secs(40);
 /// How long the page may take to answer one step.
 const STEP: Duration = Duration::from_secs(10);
-
-/// A `reversi bot`, killed when dropped.
-struct Bot(Child);
-
-impl Bot {
-    fn start(server: &Server, game: &str, move_ms: &str) -> Bot {
-        let child = Command::new(reversi_binary())
-            .args(["bot", "--game", game, &server.addr().to_string()])
-            .args(["--move-time", move_ms, "--level", "1"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start reversi bot");
-        Bot(child)
-    }
-}
-
-impl Drop for Bot {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A square the page draws: x, y, and the name of its piece ("" for none).
 type Square = (u8, u8, String);

@@ -5,39 +5,14 @@
 //! game's tide and quiet timers. Screenshots go to target/<profile>/browser/.
 //! Without Chromium (scripts/install-tools.sh chromium) the test skips and says so.
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use reversi_tests::browser::{chromium, Browser};
-use reversi_tests::{reversi_binary, target_dir, Server};
+use reversi_tests::browser::{chromium, Bot, Browser};
+use reversi_tests::{target_dir, Server};
 use serde_json::Value;
 
 /// How long the page may take to answer one step.
 const STEP: Duration = Duration::from_secs(10);
-
-/// A `reversi bot`, killed when dropped.
-struct Bot(Child);
-
-impl Bot {
-    fn start(server: &Server, game: &str) -> Bot {
-        let child = Command::new(reversi_binary())
-            .args(["bot", "--game", game, &server.addr().to_string()])
-            .args(["--move-time", "30", "--level", "1"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start reversi bot");
-        Bot(child)
-    }
-}
-
-impl Drop for Bot {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn wait(browser: &mut Browser, expression: &str, timeout: Duration) -> Value {
     browser.wait_for(expression, timeout).unwrap_or_else(|e| {
@@ -68,7 +43,7 @@ fn join(browser: &mut Browser, server: &Server, game: &str) -> Bot {
     );
     browser.click(&button).unwrap();
     wait(browser, "document.body.dataset.state === 'waiting'", STEP);
-    let bot = Bot::start(server, game);
+    let bot = Bot::start(server, game, "30");
     wait(browser, "document.body.dataset.state === 'playing'", STEP);
     bot
 }
