@@ -101,6 +101,7 @@ impl ForkServer {
         let request = Request::Start {
             id: group.id,
             game: group.module.info.name.to_owned(),
+            control: group.control,
             seats: group
                 .seats
                 .iter()
@@ -108,6 +109,7 @@ impl ForkServer {
                     wire: seat.wire,
                     peer: seat.peer,
                     early: seat.early.clone(),
+                    token: seat.token,
                 })
                 .collect(),
         };

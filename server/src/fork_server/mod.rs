@@ -20,7 +20,7 @@
 //!
 //! | message | bytes | descriptors (SCM_RIGHTS) |
 //! |---|---|---|
-//! | start a session | `1`, game id `u64`, name length `u8`, name, seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes | one socket per seat in order, then the viewers' listener |
+//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token | one socket per seat in order, then the viewers' listener |
 //! | reopen the log | `2` | the new stderr |
 //! | the fork server is ready (its first message) | `3` | none |
 //! | answer to a start | the session's pid as `i32`, or minus an errno | none |
@@ -30,9 +30,11 @@ pub mod serve;
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use crate::protocols::WireKind;
 use crate::session::handoff;
+use crate::terms::{ResumeToken, TimeControl, TOKEN_LEN};
 
 /// The environment variable that makes reversid a fork server: the descriptor number of
 /// its socket to the supervisor.
@@ -57,6 +59,8 @@ pub struct SeatHeader {
     pub wire: WireKind,
     pub peer: SocketAddr,
     pub early: Vec<u8>,
+    /// The seat's resume token, when it can be resumed.
+    pub token: Option<ResumeToken>,
 }
 
 /// What the supervisor asks of the fork server.
@@ -66,6 +70,8 @@ pub enum Request {
     Start {
         id: u64,
         game: String,
+        /// A challenge's control; `None`: the game's default.
+        control: Option<TimeControl>,
         seats: Vec<SeatHeader>,
     },
     /// Take the descriptor that comes with this message as stderr (log rotation).
@@ -81,6 +87,8 @@ pub enum BadRequest {
     TooManySeats(usize),
     UnknownWire(u8),
     BadAddress,
+    UnknownControl(u8),
+    BadToken,
     TrailingBytes(usize),
 }
 
@@ -93,6 +101,8 @@ impl fmt::Display for BadRequest {
             BadRequest::TooManySeats(n) => write!(f, "{n} seats (at most {MAX_SEATS})"),
             BadRequest::UnknownWire(kind) => write!(f, "unknown wire kind {kind}"),
             BadRequest::BadAddress => write!(f, "a seat's address is not an address"),
+            BadRequest::UnknownControl(kind) => write!(f, "unknown time control kind {kind}"),
+            BadRequest::BadToken => write!(f, "a seat's token is not a token"),
             BadRequest::TrailingBytes(n) => write!(f, "{n} bytes after the last field"),
         }
     }
@@ -103,16 +113,26 @@ impl Request {
     pub fn encode(&self) -> Vec<u8> {
         match self {
             Request::ReopenLog => vec![REOPEN_LOG],
-            Request::Start { id, game, seats } => {
+            Request::Start {
+                id,
+                game,
+                control,
+                seats,
+            } => {
                 let mut out = vec![START];
                 out.extend_from_slice(&id.to_le_bytes());
                 put_short(&mut out, game.as_bytes());
+                put_control(&mut out, *control);
                 out.push(seats.len() as u8);
                 for seat in seats {
                     out.push(handoff::kind_byte(seat.wire));
                     put_short(&mut out, seat.peer.to_string().as_bytes());
                     out.extend_from_slice(&(seat.early.len() as u32).to_le_bytes());
                     out.extend_from_slice(&seat.early);
+                    put_short(
+                        &mut out,
+                        seat.token.as_ref().map_or(&[][..], |t| t.as_bytes()),
+                    );
                 }
                 out
             }
@@ -127,6 +147,7 @@ impl Request {
             START => {
                 let id = u64::from_le_bytes(r.array()?);
                 let game = String::from_utf8_lossy(r.short()?).into_owned();
+                let control = r.control()?;
                 let count = usize::from(r.byte()?);
                 if count > MAX_SEATS {
                     return Err(BadRequest::TooManySeats(count));
@@ -134,7 +155,12 @@ impl Request {
                 let seats = (0..count)
                     .map(|_| r.seat())
                     .collect::<Result<Vec<_>, _>>()?;
-                Request::Start { id, game, seats }
+                Request::Start {
+                    id,
+                    game,
+                    control,
+                    seats,
+                }
             }
             tag => return Err(BadRequest::UnknownTag(tag)),
         };
@@ -158,6 +184,25 @@ fn put_short(out: &mut Vec<u8>, field: &[u8]) {
     let field = &field[..field.len().min(255)];
     out.push(field.len() as u8);
     out.extend_from_slice(field);
+}
+
+/// Kinds of time control in a start message.
+const DEFAULT_CONTROL: u8 = 0xFF;
+const NO_CLOCK: u8 = 0;
+const PER_MOVE: u8 = 1;
+const FISCHER: u8 = 2;
+
+fn put_control(out: &mut Vec<u8>, control: Option<TimeControl>) {
+    let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
+    let (kind, a, b) = match control {
+        None => (DEFAULT_CONTROL, 0, 0),
+        Some(TimeControl::None) => (NO_CLOCK, 0, 0),
+        Some(TimeControl::PerMove { limit, first }) => (PER_MOVE, ms(limit), ms(first)),
+        Some(TimeControl::Fischer { base, increment }) => (FISCHER, ms(base), ms(increment)),
+    };
+    out.push(kind);
+    out.extend_from_slice(&a.to_le_bytes());
+    out.extend_from_slice(&b.to_le_bytes());
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -200,7 +245,35 @@ impl<'a> Reader<'a> {
             .ok_or(BadRequest::BadAddress)?;
         let n = u32::from_le_bytes(self.array()?) as usize;
         let early = self.take(n)?.to_vec();
-        Ok(SeatHeader { wire, peer, early })
+        let token = match self.short()? {
+            [] => None,
+            bytes => {
+                let bytes: [u8; TOKEN_LEN] = bytes.try_into().map_err(|_| BadRequest::BadToken)?;
+                Some(ResumeToken::from_bytes(bytes).ok_or(BadRequest::BadToken)?)
+            }
+        };
+        Ok(SeatHeader {
+            wire,
+            peer,
+            early,
+            token,
+        })
+    }
+
+    fn control(&mut self) -> Result<Option<TimeControl>, BadRequest> {
+        let kind = self.byte()?;
+        let a = Duration::from_millis(u32::from_le_bytes(self.array()?).into());
+        let b = Duration::from_millis(u32::from_le_bytes(self.array()?).into());
+        Ok(Some(match kind {
+            DEFAULT_CONTROL => return Ok(None),
+            NO_CLOCK => TimeControl::None,
+            PER_MOVE => TimeControl::PerMove { limit: a, first: b },
+            FISCHER => TimeControl::Fischer {
+                base: a,
+                increment: b,
+            },
+            kind => return Err(BadRequest::UnknownControl(kind)),
+        }))
     }
 }
 
@@ -212,16 +285,19 @@ mod tests {
         Request::Start {
             id: 7,
             game: "ttt".into(),
+            control: None,
             seats: vec![
                 SeatHeader {
                     wire: WireKind::default(),
                     peer: "10.0.0.1:5".parse().unwrap(),
                     early: b"MOVE".to_vec(),
+                    token: None,
                 },
                 SeatHeader {
                     wire: WireKind::FALLBACK,
                     peer: "[::1]:9".parse().unwrap(),
                     early: vec![],
+                    token: None,
                 },
             ],
         }
@@ -229,12 +305,39 @@ mod tests {
 
     #[test]
     fn a_start_message_in_bytes() {
-        let mut expected = vec![1, 7, 0, 0, 0, 0, 0, 0, 0, 3, b't', b't', b't', 2];
-        expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE");
-        expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0");
+        let mut expected = vec![1, 7, 0, 0, 0, 0, 0, 0, 0, 3, b't', b't', b't'];
+        expected.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+        expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE\0");
+        expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0\0");
         assert_eq!(start().encode(), expected);
         assert_eq!(Request::decode(&expected), Ok(start()));
         assert_eq!(start().descriptors(), 3);
+    }
+
+    #[test]
+    fn controls_and_tokens_cross_whole() {
+        let token = ResumeToken::draw(b'0').unwrap();
+        for control in [
+            TimeControl::None,
+            TimeControl::PerMove {
+                limit: Duration::from_secs(600),
+                first: Duration::from_secs(30),
+            },
+            TimeControl::Fischer {
+                base: Duration::from_secs(300),
+                increment: Duration::from_secs(3),
+            },
+        ] {
+            let mut request = start();
+            if let Request::Start {
+                control: c, seats, ..
+            } = &mut request
+            {
+                *c = Some(control);
+                seats[1].token = Some(token);
+            }
+            assert_eq!(Request::decode(&request.encode()), Ok(request));
+        }
     }
 
     #[test]
@@ -259,13 +362,16 @@ mod tests {
     fn bad_fields_are_named() {
         assert_eq!(Request::decode(&[9]), Err(BadRequest::UnknownTag(9)));
         let mut bytes = start().encode();
-        bytes[14] = 200; // the first seat's wire kind
+        bytes[23] = 200; // the first seat's wire kind
         assert_eq!(Request::decode(&bytes), Err(BadRequest::UnknownWire(200)));
         let mut bytes = start().encode();
-        bytes[16] = b'x'; // inside the first seat's address
+        bytes[25] = b'x'; // inside the first seat's address
         assert_eq!(Request::decode(&bytes), Err(BadRequest::BadAddress));
         let mut bytes = start().encode();
-        bytes[13] = 65; // seat count
+        bytes[22] = 65; // seat count
         assert_eq!(Request::decode(&bytes), Err(BadRequest::TooManySeats(65)));
+        let mut bytes = start().encode();
+        bytes[13] = 7; // the control's kind
+        assert_eq!(Request::decode(&bytes), Err(BadRequest::UnknownControl(7)));
     }
 }

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use log::{error, info};
 use nix::sys::socket::MsgFlags;
 
+use crate::terms::TimeControl;
+
 use super::{Request, SeatHeader, DIR_VAR, MAX_MESSAGE, MAX_SEATS, READY, SOCKET_VAR};
 use crate::fd_passing;
 use crate::games::Games;
@@ -114,7 +116,12 @@ fn serve(games: &Games, bytes: &[u8], received: fd_passing::Received) -> Option<
             reopen_log(&received.fds[0]);
             None
         }
-        Request::Start { id, game, seats } => Some(start(games, id, &game, seats, received.fds)),
+        Request::Start {
+            id,
+            game,
+            control,
+            seats,
+        } => Some(start(games, id, &game, control, seats, received.fds)),
     }
 }
 
@@ -131,7 +138,14 @@ fn reopen_log(stderr: &OwnedFd) {
 }
 
 /// Clones the session of game `id`: its pid, or minus an errno.
-fn start(games: &Games, id: u64, game: &str, seats: Vec<SeatHeader>, mut fds: Vec<OwnedFd>) -> i32 {
+fn start(
+    games: &Games,
+    id: u64,
+    game: &str,
+    control: Option<TimeControl>,
+    seats: Vec<SeatHeader>,
+    mut fds: Vec<OwnedFd>,
+) -> i32 {
     let module = games.modules.iter().find(|m| m.info.name == game);
     let (Some(&module), Some(config)) = (module, games.sessions.get(game)) else {
         error!("fork server: asked for a game it does not serve: {game}");
@@ -148,11 +162,17 @@ fn start(games: &Games, id: u64, game: &str, seats: Vec<SeatHeader>, mut fds: Ve
             peer: header.peer,
             early: header.early,
             wire: header.wire,
+            token: header.token,
         })
         .collect();
     let mut keep: Vec<RawFd> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
     keep.push(viewers.as_raw_fd());
-    let group = Group { id, module, seats };
+    let group = Group {
+        id,
+        module,
+        control,
+        seats,
+    };
     let forked = spawn::fork_child(
         &keep,
         "reversid-game",

@@ -7,8 +7,8 @@
 //! descriptor as SCM_RIGHTS, and closes; the session accepts only its parent.
 //!
 //! A message: `kind: u8` (0 binary, 1 text, 2 seed 000, 3 seed 002, 4 WebSocket),
-//! `peer_len: u8`,
-//! the peer's address in text, then the bytes the client sent after its request.
+//! `role: u8` (`0xFF` a viewer, else the number of the seat a returning player takes back),
+//! `peer_len: u8`, the peer's address in text, then the bytes the client sent after its request.
 
 use std::io;
 use std::net::TcpStream;
@@ -27,10 +27,39 @@ use crate::protocols::WireKind;
 
 /// The largest message: the header, an address, and early bytes up to the
 /// supervisor's input cap.
-const MAX_MESSAGE: usize = 2 + 255 + crate::protocols::MAX_INPUT;
+const MAX_MESSAGE: usize = HEADER + 255 + crate::protocols::MAX_INPUT;
+/// Kind, role and the peer's length.
+const HEADER: usize = 3;
+/// The role byte of a viewer.
+const VIEWER: u8 = 0xFF;
 /// How long a session waits for the message once its parent has connected (it is sent
 /// right after the connect, so this is only a bound against a stuck sender).
 const RECEIVE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// What a handed connection comes to do in the session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Watch the game.
+    Viewer,
+    /// Take back seat `n` (the supervisor checked the seat's resume token).
+    Seat(u8),
+}
+
+impl Role {
+    fn byte(self) -> u8 {
+        match self {
+            Role::Viewer => VIEWER,
+            Role::Seat(n) => n.min(VIEWER - 1),
+        }
+    }
+
+    fn of_byte(byte: u8) -> Role {
+        match byte {
+            VIEWER => Role::Viewer,
+            n => Role::Seat(n),
+        }
+    }
+}
 
 /// A connection received from the supervisor.
 pub struct Handed {
@@ -38,6 +67,7 @@ pub struct Handed {
     pub stream: TcpStream,
     pub peer: String,
     pub wire: WireKind,
+    pub role: Role,
     pub early: Vec<u8>,
 }
 
@@ -67,12 +97,19 @@ pub fn listener(id: u64) -> io::Result<OwnedFd> {
 
 /// Sends `stream` to the session of game `id` (the supervisor's copy stays open until the
 /// caller drops it). Fails when the session is gone or not taking connections.
-pub fn send(id: u64, stream: RawFd, peer: &str, wire: WireKind, early: &[u8]) -> io::Result<()> {
+pub fn send(
+    id: u64,
+    stream: RawFd,
+    peer: &str,
+    wire: WireKind,
+    role: Role,
+    early: &[u8],
+) -> io::Result<()> {
     let socket = seqpacket()?;
     connect(socket.as_raw_fd(), &address(std::process::id(), id)?)?;
     let peer = &peer.as_bytes()[..peer.len().min(255)];
-    let header = [kind_byte(wire), peer.len() as u8];
-    let early = &early[..early.len().min(MAX_MESSAGE - 2 - peer.len())];
+    let header = [kind_byte(wire), role.byte(), peer.len() as u8];
+    let early = &early[..early.len().min(MAX_MESSAGE - HEADER - peer.len())];
     fd_passing::send(
         &socket,
         &[&header, peer, early],
@@ -134,13 +171,13 @@ fn receive(conn: &OwnedFd) -> io::Result<Handed> {
         .into_iter()
         .next()
         .ok_or_else(|| bad("no descriptor"))?;
-    let [kind, peer_len, ..] = buf[..bytes] else {
+    let [kind, role, peer_len, ..] = buf[..bytes] else {
         return Err(bad("message too short"));
     };
     let wire = wire_of(kind).ok_or_else(|| bad(&format!("no protocol of kind {kind}")))?;
-    let peer_end = 2 + usize::from(peer_len);
+    let peer_end = HEADER + usize::from(peer_len);
     let peer = buf
-        .get(2..peer_end.min(bytes))
+        .get(HEADER..peer_end.min(bytes))
         .ok_or_else(|| bad("bad peer"))?;
     let stream = TcpStream::from(fd);
     stream.set_nonblocking(true)?;
@@ -148,6 +185,7 @@ fn receive(conn: &OwnedFd) -> io::Result<Handed> {
         stream,
         peer: String::from_utf8_lossy(peer).into_owned(),
         wire,
+        role: Role::of_byte(role),
         early: buf[peer_end.min(bytes)..bytes].to_vec(),
     })
 }
@@ -171,6 +209,7 @@ mod tests {
             served.as_raw_fd(),
             &peer.to_string(),
             WireKind::Text,
+            Role::Viewer,
             b"x",
         )
         .unwrap();
@@ -194,7 +233,7 @@ mod tests {
         let mut client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
         let (served, peer) = l.accept().unwrap();
         let peer_text = peer.to_string();
-        let header = [1u8, peer_text.len() as u8];
+        let header = [1u8, 2, peer_text.len() as u8];
         fd_passing::send(
             &a,
             &[&header, peer_text.as_bytes(), b"GAME QUIT\n"],
@@ -206,12 +245,20 @@ mod tests {
         let mut handed = receive(&b).unwrap();
         assert_eq!(handed.peer, peer_text);
         assert_eq!(handed.wire, WireKind::Text);
+        assert_eq!(handed.role, Role::Seat(2));
         assert_eq!(handed.early, b"GAME QUIT\n");
         handed.stream.set_nonblocking(false).unwrap();
         handed.stream.write_all(b"hello").unwrap();
         let mut got = [0u8; 5];
         client.read_exact(&mut got).unwrap();
         assert_eq!(&got, b"hello");
+    }
+
+    #[test]
+    fn roles_cross_as_one_byte() {
+        for role in [Role::Viewer, Role::Seat(0), Role::Seat(63)] {
+            assert_eq!(Role::of_byte(role.byte()), role);
+        }
     }
 
     #[test]

@@ -38,6 +38,7 @@ use reversi_games::Settings;
 
 use crate::protocols::{Event, Input, WireKind};
 use crate::signals::SelfPipe;
+use crate::terms::{ResumeToken, TimeControl};
 use conn::{Conn, ReadOutcome};
 use referee::{Delivery, Now, Referee, Rules, Seating, Who};
 
@@ -74,12 +75,16 @@ pub struct Seat {
     /// Bytes received after the handshake, which the session reads first.
     pub early: Vec<u8>,
     pub wire: WireKind,
+    /// The token that takes this seat back after a drop; `None`: a drop forfeits.
+    pub token: Option<ResumeToken>,
 }
 
 /// The clients of one game, in the order they queued.
 pub struct Group {
     pub id: u64,
     pub module: &'static Module,
+    /// A challenge's control; `None`: the game's default.
+    pub control: Option<TimeControl>,
     pub seats: Vec<Seat>,
 }
 
@@ -580,6 +585,17 @@ impl<'a> Session<'a> {
     /// A viewer joins, unless the game or its address has all the viewers it may: it is
     /// shown the game as it stands, then what it sent is read.
     fn add_viewer(&mut self, handed: handoff::Handed) {
+        if let handoff::Role::Seat(seat) = handed.role {
+            warn!(
+                "session {}: asked to take back seat {seat}, which it cannot",
+                self.id
+            );
+            refuse(
+                handed,
+                "no running game has this token (the game may have ended)",
+            );
+            return;
+        }
         if let Some(why) = self.viewer_refusal(&handed.peer) {
             debug!("session {}: viewer {} refused: {why}", self.id, handed.peer);
             refuse(handed, &why);

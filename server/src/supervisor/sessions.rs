@@ -166,6 +166,7 @@ impl Supervisor {
                         peer: conn.peer,
                         early,
                         wire: conn.wire.unwrap_or_default(),
+                        token: None,
                     }
                 })
                 .collect();
@@ -190,6 +191,7 @@ impl Supervisor {
         let group = Group {
             id,
             module: game,
+            control: None,
             seats,
         };
         let forked = self.fork_session(&keep, config, group, viewers);

@@ -485,6 +485,7 @@ impl Supervisor {
             conn.stream.as_raw_fd(),
             &conn.peer.to_string(),
             wire,
+            handoff::Role::Viewer,
             &conn.input,
         );
         let peer = conn.peer;
