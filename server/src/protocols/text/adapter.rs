@@ -6,7 +6,7 @@ use reversi_text::{ClientMessage, ServerMessage, Standing};
 
 use crate::outbox::Outbox;
 use crate::protocols::lines::LineReader;
-use crate::protocols::{Event, Input, Wire};
+use crate::protocols::{Claim, Event, Input, Wire};
 
 pub struct Text {
     lines: LineReader,
@@ -55,6 +55,11 @@ fn input(message: ClientMessage) -> Input {
         ClientMessage::OfferDraw => Input::Act(Action::OfferDraw),
         ClientMessage::AcceptDraw => Input::Act(Action::AcceptDraw),
         ClientMessage::DeclineDraw => Input::Act(Action::DeclineDraw),
+        ClientMessage::ClaimWin => Input::Claim(Claim::Win),
+        ClientMessage::ClaimDraw => Input::Claim(Claim::Draw),
+        ClientMessage::Resume { .. } => Input::Confused(
+            "you are in a game already (GAME RESUME is for a new connection)".to_owned(),
+        ),
         ClientMessage::Quit => Input::Quit,
         ClientMessage::Join { .. } | ClientMessage::Watch { .. } | ClientMessage::List => {
             Input::Confused("not during a game (GAME QUIT first)".to_owned())
@@ -260,9 +265,52 @@ impl Wire for Text {
                     why: why.to_owned(),
                 },
             ),
+            other => self.send_seat_news(other, out),
         }
     }
 }
+
+impl Text {
+    /// The lines of a seat that can be taken back (TEXT-PROTOCOL.md §5.5): additions all,
+    /// so a client of seed 000 alone gets none (it never has a token).
+    fn send_seat_news(&self, event: &Event, out: &mut Outbox) {
+        if !self.additions {
+            return;
+        }
+        let message = match event {
+            Event::Token { token, ms } => {
+                // A token never reaches the log whole: its line is written unlogged.
+                debug!("-> GAME TOKEN {token:?} {ms}");
+                let line = ServerMessage::Token {
+                    token: token.to_string(),
+                    ms: *ms,
+                };
+                out.push(format!("{line}\n").as_bytes());
+                return;
+            }
+            Event::Resumed(id) => ServerMessage::Resumed { id: *id },
+            Event::Away { team, ms } => ServerMessage::Away {
+                team: team.number(),
+                ms: *ms,
+            },
+            Event::Back(team) => ServerMessage::Back {
+                team: team.number(),
+            },
+            Event::OfferedDraw(team) => ServerMessage::OfferedDraw {
+                team: team.number(),
+            },
+            Event::News(text) => ServerMessage::News { text: text.clone() },
+            Event::Replaced => ServerMessage::Error {
+                why: REPLACED.to_owned(),
+            },
+            _ => return,
+        };
+        write(out, &message);
+    }
+}
+
+/// What a connection whose seat was taken over by a new one is told last.
+pub const REPLACED: &str = "this seat was taken over by a new connection";
 
 #[cfg(test)]
 mod tests {

@@ -97,6 +97,15 @@ pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdi
                 error(format!("no game {id} is running (GAME LIST shows them)"))
             }
         }
+        (Stage::Handshake, ClientMessage::Resume { token }) => {
+            match crate::terms::ResumeToken::parse(&token) {
+                Ok(token) => Verdict::Resume { token, used },
+                Err(not) => error(not.to_string()),
+            }
+        }
+        (Stage::Queued, ClientMessage::Resume { .. }) => {
+            error("waiting for a game already (GAME QUIT to leave the queue)".to_owned())
+        }
         (_, ClientMessage::Version) => Verdict::reply(
             line_of(&ServerMessage::Version {
                 version: reversi_text::VERSION,

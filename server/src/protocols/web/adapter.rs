@@ -83,6 +83,10 @@ impl Wire for WebSocket {
         if self.closed {
             return;
         }
+        if let Event::Replaced = event {
+            // Taken over by a new connection (TEXT-PROTOCOL.md §5.5): a policy close.
+            self.close_code = CloseCode::Policy;
+        }
         let mut lines = Outbox::new();
         self.text.send(event, &mut lines);
         let mut bytes = Vec::with_capacity(lines.pending());
