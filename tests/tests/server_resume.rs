@@ -2,15 +2,17 @@
 //! reversid: the opponent is told at once; `GAME RESUME` with the seat's token gives the
 //! resume sequence and play goes on, recorded as one game; a second connection replaces
 //! the first; when the grace ends the opponent claims the win or a draw; both gone is an
-//! aborted game; a binary opponent, which cannot claim, is given the win.
+//! aborted game; a binary opponent, which cannot claim, is given the win; a browser's
+//! reload (its WebSocket closed, another opened) comes back the same way.
 
-use std::net::Shutdown;
+use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
 use reversi_pdu::{Colour, Winner};
 use reversi_tests::scratch::Scratch;
 use reversi_tests::text::TextClient;
 use reversi_tests::{Msg, Server, PATIENCE};
+use tungstenite::{Message, WebSocket};
 
 /// Two Tic-Tac-Toe players, X (joined first) and O, past the start of the game, with O's
 /// token (X's is checked to come after its `GAME TEAM` too).
@@ -256,4 +258,66 @@ fn s5_5_a_binary_opponent_is_given_the_win_when_the_grace_ends() {
     );
     let over = server.wait_log("game over: reversi");
     assert!(over.contains("end left by white"), "{over}");
+}
+
+/// A WebSocket to the server's `/ws`.
+fn websocket(server: &Server) -> WebSocket<TcpStream> {
+    let stream = TcpStream::connect(server.addr()).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    let url = format!("ws://{}/ws", server.addr());
+    tungstenite::client(url.as_str(), stream).unwrap().0
+}
+
+/// Reads messages until a text one starts with `prefix`.
+fn until(ws: &mut WebSocket<TcpStream>, prefix: &str) -> String {
+    loop {
+        match ws.read().unwrap() {
+            Message::Text(text) if text.starts_with(prefix) => return text.to_string(),
+            Message::Close(frame) => panic!("closed ({frame:?}) before {prefix:?}"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn s5_5_a_browser_reload_holds_the_seat_and_a_second_tab_replaces_the_first() {
+    let server = Server::start(&["--grace", "60", "--fixed-colours"]);
+    let mut page = websocket(&server);
+    page.send(Message::text("GAME TYPE tictactoe")).unwrap();
+    until(&mut page, "GAME WAITING 1");
+    let mut o = TextClient::join(server.addr(), "tictactoe");
+    until(&mut page, "GAME TEAM 1 X");
+    let token = until(&mut page, "GAME TOKEN ");
+    let token = token.split(' ').nth(2).unwrap().to_owned();
+    until(&mut page, "READY");
+    // A reload: the page closes its WebSocket, then opens another with its token.
+    page.close(None).unwrap();
+    o.expect("GAME AWAY 1 60000");
+    let mut page = websocket(&server);
+    page.send(Message::text(format!("GAME RESUME {token}")))
+        .unwrap();
+    until(&mut page, "GAME RESUMED 1");
+    until(&mut page, "READY");
+    o.expect("GAME BACK 1");
+    // A second tab with the token takes the seat over; the first is told and closed (1008).
+    let mut tab = websocket(&server);
+    tab.send(Message::text(format!("GAME RESUME {token}")))
+        .unwrap();
+    until(&mut tab, "GAME RESUMED 1");
+    until(
+        &mut page,
+        "ERROR this seat was taken over by a new connection",
+    );
+    loop {
+        match page.read() {
+            Ok(Message::Close(Some(frame))) => {
+                assert_eq!(u16::from(frame.code), 1008);
+                break;
+            }
+            Ok(_) => {}
+            Err(e) => panic!("expected a close frame, got {e}"),
+        }
+    }
+    tab.send(Message::text("MOVE b2")).unwrap();
+    o.expect("GAME MOVED 1 b2");
 }

@@ -305,6 +305,10 @@ pub enum Input {
     Refresh,
     /// The client leaves.
     Quit,
+    /// The client closed its side of the connection with a goodbye of its protocol (a
+    /// WebSocket close frame, as a browser sends on a reload): a drop for a seat that can be
+    /// taken back (TEXT-PROTOCOL.md §5.5), else leaving as [`Input::Quit`].
+    Hangup,
     /// A message that was not understood or is not for now: the client is told, nothing else happens.
     Confused(String),
     /// The client broke the protocol: its last words are [`Event::Violation`], and it forfeits.

@@ -516,7 +516,7 @@ impl<'a> Session<'a> {
 
     fn take_inputs(&mut self, i: usize, inputs: Vec<Input>) {
         for input in inputs {
-            let quit = matches!(input, Input::Quit | Input::Violation(_));
+            let quit = matches!(input, Input::Quit | Input::Hangup | Input::Violation(_));
             match self.conns[i].who {
                 Who::Seat(seat) => {
                     let deliveries = self.referee.input(seat, input, now());
@@ -533,7 +533,7 @@ impl<'a> Session<'a> {
     fn viewer_input(&mut self, i: usize, input: Input) {
         let conn = &mut self.conns[i];
         match input {
-            Input::Quit | Input::Violation(_) => {
+            Input::Quit | Input::Hangup | Input::Violation(_) => {
                 debug!("viewer {} left", conn.peer);
                 conn.finish(Instant::now());
             }

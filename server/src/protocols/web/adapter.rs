@@ -48,7 +48,7 @@ impl WebSocket {
                     self.closed = true;
                     self.owed.extend(frames::close_echo(&payload));
                 }
-                inputs.push(Input::Quit);
+                inputs.push(Input::Hangup);
             }
         }
     }
@@ -161,7 +161,7 @@ mod tests {
             &[client(8, &[0x03, 0xe8]), client(1, b"GAME QUIT")].concat(),
             &mut inputs,
         );
-        assert_eq!(inputs, [Input::Quit], "nothing is read after a close");
+        assert_eq!(inputs, [Input::Hangup], "nothing is read after a close");
         ws.owed(&mut out);
         ws.send(&Event::Ready, &mut out);
         ws.farewell(&mut out);

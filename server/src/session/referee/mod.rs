@@ -218,7 +218,8 @@ impl Referee {
             return out;
         }
         match input {
-            Input::Quit => self.forfeit(End::Quit(seat), now, &mut out),
+            Input::Hangup if self.may_hold(seat) => out = self.hold_seat(seat, now),
+            Input::Quit | Input::Hangup => self.forfeit(End::Quit(seat), now, &mut out),
             Input::Violation(why) => {
                 tell(&mut out, seat, Event::Violation(why.clone()));
                 self.forfeit(End::Violation(seat, why), now, &mut out);
@@ -244,6 +245,10 @@ impl Referee {
     pub fn eof(&mut self, seat: usize, now: Now) -> Vec<Delivery> {
         if self.may_hold(seat) {
             return self.hold_seat(seat, now);
+        }
+        if self.is_away(seat) {
+            // Its connection ended already (a WebSocket's close frame): held, not lost.
+            return Vec::new();
         }
         let mut out = Vec::new();
         if !self.table.seats[seat].gone {

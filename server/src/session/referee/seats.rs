@@ -141,6 +141,11 @@ impl Referee {
             && self.table.members(team).count() == 1
     }
 
+    /// The seat is Away or Held.
+    pub(super) fn is_away(&self, seat: usize) -> bool {
+        self.hold.seats[seat].1 != Presence::Present
+    }
+
     /// The seat's connection dropped while its game runs: it is Away, everyone else is told.
     pub(super) fn hold_seat(&mut self, seat: usize, now: Now) -> Vec<Delivery> {
         let mut out = Vec::new();
@@ -560,6 +565,15 @@ mod tests {
         let (mut test, _) = Test::new("tictactoe", rules, 2);
         let told = test.eof(1, 50);
         assert!(told.contains(&"0 over X wins: O was disconnected, you win".to_owned()));
+    }
+
+    #[test]
+    fn a_websocket_goodbye_is_a_drop_for_a_resumable_seat_and_its_eof_no_more() {
+        let mut test = game([true, true]);
+        let told = test.send(1, Input::Hangup, 200);
+        assert_eq!(told[0], "0 away O 1000");
+        assert!(test.eof(1, 250).is_empty(), "held, not lost");
+        assert!(!test.referee.is_over());
     }
 
     #[test]
