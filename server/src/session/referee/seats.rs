@@ -478,7 +478,14 @@ mod tests {
     }
 
     fn game_graced(claims: [bool; 2], grace: u64) -> Test {
-        let module = registry::find("tictactoe").unwrap();
+        let mut test = started("tictactoe", claims, grace);
+        test.play(0, "b2", 100);
+        test
+    }
+
+    /// A game of `name`, both seats resumable, started at 0.
+    fn started(name: &str, claims: [bool; 2], grace: u64) -> Test {
+        let module = registry::find(name).unwrap();
         let rules = Rules {
             move_timeout: Some(Duration::from_millis(60_000)),
             first_move_timeout: None,
@@ -502,14 +509,13 @@ mod tests {
         assert_eq!(
             start[..4],
             [
-                "0 start as X",
+                format!("0 start as {}", module.info.teams[0]).as_str(),
                 format!("0 token {grace}").as_str(),
                 "0 update",
-                "1 start as O"
+                format!("1 start as {}", module.info.teams[1]).as_str(),
             ],
             "the token after GAME TEAM, before the board"
         );
-        test.play(0, "b2", 100);
         test
     }
 
@@ -733,6 +739,28 @@ mod tests {
         test.eof(0, 450);
         let told = resume(&mut test, 0, 500).unwrap();
         assert!(told.contains(&"0 away O 900".to_owned()), "{told:?}");
+    }
+
+    #[test]
+    fn a_draw_offer_stands_until_answered_or_the_opponent_moves() {
+        let mut test = started("draughts", [true, true], GRACE);
+        test.send(0, Input::Act(Action::OfferDraw), 100);
+        let (action, _) = test.legal(Team(0), 200);
+        test.send(0, Input::Act(action), 200);
+        test.eof(1, 300);
+        let told = resume(&mut test, 1, 400).unwrap();
+        assert!(
+            told.contains(&"1 offered draw black".to_owned()),
+            "its own move does not end black's offer: {told:?}"
+        );
+        let (action, _) = test.legal(Team(1), 500);
+        test.send(1, Input::Act(action), 500);
+        test.eof(0, 600);
+        let told = resume(&mut test, 0, 700).unwrap();
+        assert!(
+            !told.iter().any(|l| l.contains("offered")),
+            "white moved instead of answering: {told:?}"
+        );
     }
 
     impl Test {

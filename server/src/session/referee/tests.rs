@@ -110,7 +110,7 @@ impl Test {
     }
 
     /// A legal move of `team` at `ms`, with the notation the game will give it.
-    fn legal(&self, team: Team, ms: u64) -> (Action, String) {
+    pub(super) fn legal(&self, team: Team, ms: u64) -> (Action, String) {
         let action = self.referee.game.legal_actions(team).remove(0);
         let mut game = self.referee.game.clone_box();
         let update = game.play(team, &action, ms).unwrap();
