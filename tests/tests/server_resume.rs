@@ -321,3 +321,31 @@ fn s5_5_a_browser_reload_holds_the_seat_and_a_second_tab_replaces_the_first() {
     tab.send(Message::text("MOVE b2")).unwrap();
     o.expect("GAME MOVED 1 b2");
 }
+
+/// The figure of issue 25 (the play-together design §5.4): from a new connection's first
+/// byte to the resume sequence's last line, on loopback, the local path (one line screened,
+/// one hand-off, one session wake-up). 200 resumes, each replacing the last connection.
+#[test]
+fn s5_5_the_resume_sequence_arrives_within_100_ms_at_p99() {
+    let server = Server::start(&["--grace", "60", "--fixed-colours"]);
+    let (mut x, mut o, token) = tictactoe(&server, 60_000);
+    x.send("MOVE b2");
+    o.expect("READY");
+    let mut samples = Vec::new();
+    for _ in 0..200 {
+        let started = Instant::now();
+        let mut next = resume(&server, &token);
+        next.expect("READY");
+        samples.push(started.elapsed());
+        o = next;
+    }
+    let p50 = reversi_tests::quantile(&mut samples, 0.5);
+    let p99 = reversi_tests::quantile(&mut samples, 0.99);
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("\nresume, connect to READY: p50 {p50:?}, p99 {p99:?}\n").as_bytes(),
+    );
+    assert!(p99 < Duration::from_millis(100), "p99 {p99:?}");
+    o.send("MOVE a1");
+    x.expect("GAME MOVED 2 a1");
+}
