@@ -19,6 +19,11 @@
 //! closed once it closes, or a linger after; once the game is over every
 //! connection gets its last messages, then our side is shut and input is
 //! discarded until the client closes or the linger ends.
+//!
+//! A seat that can be taken back after a drop (TEXT-PROTOCOL.md §5.5) keeps its
+//! place `i` when its connection ends; a returning player's connection, handed
+//! over as the viewers are, becomes connection `i` again ([`Session::take_back_seat`]).
+//! The session then lives on while such a seat may still come back.
 
 mod conn;
 pub mod handoff;
@@ -564,8 +569,8 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Takes the viewers the supervisor sent; if its listener fails, no more come and the
-    /// game goes on.
+    /// Takes the viewers and the returning players the supervisor sent; if its listener
+    /// fails, no more come and the game goes on.
     fn take_viewers(&mut self) {
         let Some(listener) = self.viewers.take() else {
             return;
