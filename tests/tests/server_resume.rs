@@ -349,3 +349,32 @@ fn s5_5_the_resume_sequence_arrives_within_100_ms_at_p99() {
     o.send("MOVE a1");
     x.expect("GAME MOVED 2 a1");
 }
+
+#[test]
+fn s5_5_a_binary_client_plays_on_with_bytes_as_before_when_its_opponent_comes_back() {
+    let server = Server::start(&["--grace", "60", "--fixed-colours"]);
+    let mut binary = server.join();
+    server.wait_log("queued (1 waiting)");
+    let mut text = TextClient::join(server.addr(), "reversi");
+    assert_eq!(binary.expect_connect_ok(), Colour::Black);
+    binary.expect_initial_position();
+    binary.expect(Msg::Turn);
+    text.expect("GAME TEAM 2 white");
+    let token = text.next_is("GAME TOKEN ");
+    let token = token.split(' ').nth(2).unwrap().to_owned();
+    binary.place(5, 4); // f5
+    let f5 = reversi_pdu::Square::new(5, 4).unwrap();
+    let e5 = reversi_pdu::Square::new(4, 4).unwrap();
+    binary.expect(Msg::UpdateBoard(Colour::Black, vec![f5, e5]));
+    text.expect("READY");
+    cut(&text);
+    let mut text = resume(&server, &token);
+    text.expect("GAME RESUMED 1");
+    text.expect("READY");
+    text.send("MOVE d6");
+    let d6 = reversi_pdu::Square::new(3, 5).unwrap();
+    let d5 = reversi_pdu::Square::new(3, 4).unwrap();
+    // The binary client's next bytes are the move and its turn, as if nothing had happened.
+    binary.expect(Msg::UpdateBoard(Colour::White, vec![d6, d5]));
+    binary.expect(Msg::Turn);
+}
