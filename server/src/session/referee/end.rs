@@ -148,6 +148,7 @@ impl Referee {
         if let End::Violation(_, why) | End::Illegal(_, why) = end {
             let _ = write!(s, " ({why})");
         }
+        s += &self.away_summary(meta.finished);
         let _ = write!(
             s,
             " result {}",

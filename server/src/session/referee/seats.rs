@@ -6,7 +6,7 @@
 //!
 //! The session keeps a seat's connection; the referee keeps only whether it is there.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use reversi_games::{Action, Millis, Outcome, Team, Update, Viewer};
 
@@ -49,6 +49,39 @@ pub(super) struct Holds {
     seats: Vec<(Return, Presence)>,
     /// The team whose draw offer stands, and in which round.
     draw_offer: Option<(u32, Team)>,
+    /// Per seat: how often and how long it was away, for the log.
+    absences: Vec<Absence>,
+}
+
+/// A seat's drops, for the log's `away` word.
+#[derive(Clone, Copy, Default)]
+struct Absence {
+    drops: u32,
+    /// Away before its last return.
+    away: Duration,
+    /// Away since then, if away now (wall-clock time: what the log's summary is given).
+    since: Option<SystemTime>,
+}
+
+impl Absence {
+    fn left(&mut self, wall: SystemTime) {
+        self.drops += 1;
+        self.since = Some(wall);
+    }
+
+    fn back(&mut self, wall: SystemTime) {
+        if let Some(since) = self.since.take() {
+            self.away += wall.duration_since(since).unwrap_or_default();
+        }
+    }
+
+    /// The whole time away until `wall`.
+    fn total(&self, wall: SystemTime) -> Duration {
+        let now = self
+            .since
+            .map(|since| wall.duration_since(since).unwrap_or_default());
+        self.away + now.unwrap_or_default()
+    }
 }
 
 impl Holds {
@@ -62,6 +95,7 @@ impl Holds {
             grace: Duration::ZERO,
             seats: vec![(nothing, Presence::Present); seats],
             draw_offer: None,
+            absences: vec![Absence::default(); seats],
         }
     }
 
@@ -89,10 +123,12 @@ impl Referee {
         if seats.len() != self.table.seats.len() {
             return;
         }
+        let absences = vec![Absence::default(); seats.len()];
         self.hold = Holds {
             grace,
             seats: seats.into_iter().map(|r| (r, Presence::Present)).collect(),
             draw_offer: None,
+            absences,
         };
     }
 
@@ -120,6 +156,7 @@ impl Referee {
         self.ready_again(seat, now.at, &mut out);
         if presence != Presence::Present {
             self.hold.seats[seat].1 = Presence::Present;
+            self.hold.absences[seat].back(now.wall);
             let team = self.team_of(seat);
             let name = self.info().team_name(team);
             self.journal.push(format!("back {name}"));
@@ -141,6 +178,25 @@ impl Referee {
             && self.table.members(team).count() == 1
     }
 
+    /// For the log's `game over:` line: ` away O:1/12.3s` (drops, time away) for each team
+    /// whose player dropped and was held, until `wall`; empty when none did.
+    pub(super) fn away_summary(&self, wall: SystemTime) -> String {
+        let teams: Vec<String> = (0..self.table.seats.len())
+            .filter(|&s| self.hold.absences[s].drops > 0)
+            .map(|s| {
+                let absence = &self.hold.absences[s];
+                let name = self.info().team_name(self.team_of(s));
+                let secs = absence.total(wall).as_secs_f64();
+                format!("{name}:{}/{secs:.1}s", absence.drops)
+            })
+            .collect();
+        if teams.is_empty() {
+            String::new()
+        } else {
+            format!(" away {}", teams.join(" "))
+        }
+    }
+
     /// The seat is Away or Held.
     pub(super) fn is_away(&self, seat: usize) -> bool {
         self.hold.seats[seat].1 != Presence::Present
@@ -153,6 +209,7 @@ impl Referee {
         self.hold.seats[seat].1 = Presence::Away {
             until: now.at + grace,
         };
+        self.hold.absences[seat].left(now.wall);
         let team = self.team_of(seat);
         let name = self.info().team_name(team);
         self.journal.push(format!("away {name}"));
@@ -654,7 +711,11 @@ mod tests {
         );
         assert!(test.referee.is_over() && !test.referee.keeps_session());
         assert_eq!(test.referee.exit_code(), ABANDONED + 1);
-        assert!(test.finished()[0].contains("end left by O result X"));
+        let summary = &test.finished()[0];
+        assert!(
+            summary.contains("end left by O away O:1/1.1s result X"),
+            "{summary}"
+        );
         assert!(resume(&mut test, 1, 1_400).is_none(), "its seat is gone");
 
         let mut test = o_held();
@@ -706,7 +767,11 @@ mod tests {
             ["v away X 0", "v aborted every player left the game"]
         );
         assert!(test.referee.is_over());
-        assert!(test.finished()[0].contains("end deserted"));
+        let summary = &test.finished()[0];
+        assert!(
+            summary.contains("end deserted away X:1/1.0s O:1/1.3s result"),
+            "{summary}"
+        );
     }
 
     #[test]
