@@ -455,7 +455,7 @@ impl Referee {
         if self.end.is_some() {
             return;
         }
-        if self.pace.clock().is_none() && self.info().realtime {
+        if self.info().realtime {
             // Its READY was told to the lost connection: owed again.
             self.pace.acting(seat);
             let at = (now, self.game_time(now));
@@ -825,6 +825,18 @@ mod tests {
         assert!(
             !told.iter().any(|l| l.contains("offered")),
             "white moved instead of answering: {told:?}"
+        );
+    }
+
+    #[test]
+    fn in_real_time_a_returning_player_is_told_ready_again() {
+        let mut test = started("foxes", [true, true], GRACE);
+        test.eof(1, 100);
+        let told = resume(&mut test, 1, 200).unwrap();
+        assert!(told.contains(&"1 ready".to_owned()), "{told:?}");
+        assert!(
+            told.iter().any(|l| l.starts_with("1 timer ")),
+            "the running timers: {told:?}"
         );
     }
 
