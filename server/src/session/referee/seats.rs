@@ -840,6 +840,27 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_viewer_arriving_while_a_seat_is_away_is_told_so() {
+        let mut test = o_away([true, true]);
+        let welcome = test.referee.welcome(test.at(700).at);
+        let info = test.referee.info();
+        let lines: Vec<String> = welcome
+            .iter()
+            .map(|event| {
+                let to = Who::Viewer;
+                line(
+                    info,
+                    &Delivery {
+                        to,
+                        event: event.clone(),
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(lines.last().map(String::as_str), Some("v away O 500"));
+    }
+
     impl Test {
         fn claim(&mut self, seat: usize, claim: Claim, ms: u64) -> Vec<String> {
             self.send(seat, Input::Claim(claim), ms)
