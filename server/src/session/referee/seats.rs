@@ -842,7 +842,7 @@ mod tests {
 
     #[test]
     fn a_viewer_arriving_while_a_seat_is_away_is_told_so() {
-        let mut test = o_away([true, true]);
+        let test = o_away([true, true]);
         let welcome = test.referee.welcome(test.at(700).at);
         let info = test.referee.info();
         let lines: Vec<String> = welcome
