@@ -265,7 +265,13 @@ impl Wire for Text {
                     why: why.to_owned(),
                 },
             ),
-            other => self.send_seat_news(other, out),
+            seat_news @ (Event::Token { .. }
+            | Event::Resumed(_)
+            | Event::Away { .. }
+            | Event::Back(_)
+            | Event::OfferedDraw(_)
+            | Event::News(_)
+            | Event::Replaced) => self.send_seat_news(seat_news, out),
         }
     }
 }
@@ -396,5 +402,50 @@ mod tests {
             ]
         );
         assert!(lines(Text::seed_only(), &events).is_empty());
+    }
+
+    #[test]
+    fn a_seat_that_can_come_back_is_told_in_additions_only() {
+        let token = crate::terms::ResumeToken::parse("0P9QK3M2X9AV0C4TZP8RWD5NHJ6").unwrap();
+        let events = [
+            Event::Token { token, ms: 60_000 },
+            Event::Resumed(4),
+            Event::Away {
+                team: Team::SECOND,
+                ms: 0,
+            },
+            Event::Back(Team::SECOND),
+            Event::OfferedDraw(Team::FIRST),
+            Event::News("O is back".to_owned()),
+            Event::Replaced,
+        ];
+        assert_eq!(
+            lines(Text::new(), &events),
+            [
+                "GAME TOKEN 0P9QK3M2X9AV0C4TZP8RWD5NHJ6 60000",
+                "GAME RESUMED 4",
+                "GAME AWAY 2 0",
+                "GAME BACK 2",
+                "GAME OFFERED DRAW 1",
+                "GAME NEWS O is back",
+                "ERROR this seat was taken over by a new connection",
+            ]
+        );
+        assert!(lines(Text::seed_only(), &events).is_empty());
+    }
+
+    #[test]
+    fn claims_are_inputs_and_a_resume_in_a_game_is_not() {
+        let mut wire = Text::new();
+        let mut inputs = Vec::new();
+        wire.receive(
+            b"GAME CLAIM WIN\ngame claim draw\nGAME RESUME 0P9\n",
+            &mut inputs,
+        );
+        assert_eq!(
+            inputs[..2],
+            [Input::Claim(Claim::Win), Input::Claim(Claim::Draw)]
+        );
+        assert!(matches!(&inputs[2], Input::Confused(why) if why.contains("in a game already")));
     }
 }
