@@ -483,8 +483,9 @@ impl Referee {
         self.stop(end, Some(outcome), now.wall);
         self.table
             .tell_everyone(out, |viewer| self.over_event(viewer));
-        let everyone_here = self.table.seats.iter().all(|s| !s.gone);
-        if self.rules.rematch && everyone_here && series_goes_on && self.hold.all_present() {
+        // A seat away is not here: no rematch follows (TEXT-PROTOCOL.md §5.5).
+        let everyone_here = self.table.seats.iter().all(|s| !s.gone) && self.hold.all_present();
+        if self.rules.rematch && everyone_here && series_goes_on {
             self.rematch_at = Some(now.at + REMATCH_DELAY);
         }
     }
