@@ -63,8 +63,9 @@ pub struct Options {
     pub fixed_colours: bool,
 
     /// Seconds a text or WebSocket player's seat is held after its connection drops, for it to
-    /// come back with its resume token (0: a drop loses at once).
-    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    /// come back with its resume token (0: a drop loses at once; at most a day).
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub grace: u64,
 }
 
@@ -180,6 +181,7 @@ mod tests {
         assert_eq!(grace(&[]), Some(Duration::from_secs(60)));
         assert_eq!(grace(&["--grace", "1"]), Some(Duration::from_secs(1)));
         assert_eq!(grace(&["--grace", "0"]), None);
+        assert!(Cli::try_parse_from(["reversid", "--grace", "86401"]).is_err());
     }
 
     #[test]
