@@ -61,6 +61,12 @@ pub struct Options {
     /// in games that draw them).
     #[arg(long)]
     pub fixed_colours: bool,
+
+    /// Seconds a text or WebSocket player's seat is held after its connection drops, for it to
+    /// come back with its resume token (0: a drop loses at once; at most a day).
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub grace: u64,
 }
 
 const GAME_OPTION_HELP: &str = "A value for a game's parameter, as GAME.KEY=VALUE; may be given \
@@ -126,6 +132,7 @@ impl Options {
             },
             // The supervisor's handshake timeout: set with it (config.rs).
             silent_first_move_timeout: None,
+            grace: seconds(self.grace),
         }
     }
 }
@@ -166,6 +173,15 @@ mod tests {
         );
         let untimed = options(&["--move-timeout", "0"]).session(reversi(), dirs());
         assert_eq!(untimed.rules.move_timeout, None);
+    }
+
+    #[test]
+    fn seats_are_held_a_minute_unless_the_grace_is_zero() {
+        let grace = |args: &[&str]| options(args).session(reversi(), dirs()).grace;
+        assert_eq!(grace(&[]), Some(Duration::from_secs(60)));
+        assert_eq!(grace(&["--grace", "1"]), Some(Duration::from_secs(1)));
+        assert_eq!(grace(&["--grace", "0"]), None);
+        assert!(Cli::try_parse_from(["reversid", "--grace", "86401"]).is_err());
     }
 
     #[test]

@@ -37,6 +37,11 @@ pub const UNLIMITED: &[&str] = &[
     "1000000",
 ];
 
+/// reversid's options that keep a game as it was before players could come back after a
+/// drop (a drop loses at once, no `GAME TOKEN`), so the suites written before keep their
+/// transcripts; the suites of the new features give their own values (a later value wins).
+pub const AS_BEFORE: &[&str] = &["--grace", "0"];
+
 /// Says that the running test skips, and why, where `cargo test` shows it
 /// even when the test passes: straight to the process's standard error,
 /// which the test harness does not capture (it captures `eprintln!`).
@@ -234,6 +239,7 @@ impl Server {
             // abandonment penalty are off unless a test sets them (a later value wins), and
             // a first move has the ordinary move clock.
             .args(UNLIMITED)
+            .args(AS_BEFORE)
             .args(args)
             .env("RUST_LOG", rust_log)
             .env("TMPDIR", temp_dir.path())

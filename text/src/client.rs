@@ -30,6 +30,12 @@ pub enum ClientMessage {
     AcceptDraw,
     /// `GAME DECLINE DRAW` (addition).
     DeclineDraw,
+    /// `GAME CLAIM WIN` (addition): the game, from an opponent who did not come back.
+    ClaimWin,
+    /// `GAME CLAIM DRAW` (addition): a draw, from an opponent who did not come back.
+    ClaimDraw,
+    /// `GAME RESUME <token>` (addition): take back the seat of a `GAME TOKEN`.
+    Resume { token: String },
 }
 
 impl ClientMessage {
@@ -75,6 +81,24 @@ impl ClientMessage {
                     "OFFER" => ClientMessage::OfferDraw,
                     "ACCEPT" => ClientMessage::AcceptDraw,
                     _ => ClientMessage::DeclineDraw,
+                }
+            }
+            "CLAIM" => match words.next_word() {
+                Some(what) if is(what, "WIN") => ClientMessage::ClaimWin,
+                Some(what) if is(what, "DRAW") => ClientMessage::ClaimDraw,
+                _ => {
+                    return Err(ParseError::BadArguments(
+                        "GAME CLAIM",
+                        "only WIN or DRAW can be claimed".into(),
+                    ))
+                }
+            },
+            "RESUME" => {
+                let token = words.next_word().ok_or_else(|| {
+                    ParseError::BadArguments("GAME RESUME", "the token is missing".into())
+                })?;
+                ClientMessage::Resume {
+                    token: token.to_owned(),
                 }
             }
             _ => {
@@ -144,6 +168,9 @@ impl fmt::Display for ClientMessage {
             ClientMessage::OfferDraw => f.write_str("GAME OFFER DRAW"),
             ClientMessage::AcceptDraw => f.write_str("GAME ACCEPT DRAW"),
             ClientMessage::DeclineDraw => f.write_str("GAME DECLINE DRAW"),
+            ClientMessage::ClaimWin => f.write_str("GAME CLAIM WIN"),
+            ClientMessage::ClaimDraw => f.write_str("GAME CLAIM DRAW"),
+            ClientMessage::Resume { token } => write!(f, "GAME RESUME {token}"),
         }
     }
 }
@@ -236,6 +263,11 @@ mod tests {
             "GAME WATCH: the game id \"x\" is not a number in range"
         );
         assert!(msg("GAME OFFER PEACE").contains("only DRAW"));
+        assert_eq!(
+            msg("GAME CLAIM"),
+            "GAME CLAIM: only WIN or DRAW can be claimed"
+        );
+        assert_eq!(msg("GAME RESUME"), "GAME RESUME: the token is missing");
     }
 
     #[test]
@@ -253,6 +285,11 @@ mod tests {
             ClientMessage::OfferDraw,
             ClientMessage::AcceptDraw,
             ClientMessage::DeclineDraw,
+            ClientMessage::ClaimWin,
+            ClientMessage::ClaimDraw,
+            ClientMessage::Resume {
+                token: "0P9QK3M2X9AV0C4TZP8RWD5NHJ6".into(),
+            },
         ] {
             assert_eq!(parse(&m.to_string()), Ok(m));
         }

@@ -68,6 +68,18 @@ pub enum ServerMessage {
     Error { why: String },
     /// `RESULT WIN|LOSE|DRAW <text>`.
     Result { standing: Standing, why: String },
+    /// `GAME TOKEN <token> <ms>` (addition): your seat's resume token, and the grace
+    /// (milliseconds) your seat is held for after a drop.
+    Token { token: String, ms: u64 },
+    /// `GAME RESUMED <id>` (addition): you are back in game `id`.
+    Resumed { id: u64 },
+    /// `GAME AWAY <k> <ms>` (addition): team `k`'s player dropped; its seat is held `ms`
+    /// more (0: the grace is over).
+    Away { team: u8, ms: u64 },
+    /// `GAME BACK <k>` (addition): team `k`'s player is back.
+    Back { team: u8 },
+    /// `GAME OFFERED DRAW <k>` (addition): team `k`'s draw offer stands.
+    OfferedDraw { team: u8 },
 }
 
 impl ServerMessage {
@@ -233,6 +245,25 @@ fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
         "SESSIONS" => ServerMessage::Sessions {
             count: w.number("GAME SESSIONS", "the count")?,
         },
+        "TOKEN" => ServerMessage::Token {
+            token: word(&mut w, "GAME TOKEN", "the token")?.to_owned(),
+            ms: w.number("GAME TOKEN", "the grace")?,
+        },
+        "RESUMED" => ServerMessage::Resumed {
+            id: w.number("GAME RESUMED", "the game id")?,
+        },
+        "AWAY" => ServerMessage::Away {
+            team: w.number("GAME AWAY", "the team")?,
+            ms: w.number("GAME AWAY", "the milliseconds")?,
+        },
+        "BACK" => ServerMessage::Back {
+            team: w.number("GAME BACK", "the team")?,
+        },
+        "OFFERED" if w.next_word().is_some_and(|what| is(what, "DRAW")) => {
+            ServerMessage::OfferedDraw {
+                team: w.number("GAME OFFERED DRAW", "the team")?,
+            }
+        }
         // A message of a later version: a client ignores it (§1).
         _ => return Err(ParseError::UnknownCommand(format!("GAME {sub}"))),
     };
@@ -315,6 +346,11 @@ impl fmt::Display for ServerMessage {
                 write!(f, "RESULT {standing}")?;
                 tail(f, why)
             }
+            ServerMessage::Token { token, ms } => write!(f, "GAME TOKEN {token} {ms}"),
+            ServerMessage::Resumed { id } => write!(f, "GAME RESUMED {id}"),
+            ServerMessage::Away { team, ms } => write!(f, "GAME AWAY {team} {ms}"),
+            ServerMessage::Back { team } => write!(f, "GAME BACK {team}"),
+            ServerMessage::OfferedDraw { team } => write!(f, "GAME OFFERED DRAW {team}"),
         }
     }
 }
@@ -433,6 +469,14 @@ mod tests {
                 standing: Standing::Draw,
                 why: String::new(),
             },
+            ServerMessage::Token {
+                token: "0P9QK3M2X9AV0C4TZP8RWD5NHJ6".into(),
+                ms: 60_000,
+            },
+            ServerMessage::Resumed { id: 12 },
+            ServerMessage::Away { team: 2, ms: 0 },
+            ServerMessage::Back { team: 1 },
+            ServerMessage::OfferedDraw { team: 2 },
         ] {
             assert_eq!(ServerMessage::parse(&m.to_string()), Ok(m));
         }
@@ -477,6 +521,10 @@ mod tests {
             "GAME CLOCK 1 9 s",
             "GAME TIMER",
             "GAME TIMER tide soon",
+            "GAME TOKEN",
+            "GAME AWAY 1",
+            "GAME OFFERED PEACE 1",
+            "GAME BACK black",
         ] {
             assert!(ServerMessage::parse(line).is_err(), "{line}");
         }

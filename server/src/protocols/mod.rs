@@ -181,6 +181,11 @@ pub enum Verdict {
     Join { game: &'static Module, used: usize },
     /// Watch running game `id`; `used` bytes were the request.
     Watch { id: u64, used: usize },
+    /// Take back the seat of `token` in its running game; `used` bytes were the request.
+    Resume {
+        token: crate::terms::ResumeToken,
+        used: usize,
+    },
     /// The client leaves: close it, send nothing.
     Leave,
     /// Send `farewell` and close. `note`: what the log says of it (a refusal's reason).
@@ -205,7 +210,8 @@ impl Verdict {
         match self {
             Verdict::Reply { used, .. }
             | Verdict::Join { used, .. }
-            | Verdict::Watch { used, .. } => *used,
+            | Verdict::Watch { used, .. }
+            | Verdict::Resume { used, .. } => *used,
             Verdict::Wait | Verdict::Leave | Verdict::Close { .. } => 0,
         }
     }
@@ -299,10 +305,23 @@ pub enum Input {
     Refresh,
     /// The client leaves.
     Quit,
+    /// The client closed its side of the connection with a goodbye of its protocol (a
+    /// WebSocket close frame, as a browser sends on a reload): a drop for a seat that can be
+    /// taken back (TEXT-PROTOCOL.md §5.5), else leaving as [`Input::Quit`].
+    Hangup,
     /// A message that was not understood or is not for now: the client is told, nothing else happens.
     Confused(String),
     /// The client broke the protocol: its last words are [`Event::Violation`], and it forfeits.
     Violation(String),
+    /// The player claims the game from an opponent whose grace is over (TEXT-PROTOCOL.md §5.5).
+    Claim(Claim),
+}
+
+/// What a player may claim from an opponent who did not come back.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Claim {
+    Win,
+    Draw,
 }
 
 /// What the session tells a client: the one message type from the referee to the
@@ -344,6 +363,23 @@ pub enum Event {
     },
     /// The game was stopped with no result (fast shutdown).
     Aborted(String),
+    /// Your seat's resume token, and the grace it is held for after a drop (ms).
+    Token {
+        token: crate::terms::ResumeToken,
+        ms: Millis,
+    },
+    /// You are back in game `id` (the resume sequence, TEXT-PROTOCOL.md §5.5).
+    Resumed(u64),
+    /// The team's player dropped; its seat is held `ms` more (0: the grace is over).
+    Away { team: Team, ms: Millis },
+    /// The team's player is back.
+    Back(Team),
+    /// The team's draw offer stands.
+    OfferedDraw(Team),
+    /// Something worth telling that is not part of a board change.
+    News(String),
+    /// A new connection took this seat over: this one is closed.
+    Replaced,
 }
 
 /// A connection's protocol.

@@ -19,6 +19,7 @@ mod origin;
 mod pending;
 mod reaper;
 mod sessions;
+pub mod tokens;
 mod turns;
 mod waiting;
 
@@ -108,6 +109,8 @@ pub struct Supervisor {
     /// Told to take no new games (`reversid ctl drain`): running games finish, players
     /// are turned away and `/health` fails, so a balancer sends them to other hosts.
     drained: bool,
+    /// The resume tokens of the running sessions' seats.
+    tokens: tokens::Tokens,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -164,6 +167,7 @@ impl Supervisor {
             fork_server: None,
             metrics: Metrics::new(),
             drained: false,
+            tokens: tokens::Tokens::default(),
         };
         sup.register_listeners()?;
         Ok(sup)

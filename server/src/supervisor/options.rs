@@ -82,6 +82,17 @@ pub struct Options {
     /// operator's; bind an address of your own (another --listen, firewalled) for them.
     #[arg(long)]
     pub metrics: bool,
+
+    /// This host's symbol, the first of every resume token it draws (one of 0-9 A-Z without
+    /// I L O U): in a cluster, a token names the host whose session holds its seat.
+    #[arg(long, value_name = "S", default_value = "0", value_parser = host_id)]
+    pub host_id: u8,
+}
+
+/// Reads `--host-id`: one Crockford symbol.
+fn host_id(text: &str) -> Result<u8, String> {
+    crate::terms::host_symbol(text)
+        .ok_or_else(|| format!("{text:?} is not one of 0-9 A-Z without I L O U"))
 }
 
 /// What the supervisor runs by, whatever game it serves.
@@ -100,6 +111,8 @@ pub struct SupervisorConfig {
     pub metrics: bool,
     /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
     pub fork_server: Option<ForkServerSpec>,
+    /// This host's symbol in the resume tokens it draws.
+    pub host_id: u8,
 }
 
 fn count(n: u64) -> usize {
@@ -136,6 +149,7 @@ impl Options {
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
             metrics: self.metrics,
             fork_server,
+            host_id: self.host_id,
         }
     }
 }
@@ -165,6 +179,10 @@ mod tests {
         assert_eq!(sup.limits.strike_window, STRIKE_WINDOW);
         assert!(!sup.metrics);
         assert!(config(&["--metrics"]).metrics);
+        assert_eq!(sup.host_id, b'0');
+        assert_eq!(config(&["--host-id", "k"]).host_id, b'K');
+        assert!(Cli::try_parse_from(["reversid", "--host-id", "U"]).is_err());
+        assert!(Cli::try_parse_from(["reversid", "--host-id", "12"]).is_err());
     }
 
     #[test]

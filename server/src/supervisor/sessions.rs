@@ -14,6 +14,7 @@ use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
+use crate::terms::ResumeToken;
 
 impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
@@ -26,6 +27,7 @@ impl Supervisor {
         for peer in &child.peers {
             self.hosts.game_ended(Host::of(*peer));
         }
+        self.tokens.forget_game(child.id);
         let why = match status {
             WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
                 None
@@ -152,6 +154,7 @@ impl Supervisor {
             let Some(conns) = self.pending.pop_group(name, needed) else {
                 return;
             };
+            let resumable = self.resumable(game);
             let seats: Vec<session::Seat> = conns
                 .into_iter()
                 .map(|mut conn| {
@@ -161,12 +164,16 @@ impl Supervisor {
                         unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
                     let mut early = conn.input;
                     early.shrink_to_fit();
+                    let wire = conn.wire.unwrap_or_default();
+                    let token = (resumable && session::resumable_wire(wire))
+                        .then(|| self.draw_token())
+                        .flatten();
                     session::Seat {
                         stream,
                         peer: conn.peer,
                         early,
-                        wire: conn.wire.unwrap_or_default(),
-                        token: None,
+                        wire,
+                        token,
                     }
                 })
                 .collect();
@@ -174,10 +181,30 @@ impl Supervisor {
         }
     }
 
+    /// Whether the seats of a game of `game` may be taken back after a drop: a grace, and
+    /// one player a team (the play-together design §5.1; each seat's protocol counts too).
+    fn resumable(&self, game: &Module) -> bool {
+        let config = self.games.sessions.get(game.info.name);
+        config.is_some_and(|c| c.grace.is_some()) && self.games.team_size == 1
+    }
+
+    /// A fresh resume token of this host, or none (and a seat a drop loses) if the kernel
+    /// gives no random bits.
+    fn draw_token(&self) -> Option<ResumeToken> {
+        ResumeToken::draw(self.config.host_id)
+            .map_err(|e| warn!("cannot draw a resume token: {e}"))
+            .ok()
+    }
+
     fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
         let setting_up = Instant::now();
         self.next_id += 1;
         let id = self.next_id;
+        let tokens: Vec<(u8, ResumeToken)> = seats
+            .iter()
+            .enumerate()
+            .filter_map(|(s, seat)| Some((s as u8, seat.token?)))
+            .collect();
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
         let wires: Vec<&'static str> = seats.iter().map(|s| s.wire.name()).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
@@ -198,6 +225,9 @@ impl Supervisor {
         match forked {
             Ok((pid, group, pidfd)) => {
                 drop(group);
+                for (seat, token) in tokens {
+                    self.tokens.insert(token, id, seat);
+                }
                 for peer in &peers {
                     self.hosts.game_started(Host::of(*peer));
                 }

@@ -19,6 +19,7 @@ use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, DRAINING, MAX_
 use crate::metrics::Refused;
 use crate::protocols::{Lobby, Operator, Running, Stage, Verdict, WireKind, MAX_INPUT};
 use crate::session::handoff;
+use crate::terms::ResumeToken;
 
 /// How a connection's turn of reading ended.
 enum Reading {
@@ -417,6 +418,7 @@ impl Supervisor {
                 self.hand_to_viewer(index, id);
                 return false;
             }
+            Verdict::Resume { token, .. } => return self.hand_back_seat(index, &token),
             Verdict::Leave => {
                 self.note(peer, format_args!("{peer}: left before being paired"));
                 self.close(index);
@@ -470,6 +472,50 @@ impl Supervisor {
     }
 
     /// Hands a connection that asked to watch game `id` to that game's process.
+    /// A returning player's `GAME RESUME`: its connection goes to the session that holds the
+    /// token's seat (the play-together design §10.3), or is told no game has it and stays
+    /// waiting (true: it is still to be screened).
+    fn hand_back_seat(&mut self, index: usize, token: &ResumeToken) -> bool {
+        let Some(conn) = self.pending.get(index) else {
+            return false;
+        };
+        let wire = conn.wire.unwrap_or_default();
+        let Some((id, seat)) = self.tokens.lookup(token) else {
+            self.reply(index, &resume_error(wire));
+            return true;
+        };
+        let sent = handoff::send(
+            id,
+            conn.stream.as_raw_fd(),
+            &conn.peer.to_string(),
+            wire,
+            handoff::Role::Seat(seat),
+            &conn.input,
+        );
+        let peer = conn.peer;
+        match sent {
+            Ok(()) => {
+                self.note(
+                    peer,
+                    format_args!("{peer}: takes back seat {seat} of game {id}"),
+                );
+                if let Some(mut conn) = self.pending.remove(index) {
+                    let _ = self.poll.registry().deregister(&mut conn.stream);
+                    self.metrics.connection(wire.name());
+                }
+                false
+            }
+            Err(e) => {
+                self.note(
+                    peer,
+                    format_args!("{peer}: cannot hand over to game {id}: {e}"),
+                );
+                self.reply(index, &resume_error(wire));
+                true
+            }
+        }
+    }
+
     fn hand_to_viewer(&mut self, index: usize, id: u64) {
         let Some(child) = self.children.by_id(id) else {
             let why = format!("game {id} cannot take a viewer now");
@@ -595,6 +641,19 @@ impl Supervisor {
 }
 
 /// The metrics' reason for a host's refusal.
+/// `ERROR no running game has this token …` in the connection's protocol (its in-game
+/// adapter writes it as it would in a game); the connection stays Waiting.
+fn resume_error(wire: WireKind) -> Vec<u8> {
+    let why = crate::session::NO_SUCH_GAME.to_owned();
+    let mut out = crate::outbox::Outbox::new();
+    let event = crate::protocols::Event::Confused { why, again: false };
+    wire.adapter().send(&event, &mut out);
+    let mut bytes = Vec::new();
+    // Into a Vec: cannot fail.
+    let _ = out.flush(&mut bytes);
+    bytes
+}
+
 fn refused(refusal: &Refusal) -> Refused {
     match refusal {
         Refusal::TooManyWaiting(_) | Refusal::NetworkTooManyWaiting(_) => Refused::AddressWaiting,

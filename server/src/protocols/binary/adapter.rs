@@ -163,6 +163,14 @@ impl Wire for Binary {
             | Event::Turn(_)
             | Event::Clock { .. }
             | Event::Timer { .. } => {}
+            // Nor seats that can be taken back (play-together design §8): none of their news.
+            Event::Token { .. }
+            | Event::Resumed(_)
+            | Event::Away { .. }
+            | Event::Back(_)
+            | Event::OfferedDraw(_)
+            | Event::News(_)
+            | Event::Replaced => {}
         }
     }
 }

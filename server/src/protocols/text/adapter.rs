@@ -6,7 +6,7 @@ use reversi_text::{ClientMessage, ServerMessage, Standing};
 
 use crate::outbox::Outbox;
 use crate::protocols::lines::LineReader;
-use crate::protocols::{Event, Input, Wire};
+use crate::protocols::{Claim, Event, Input, Wire};
 
 pub struct Text {
     lines: LineReader,
@@ -55,6 +55,11 @@ fn input(message: ClientMessage) -> Input {
         ClientMessage::OfferDraw => Input::Act(Action::OfferDraw),
         ClientMessage::AcceptDraw => Input::Act(Action::AcceptDraw),
         ClientMessage::DeclineDraw => Input::Act(Action::DeclineDraw),
+        ClientMessage::ClaimWin => Input::Claim(Claim::Win),
+        ClientMessage::ClaimDraw => Input::Claim(Claim::Draw),
+        ClientMessage::Resume { .. } => Input::Confused(
+            "you are in a game already (GAME RESUME is for a new connection)".to_owned(),
+        ),
         ClientMessage::Quit => Input::Quit,
         ClientMessage::Join { .. } | ClientMessage::Watch { .. } | ClientMessage::List => {
             Input::Confused("not during a game (GAME QUIT first)".to_owned())
@@ -260,9 +265,58 @@ impl Wire for Text {
                     why: why.to_owned(),
                 },
             ),
+            seat_news @ (Event::Token { .. }
+            | Event::Resumed(_)
+            | Event::Away { .. }
+            | Event::Back(_)
+            | Event::OfferedDraw(_)
+            | Event::News(_)
+            | Event::Replaced) => self.send_seat_news(seat_news, out),
         }
     }
 }
+
+impl Text {
+    /// The lines of a seat that can be taken back (TEXT-PROTOCOL.md §5.5): additions all,
+    /// so a client of seed 000 alone gets none (it never has a token).
+    fn send_seat_news(&self, event: &Event, out: &mut Outbox) {
+        if !self.additions {
+            return;
+        }
+        let message = match event {
+            Event::Token { token, ms } => {
+                // A token never reaches the log whole: its line is written unlogged.
+                debug!("-> GAME TOKEN {token:?} {ms}");
+                let line = ServerMessage::Token {
+                    token: token.to_string(),
+                    ms: *ms,
+                };
+                out.push(format!("{line}\n").as_bytes());
+                return;
+            }
+            Event::Resumed(id) => ServerMessage::Resumed { id: *id },
+            Event::Away { team, ms } => ServerMessage::Away {
+                team: team.number(),
+                ms: *ms,
+            },
+            Event::Back(team) => ServerMessage::Back {
+                team: team.number(),
+            },
+            Event::OfferedDraw(team) => ServerMessage::OfferedDraw {
+                team: team.number(),
+            },
+            Event::News(text) => ServerMessage::News { text: text.clone() },
+            Event::Replaced => ServerMessage::Error {
+                why: REPLACED.to_owned(),
+            },
+            _ => return,
+        };
+        write(out, &message);
+    }
+}
+
+/// What a connection whose seat was taken over by a new one is told last.
+pub const REPLACED: &str = "this seat was taken over by a new connection";
 
 #[cfg(test)]
 mod tests {
@@ -348,5 +402,50 @@ mod tests {
             ]
         );
         assert!(lines(Text::seed_only(), &events).is_empty());
+    }
+
+    #[test]
+    fn a_seat_that_can_come_back_is_told_in_additions_only() {
+        let token = crate::terms::ResumeToken::parse("0P9QK3M2X9AV0C4TZP8RWD5NHJ6").unwrap();
+        let events = [
+            Event::Token { token, ms: 60_000 },
+            Event::Resumed(4),
+            Event::Away {
+                team: Team::SECOND,
+                ms: 0,
+            },
+            Event::Back(Team::SECOND),
+            Event::OfferedDraw(Team::FIRST),
+            Event::News("O is back".to_owned()),
+            Event::Replaced,
+        ];
+        assert_eq!(
+            lines(Text::new(), &events),
+            [
+                "GAME TOKEN 0P9QK3M2X9AV0C4TZP8RWD5NHJ6 60000",
+                "GAME RESUMED 4",
+                "GAME AWAY 2 0",
+                "GAME BACK 2",
+                "GAME OFFERED DRAW 1",
+                "GAME NEWS O is back",
+                "ERROR this seat was taken over by a new connection",
+            ]
+        );
+        assert!(lines(Text::seed_only(), &events).is_empty());
+    }
+
+    #[test]
+    fn claims_are_inputs_and_a_resume_in_a_game_is_not() {
+        let mut wire = Text::new();
+        let mut inputs = Vec::new();
+        wire.receive(
+            b"GAME CLAIM WIN\ngame claim draw\nGAME RESUME 0P9\n",
+            &mut inputs,
+        );
+        assert_eq!(
+            inputs[..2],
+            [Input::Claim(Claim::Win), Input::Claim(Claim::Draw)]
+        );
+        assert!(matches!(&inputs[2], Input::Confused(why) if why.contains("in a game already")));
     }
 }

@@ -53,7 +53,7 @@ pub fn screen_lines(lobby: &Lobby<'_>, stage: Stage, input: &[u8]) -> Verdict {
     match opening_line(input) {
         Opening::Incomplete => Verdict::Wait,
         Opening::Line { text, used } => {
-            log::debug!("<- {text}");
+            log::debug!("<- {}", loggable(&text));
             answer(lobby, stage, &text, used)
         }
         Opening::NotText(byte) => Verdict::Close {
@@ -70,6 +70,18 @@ pub fn screen_lines(lobby: &Lobby<'_>, stage: Stage, input: &[u8]) -> Verdict {
                 note: Some(format!("refused: {why}")),
             }
         }
+    }
+}
+
+/// A client's line as the log may show it: a resume token never whole (the play-together
+/// design §5.2), only its first symbols.
+pub fn loggable(line: &str) -> std::borrow::Cow<'_, str> {
+    match ClientMessage::parse(line) {
+        Ok(ClientMessage::Resume { token }) => {
+            let shown: String = token.chars().take(3).collect();
+            format!("GAME RESUME {shown}…").into()
+        }
+        _ => line.into(),
     }
 }
 
@@ -96,6 +108,15 @@ pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdi
             } else {
                 error(format!("no game {id} is running (GAME LIST shows them)"))
             }
+        }
+        (Stage::Handshake, ClientMessage::Resume { token }) => {
+            match crate::terms::ResumeToken::parse(&token) {
+                Ok(token) => Verdict::Resume { token, used },
+                Err(not) => error(not.to_string()),
+            }
+        }
+        (Stage::Queued, ClientMessage::Resume { .. }) => {
+            error("waiting for a game already (GAME QUIT to leave the queue)".to_owned())
         }
         (_, ClientMessage::Version) => Verdict::reply(
             line_of(&ServerMessage::Version {
@@ -216,6 +237,20 @@ mod tests {
         assert!(reply(text(Stage::Handshake, "GAME WATCH 8\n"))
             .starts_with("ERROR no game 8 is running"));
         assert_eq!(text(Stage::Queued, "GAME QUIT\n"), Verdict::Leave);
+        let token = "0P9QK3M2X9AV0C4TZP8RWD5NHJ6";
+        assert!(matches!(
+            text(Stage::Handshake, &format!("game resume {token}\n")),
+            Verdict::Resume { used: 40, .. }
+        ));
+        assert!(
+            reply(text(Stage::Queued, &format!("GAME RESUME {token}\n")))
+                .starts_with("ERROR waiting for a game already")
+        );
+        assert_eq!(
+            loggable(&format!("GAME RESUME {token}")),
+            "GAME RESUME 0P9…"
+        );
+        assert_eq!(loggable("MOVE d3"), "MOVE d3");
         assert!(reply(text(Stage::Handshake, "GAME TYPE chess\n"))
             .starts_with("ERROR no game \"chess\" here; games: reversi tictactoe"));
         assert!(reply(text(Stage::Handshake, "MOVE 1 1 1\n")).starts_with("ERROR not in a game"));

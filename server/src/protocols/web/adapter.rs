@@ -48,7 +48,7 @@ impl WebSocket {
                     self.closed = true;
                     self.owed.extend(frames::close_echo(&payload));
                 }
-                inputs.push(Input::Quit);
+                inputs.push(Input::Hangup);
             }
         }
     }
@@ -82,6 +82,10 @@ impl Wire for WebSocket {
     fn send(&mut self, event: &Event, out: &mut Outbox) {
         if self.closed {
             return;
+        }
+        if let Event::Replaced = event {
+            // Taken over by a new connection (TEXT-PROTOCOL.md §5.5): a policy close.
+            self.close_code = CloseCode::Policy;
         }
         let mut lines = Outbox::new();
         self.text.send(event, &mut lines);
@@ -157,7 +161,7 @@ mod tests {
             &[client(8, &[0x03, 0xe8]), client(1, b"GAME QUIT")].concat(),
             &mut inputs,
         );
-        assert_eq!(inputs, [Input::Quit], "nothing is read after a close");
+        assert_eq!(inputs, [Input::Hangup], "nothing is read after a close");
         ws.owed(&mut out);
         ws.send(&Event::Ready, &mut out);
         ws.farewell(&mut out);

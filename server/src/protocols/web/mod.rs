@@ -50,7 +50,7 @@ impl Protocol for Web {
         };
         match opening_line(&line) {
             Opening::Line { text, used: _ } => {
-                log::debug!("<- {text}");
+                log::debug!("<- {}", text::loggable(&text));
                 match text::answer(lobby, stage, &text, used) {
                     Verdict::Reply { bytes, used, .. } => {
                         Verdict::reply(frames::text_frames(&bytes), used)

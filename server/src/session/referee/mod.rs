@@ -9,6 +9,7 @@
 
 mod end;
 mod pace;
+mod seats;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -24,6 +25,7 @@ use reversi_games::{
 use crate::protocols::{Event, Input};
 pub use end::{End, Finished};
 use pace::Pace;
+pub use seats::Return;
 use table::Table;
 pub use table::Who;
 
@@ -90,6 +92,8 @@ pub struct Referee {
     finished: Vec<Finished>,
     /// Journal lines not yet taken: each move, and the start of each rematch round.
     journal: Vec<String>,
+    /// Which seats may come back after a drop, and which are away.
+    hold: seats::Holds,
 }
 
 impl Referee {
@@ -102,6 +106,7 @@ impl Referee {
     ) -> Referee {
         let info = module.info;
         let table = Table::new(seating.peers, seating.first_team_seat, info.team_count());
+        let hold = seats::Holds::none(table.seats.len());
         Referee {
             module,
             rules,
@@ -118,6 +123,7 @@ impl Referee {
             rematch_at: None,
             finished: Vec::new(),
             journal: Vec::new(),
+            hold,
         }
     }
 
@@ -139,7 +145,8 @@ impl Referee {
         std::mem::take(&mut self.finished)
     }
 
-    /// Journal lines since the last call: `<team name> <notation>` a move, `round <n>`.
+    /// Journal lines since the last call: `<team name> <notation>` a move, `round <n>`,
+    /// `away <team name>` and `back <team name>` (a resumable seat dropped, came back).
     pub fn take_journal(&mut self) -> Vec<String> {
         std::mem::take(&mut self.journal)
     }
@@ -147,13 +154,19 @@ impl Referee {
     /// The next moment [`Referee::tick`] has work.
     pub fn deadline(&self) -> Option<Instant> {
         if self.end.is_some() {
-            return self.rematch_at;
+            return [self.rematch_at, self.hold_deadline()]
+                .into_iter()
+                .flatten()
+                .min();
         }
         let wake = self
             .game
             .wake_at()
             .map(|ms| self.started + Duration::from_millis(ms));
-        [self.pace.clock(), wake].into_iter().flatten().min()
+        [self.pace.clock(), wake, self.hold_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The process's exit code for the supervisor: 0, or [`super::ABANDONED`] plus the seat
@@ -194,6 +207,7 @@ impl Referee {
         let timers = self.game.timers();
         let running = timers.iter().filter(|timer| timer.due.is_some());
         told.extend(running.map(|timer| timer_event(timer, t)));
+        told.extend(self.away_events(None, now));
         told
     }
 
@@ -204,7 +218,8 @@ impl Referee {
             return out;
         }
         match input {
-            Input::Quit => self.forfeit(End::Quit(seat), now, &mut out),
+            Input::Hangup if self.may_hold(seat) => out = self.hold_seat(seat, now),
+            Input::Quit | Input::Hangup => self.forfeit(End::Quit(seat), now, &mut out),
             Input::Violation(why) => {
                 tell(&mut out, seat, Event::Violation(why.clone()));
                 self.forfeit(End::Violation(seat, why), now, &mut out);
@@ -216,6 +231,7 @@ impl Referee {
                 Err(why) => self.confused(seat, why.0, &mut out),
             },
             Input::Act(action) => self.act(seat, action, now, &mut out),
+            Input::Claim(claim) => self.claim(seat, claim, now, &mut out),
             // The board as it stands, to the seat alone; the game is not asked anything.
             Input::Refresh => {
                 let viewer = Viewer::Team(self.team_of(seat));
@@ -227,6 +243,13 @@ impl Referee {
 
     /// The seat's connection is gone.
     pub fn eof(&mut self, seat: usize, now: Now) -> Vec<Delivery> {
+        if self.may_hold(seat) {
+            return self.hold_seat(seat, now);
+        }
+        if self.is_away(seat) {
+            // Its connection ended already (a WebSocket's close frame): held, not lost.
+            return Vec::new();
+        }
         let mut out = Vec::new();
         if !self.table.seats[seat].gone {
             if self.end.is_none() {
@@ -242,6 +265,7 @@ impl Referee {
     /// Time passed: the move clock, the game's own events, a rematch's start.
     pub fn tick(&mut self, now: Now) -> Vec<Delivery> {
         let mut out = Vec::new();
+        self.tick_holds(now, &mut out);
         if self.end.is_some() {
             if self.rematch_at.is_some_and(|t| t <= now.at) {
                 self.next_round(now, &mut out);
@@ -304,6 +328,9 @@ impl Referee {
     }
 
     fn tell_start(&self, out: &mut Vec<Delivery>) {
+        if self.hold.has_tokens() {
+            return self.tell_start_with_tokens(out);
+        }
         self.table
             .tell_everyone(out, |viewer| Some(self.start_event(viewer)));
     }
@@ -361,6 +388,7 @@ impl Referee {
                 if was_mover {
                     self.pace.moved(&self.table, team);
                 }
+                self.note_action(team, &action);
                 self.tell_update(update, out);
                 self.after_change(now, out);
             }
@@ -455,7 +483,8 @@ impl Referee {
         self.stop(end, Some(outcome), now.wall);
         self.table
             .tell_everyone(out, |viewer| self.over_event(viewer));
-        let everyone_here = self.table.seats.iter().all(|s| !s.gone);
+        // A seat away is not here: no rematch follows (TEXT-PROTOCOL.md §5.5).
+        let everyone_here = self.table.seats.iter().all(|s| !s.gone) && self.hold.all_present();
         if self.rules.rematch && everyone_here && series_goes_on {
             self.rematch_at = Some(now.at + REMATCH_DELAY);
         }

@@ -34,15 +34,15 @@ fn clocked(move_ms: u64, first_move_ms: Option<u64>) -> Rules {
 }
 
 /// A referee and the instant its game started (time 0).
-struct Test {
-    referee: Referee,
-    t0: Instant,
+pub(super) struct Test {
+    pub referee: Referee,
+    pub t0: Instant,
 }
 
 impl Test {
     /// A referee of `game` for `seats` players (seat 0 gets the first team), started at 0;
     /// returns it with what the start told.
-    fn new(game: &str, rules: Rules, seats: usize) -> (Test, Vec<String>) {
+    pub(super) fn new(game: &str, rules: Rules, seats: usize) -> (Test, Vec<String>) {
         let module = registry::find(game).unwrap();
         let seating = Seating {
             id: ID,
@@ -61,14 +61,14 @@ impl Test {
     }
 
     /// The time `ms` after the start.
-    fn at(&self, ms: u64) -> Now {
+    pub(super) fn at(&self, ms: u64) -> Now {
         Now {
             at: self.t0 + Duration::from_millis(ms),
             wall: UNIX_EPOCH + Duration::from_secs(WALL) + Duration::from_millis(ms),
         }
     }
 
-    fn said(
+    pub(super) fn said(
         &mut self,
         call: impl FnOnce(&mut Referee, Now) -> Vec<Delivery>,
         ms: u64,
@@ -80,37 +80,37 @@ impl Test {
     }
 
     /// Seat `seat` sends `input` at `ms`.
-    fn send(&mut self, seat: usize, input: Input, ms: u64) -> Vec<String> {
+    pub(super) fn send(&mut self, seat: usize, input: Input, ms: u64) -> Vec<String> {
         self.said(|r, now| r.input(seat, input, now), ms)
     }
 
     /// Seat `seat` moves, in the game's notation.
-    fn play(&mut self, seat: usize, notation: &str, ms: u64) -> Vec<String> {
+    pub(super) fn play(&mut self, seat: usize, notation: &str, ms: u64) -> Vec<String> {
         self.send(seat, Input::Notation(notation.to_owned()), ms)
     }
 
-    fn eof(&mut self, seat: usize, ms: u64) -> Vec<String> {
+    pub(super) fn eof(&mut self, seat: usize, ms: u64) -> Vec<String> {
         self.said(|r, now| r.eof(seat, now), ms)
     }
 
-    fn tick(&mut self, ms: u64) -> Vec<String> {
+    pub(super) fn tick(&mut self, ms: u64) -> Vec<String> {
         self.said(|r, now| r.tick(now), ms)
     }
 
     /// The referee's next deadline, in ms after the start.
-    fn deadline(&self) -> Option<u64> {
+    pub(super) fn deadline(&self) -> Option<u64> {
         let deadline = self.referee.deadline()?;
         Some(deadline.duration_since(self.t0).as_millis() as u64)
     }
 
     /// The summary lines of the games finished since the last call.
-    fn finished(&mut self) -> Vec<String> {
+    pub(super) fn finished(&mut self) -> Vec<String> {
         let finished = self.referee.take_finished();
         finished.into_iter().map(|f| f.summary).collect()
     }
 
     /// A legal move of `team` at `ms`, with the notation the game will give it.
-    fn legal(&self, team: Team, ms: u64) -> (Action, String) {
+    pub(super) fn legal(&self, team: Team, ms: u64) -> (Action, String) {
         let action = self.referee.game.legal_actions(team).remove(0);
         let mut game = self.referee.game.clone_box();
         let update = game.play(team, &action, ms).unwrap();
@@ -119,7 +119,7 @@ impl Test {
 }
 
 /// One delivery in words.
-fn line(info: &GameInfo, delivery: &Delivery) -> String {
+pub(super) fn line(info: &GameInfo, delivery: &Delivery) -> String {
     let to = match delivery.to {
         Who::Seat(s) => s.to_string(),
         Who::Viewer => "v".to_owned(),
@@ -161,6 +161,13 @@ fn line(info: &GameInfo, delivery: &Delivery) -> String {
             format!("over {result}{yours}")
         }
         Event::Aborted(why) => format!("aborted {why}"),
+        Event::Token { ms, .. } => format!("token {ms}"),
+        Event::Resumed(id) => format!("resumed {id}"),
+        Event::Away { team: t, ms } => format!("away {} {ms}", team(*t)),
+        Event::Back(t) => format!("back {}", team(*t)),
+        Event::OfferedDraw(t) => format!("offered draw {}", team(*t)),
+        Event::News(news) => format!("news {news}"),
+        Event::Replaced => "replaced".to_owned(),
     };
     format!("{to} {what}")
 }
