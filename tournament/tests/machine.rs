@@ -5,7 +5,7 @@ use reversi_tournament::{
 };
 
 fn settings(format: Format, start: Start) -> Settings {
-    Settings::new("club night", "reversi", format, "5m+3s", start, true)
+    Settings::new("club night", "reversi", format, "5+3", start, true)
 }
 
 fn round_robin() -> Format {

@@ -42,7 +42,7 @@ fn play(format: Format, strengths: &[f64], seed: u64) -> Tournament {
         "sim",
         "reversi",
         format,
-        "1m+1s",
+        "1+1",
         Start::ByHand,
         false,
     ));

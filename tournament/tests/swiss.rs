@@ -53,7 +53,10 @@ fn round_one_with_nine_players_gives_the_bye_to_the_last() {
 }
 
 #[test]
-fn round_two_worked_by_hand() {
+fn rounds_one_and_two_match_a_published_worked_example() {
+    // The worked example of the Chess Stack Exchange answer to "How to organize a chess
+    // tournament" (chess.stackexchange.com/questions/468): 8 players, "Round 1: 1 vs 5, 6 vs 2,
+    // 3 vs 7, 8 vs 4"; the top four win; "Round 2: 4 vs 1, 2 vs 3, 5 vs 8, 7 vs 6". Why, by C.04.3:
     // Round 1: 1-5, 6-2, 3-7, 8-4, and the higher seed wins every game: 1, 2, 3, 4 have a point.
     // Colour preferences (A.6), all mild: 1 and 3 moved first and want second; 2 and 4 moved second
     // and want first. Score bracket {1,2,3,4}: S1 = {1,2}, S2 = {3,4}. 1-3 and 2-4 would leave
@@ -72,6 +75,7 @@ fn round_two_worked_by_hand() {
         &round1,
         &[FirstWins, SecondWins, FirstWins, SecondWins],
     );
+    assert_eq!(numbers(&round1), vec![(1, 5), (6, 2), (3, 7), (8, 4)]);
     let round2 = pair(&seats, &history, Side::First).unwrap();
     assert_eq!(numbers(&round2), vec![(4, 1), (2, 3), (5, 8), (7, 6)]);
 }
