@@ -34,6 +34,8 @@
 //! Dutch pairing in the ordinary cases (homogeneous brackets, one floater), but may choose
 //! different floaters or transpositions than a certified Dutch program where those criteria
 //! conflict. Float history (no downfloat two rounds running) is not considered.
+//! The search is bounded ([`swiss::SEARCH_BUDGET`] tries a round) so that it never stalls the
+//! server; past it the tournament finishes early, saying why.
 //!
 //! # Standings
 //!

@@ -126,6 +126,11 @@ pub enum Refusal {
     TooFewPlayers {
         players: usize,
     },
+    /// A Swiss needs at least one round, and no more than a round-robin of its players takes.
+    RoundsOutOfRange {
+        rounds: u32,
+        most: u32,
+    },
     NoSuchGame {
         round: u32,
         board: u32,
@@ -148,6 +153,12 @@ impl fmt::Display for Refusal {
             Refusal::AlreadyWithdrawn { account } => write!(f, "{account} has already withdrawn"),
             Refusal::TooFewPlayers { players } => {
                 write!(f, "a tournament needs at least 2 players, it has {players}")
+            }
+            Refusal::RoundsOutOfRange { rounds, most } => {
+                write!(
+                    f,
+                    "a Swiss of these players takes 1 to {most} rounds, not {rounds}"
+                )
             }
             Refusal::NoSuchGame { round, board } => {
                 write!(f, "round {round} has no game on board {board}")
@@ -364,10 +375,15 @@ impl Tournament {
         if !matches!(self.phase, Phase::Registration { .. }) {
             return Err(self.refuse("start"));
         }
-        if self.entrants.len() < 2 {
-            return Err(Refusal::TooFewPlayers {
-                players: self.entrants.len(),
-            });
+        let players = self.entrants.len();
+        if players < 2 {
+            return Err(Refusal::TooFewPlayers { players });
+        }
+        if let Format::Swiss { rounds } = self.settings.format {
+            let most = round_robin::rounds(players, 1);
+            if rounds == 0 || rounds > most {
+                return Err(Refusal::RoundsOutOfRange { rounds, most });
+            }
         }
         Ok(self.advance(0))
     }

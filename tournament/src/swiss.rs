@@ -25,7 +25,13 @@ pub enum PairingError {
     /// Every way of pairing the players would repeat a game, give a second bye, or give two
     /// players who must both have the same side that side.
     NoLegalPairing { players: usize },
+    /// The search tried `SEARCH_BUDGET` partial pairings without finishing: it gives up rather
+    /// than stall the server (only fields with very few legal pairings left get here).
+    GaveUp { players: usize },
 }
+
+/// How many opponents the search may try for one round before giving up.
+pub const SEARCH_BUDGET: u32 = 1_000_000;
 
 impl fmt::Display for PairingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -33,6 +39,10 @@ impl fmt::Display for PairingError {
             PairingError::NoLegalPairing { players } => write!(
                 f,
                 "no pairing of the {players} remaining players avoids a rematch, a second bye and a side forced on both players"
+            ),
+            PairingError::GaveUp { players } => write!(
+                f,
+                "no pairing of the {players} remaining players was found within {SEARCH_BUDGET} tries"
             ),
         }
     }
@@ -51,12 +61,19 @@ struct Entrant {
 /// Pairs the `active` players (seats, pairing number order) for the next round. `initial` is
 /// the side drawn by lot for pairing number 1 in round 1 (C.04.3 E.5).
 pub fn pair(active: &[Seat], history: &History, initial: Side) -> Result<Pairing, PairingError> {
+    pair_within(active, history, initial, SEARCH_BUDGET)
+}
+
+fn pair_within(
+    active: &[Seat],
+    history: &History,
+    initial: Side,
+    mut budget: u32,
+) -> Result<Pairing, PairingError> {
     let ranked = ranking(active, history);
-    let no_solution = PairingError::NoLegalPairing {
-        players: ranked.len(),
-    };
     if ranked.len().is_multiple_of(2) {
-        let pairs = pair_all(&ranked, history).ok_or(no_solution)?;
+        let everyone: Vec<&Entrant> = ranked.iter().collect();
+        let pairs = pair_refs(&everyone, history, &mut budget)?;
         return Ok(finish(pairs, None, &ranked, initial));
     }
     // The bye goes to the lowest ranked player who has not had one, if the rest can be paired.
@@ -70,11 +87,15 @@ pub fn pair(active: &[Seat], history: &History, initial: Side) -> Result<Pairing
             .filter(|(i, _)| *i != index)
             .map(|(_, e)| e)
             .collect();
-        if let Some(pairs) = pair_refs(&rest, history) {
-            return Ok(finish(pairs, Some(entrant.seat), &ranked, initial));
+        match pair_refs(&rest, history, &mut budget) {
+            Ok(pairs) => return Ok(finish(pairs, Some(entrant.seat), &ranked, initial)),
+            Err(PairingError::NoLegalPairing { .. }) => continue,
+            Err(gave_up) => return Err(gave_up),
         }
     }
-    Err(no_solution)
+    Err(PairingError::NoLegalPairing {
+        players: ranked.len(),
+    })
 }
 
 /// The players in pairing order: score, then pairing number (C.04.3 A.2).
@@ -95,36 +116,36 @@ fn ranking(active: &[Seat], history: &History) -> Vec<Entrant> {
     ranked
 }
 
-fn pair_all(ranked: &[Entrant], history: &History) -> Option<Vec<(usize, usize)>> {
-    let refs: Vec<&Entrant> = ranked.iter().collect();
-    pair_refs(&refs, history)
-}
-
 /// Pairs every player of `players` (in ranking order); pairs are returned as seats.
-fn pair_refs(players: &[&Entrant], history: &History) -> Option<Vec<(usize, usize)>> {
+fn pair_refs(
+    players: &[&Entrant],
+    history: &History,
+    budget: &mut u32,
+) -> Result<Vec<(Seat, Seat)>, PairingError> {
     let mut paired = vec![false; players.len()];
     let mut pairs = Vec::with_capacity(players.len() / 2);
-    if search(players, history, &mut paired, &mut pairs) {
-        Some(
-            pairs
-                .into_iter()
-                .map(|(a, b)| (players[a].seat, players[b].seat))
-                .collect(),
-        )
-    } else {
-        None
+    let count = players.len();
+    match search(players, history, &mut paired, &mut pairs, budget) {
+        Some(true) => Ok(pairs
+            .into_iter()
+            .map(|(a, b)| (players[a].seat, players[b].seat))
+            .collect()),
+        Some(false) => Err(PairingError::NoLegalPairing { players: count }),
+        None => Err(PairingError::GaveUp { players: count }),
     }
 }
 
 /// Depth-first: pairs the highest ranked unpaired player with each allowed opponent in turn.
+/// `Some(found)`, or `None` once the budget is spent.
 fn search(
     players: &[&Entrant],
     history: &History,
     paired: &mut [bool],
     pairs: &mut Vec<(usize, usize)>,
-) -> bool {
+    budget: &mut u32,
+) -> Option<bool> {
     let Some(top) = paired.iter().position(|p| !p) else {
-        return true;
+        return Some(true);
     };
     paired[top] = true;
     for opponent in opponent_order(players, paired, top) {
@@ -132,16 +153,17 @@ fn search(
         if history.have_met(a.seat, b.seat) || !a.preference.compatible(&b.preference) {
             continue;
         }
+        *budget = budget.checked_sub(1)?;
         paired[opponent] = true;
         pairs.push((top, opponent));
-        if search(players, history, paired, pairs) {
-            return true;
+        if search(players, history, paired, pairs, budget)? {
+            return Some(true);
         }
         pairs.pop();
         paired[opponent] = false;
     }
     paired[top] = false;
-    false
+    Some(false)
 }
 
 /// The order in which `top` tries its opponents (indices into `players`): within its score
@@ -217,4 +239,43 @@ fn finish(
         )
     });
     Pairing { games, bye }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{GameRecord, Outcome};
+
+    /// Six players in two triangles: every pair across the triangles has met, so each player
+    /// still has two possible opponents but no pairing of all six exists.
+    fn two_triangles() -> History {
+        let mut history = History::default();
+        for round in 1..=3u32 {
+            for i in 0..3usize {
+                let j = 3 + (i + round as usize) % 3;
+                let (first, second) = if round % 2 == 1 { (i, j) } else { (j, i) };
+                let outcome = Some(Outcome::Draw);
+                history.games.push(GameRecord {
+                    round,
+                    board: i as u32 + 1,
+                    first,
+                    second,
+                    outcome,
+                });
+            }
+        }
+        history
+    }
+
+    #[test]
+    fn an_unpairable_field_is_found_unpairable_within_the_budget() {
+        let result = pair_within(&[0, 1, 2, 3, 4, 5], &two_triangles(), Side::First, 1000);
+        assert_eq!(result, Err(PairingError::NoLegalPairing { players: 6 }));
+    }
+
+    #[test]
+    fn the_search_gives_up_when_its_budget_is_spent() {
+        let result = pair_within(&[0, 1, 2, 3, 4, 5], &two_triangles(), Side::First, 1);
+        assert_eq!(result, Err(PairingError::GaveUp { players: 6 }));
+    }
 }

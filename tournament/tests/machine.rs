@@ -409,19 +409,34 @@ fn the_last_result_finishes_the_tournament() {
 
 #[test]
 fn a_swiss_that_cannot_be_paired_ends_early() {
-    // Two players, two rounds: they cannot meet again in round 2.
-    let mut t = registered(Format::Swiss { rounds: 2 }, 2);
+    // Four players, three rounds. Round 1: 1-3 drawn, then 2 withdraws (4 wins 4-2 by forfeit).
+    // Round 2 pairs 1, 3 and 4 with a bye; 4 withdraws during it. Round 3 would have to pair 1
+    // and 3 again: the tournament ends, saying why.
+    let mut t = registered(Format::Swiss { rounds: 3 }, 4);
     t.handle(Event::Start).unwrap();
-    let commands = t
-        .handle(Event::GameEnded {
-            round: 1,
-            board: 1,
-            outcome: Outcome::Draw,
+    let ended = |board| Event::GameEnded {
+        round: 1,
+        board,
+        outcome: Outcome::Draw,
+    };
+    t.handle(ended(1)).unwrap();
+    let round2 = t
+        .handle(Event::Withdraw {
+            account: "p2".into(),
         })
         .unwrap();
+    assert_eq!(started_games(&round2).len(), 1);
+    let commands = t
+        .handle(Event::Withdraw {
+            account: "p4".into(),
+        })
+        .unwrap();
+    let last = commands.last().expect("the tournament ends");
     assert!(
-        matches!(&commands[..], [Command::Finished { early: Some(reason) }] if reason.contains("no pairing"))
+        matches!(last, Command::Finished { early: Some(reason) } if reason.contains("no pairing")),
+        "{commands:?}"
     );
+    assert!(matches!(t.phase(), Phase::Finished { early: Some(_) }));
 }
 
 /// Plays every started game with `decide`, feeding results back until the tournament ends.
@@ -509,4 +524,17 @@ fn a_snapshot_is_refused_when_damaged() {
     let t = registered(round_robin(), 3);
     let snapshot = t.snapshot();
     assert!(Tournament::restore(&snapshot[..snapshot.len() - 1]).is_err());
+}
+
+#[test]
+fn a_swiss_needs_between_one_round_and_as_many_as_a_round_robin() {
+    for (rounds, players, most) in [(0, 4, 3), (4, 4, 3), (6, 5, 5)] {
+        let mut t = registered(Format::Swiss { rounds }, players);
+        assert_eq!(
+            t.handle(Event::Start),
+            Err(Refusal::RoundsOutOfRange { rounds, most })
+        );
+    }
+    let mut t = registered(Format::Swiss { rounds: 5 }, 5);
+    assert!(t.handle(Event::Start).is_ok());
 }
