@@ -31,7 +31,7 @@ pub enum PairingError {
 }
 
 /// How many opponents the search may try for one round before giving up.
-pub const SEARCH_BUDGET: u32 = 1_000_000;
+pub const SEARCH_BUDGET: u32 = 200_000;
 
 impl fmt::Display for PairingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -56,6 +56,8 @@ struct Entrant {
     points: Points,
     preference: Preference,
     sides: Vec<Side>,
+    /// Everyone it has been paired against.
+    met: Vec<Seat>,
 }
 
 /// Pairs the `active` players (seats, pairing number order) for the next round. `initial` is
@@ -73,7 +75,7 @@ fn pair_within(
     let ranked = ranking(active, history);
     if ranked.len().is_multiple_of(2) {
         let everyone: Vec<&Entrant> = ranked.iter().collect();
-        let pairs = pair_refs(&everyone, history, &mut budget)?;
+        let pairs = pair_refs(&everyone, &mut budget)?;
         return Ok(finish(pairs, None, &ranked, initial));
     }
     // The bye goes to the lowest ranked player who has not had one, if the rest can be paired.
@@ -87,7 +89,7 @@ fn pair_within(
             .filter(|(i, _)| *i != index)
             .map(|(_, e)| e)
             .collect();
-        match pair_refs(&rest, history, &mut budget) {
+        match pair_refs(&rest, &mut budget) {
             Ok(pairs) => return Ok(finish(pairs, Some(entrant.seat), &ranked, initial)),
             Err(PairingError::NoLegalPairing { .. }) => continue,
             Err(gave_up) => return Err(gave_up),
@@ -109,6 +111,10 @@ fn ranking(active: &[Seat], history: &History) -> Vec<Entrant> {
                 points: history.points_of(seat),
                 preference: Preference::from_history(&sides),
                 sides,
+                met: history
+                    .games_of(seat)
+                    .filter_map(|g| g.opponent_of(seat))
+                    .collect(),
             }
         })
         .collect();
@@ -117,15 +123,11 @@ fn ranking(active: &[Seat], history: &History) -> Vec<Entrant> {
 }
 
 /// Pairs every player of `players` (in ranking order); pairs are returned as seats.
-fn pair_refs(
-    players: &[&Entrant],
-    history: &History,
-    budget: &mut u32,
-) -> Result<Vec<(Seat, Seat)>, PairingError> {
+fn pair_refs(players: &[&Entrant], budget: &mut u32) -> Result<Vec<(Seat, Seat)>, PairingError> {
     let mut paired = vec![false; players.len()];
     let mut pairs = Vec::with_capacity(players.len() / 2);
     let count = players.len();
-    match search(players, history, &mut paired, &mut pairs, budget) {
+    match search(players, &mut paired, &mut pairs, budget) {
         Some(true) => Ok(pairs
             .into_iter()
             .map(|(a, b)| (players[a].seat, players[b].seat))
@@ -139,7 +141,6 @@ fn pair_refs(
 /// `Some(found)`, or `None` once the budget is spent.
 fn search(
     players: &[&Entrant],
-    history: &History,
     paired: &mut [bool],
     pairs: &mut Vec<(usize, usize)>,
     budget: &mut u32,
@@ -150,13 +151,13 @@ fn search(
     paired[top] = true;
     for opponent in opponent_order(players, paired, top) {
         let (a, b) = (players[top], players[opponent]);
-        if history.have_met(a.seat, b.seat) || !a.preference.compatible(&b.preference) {
+        if a.met.contains(&b.seat) || !a.preference.compatible(&b.preference) {
             continue;
         }
         *budget = budget.checked_sub(1)?;
         paired[opponent] = true;
         pairs.push((top, opponent));
-        if search(players, history, paired, pairs, budget)? {
+        if search(players, paired, pairs, budget)? {
             return Some(true);
         }
         pairs.pop();
