@@ -212,7 +212,7 @@ fn finish(
         ranked
             .iter()
             .position(|e| e.seat == seat)
-            .unwrap_or(usize::MAX)
+            .expect("every paired seat was ranked")
     };
     let candidate = |seat: Seat| {
         let rank = rank_of(seat);
