@@ -37,6 +37,12 @@ pub const UNLIMITED: &[&str] = &[
     "1000000",
 ];
 
+/// reversid's options that keep the transcripts suites were written for: no lag
+/// allowance (so no `GAME PING`) and no rematch window (each connection closed at once
+/// after its game, as before). The suites of those features set them again (a later
+/// value wins).
+pub const NO_PINGS_NO_OFFERS: &[&str] = &["--lag-allowance", "0", "--rematch-window", "0"];
+
 /// Says that the running test skips, and why, where `cargo test` shows it
 /// even when the test passes: straight to the process's standard error,
 /// which the test harness does not capture (it captures `eprintln!`).
@@ -234,6 +240,7 @@ impl Server {
             // abandonment penalty are off unless a test sets them (a later value wins), and
             // a first move has the ordinary move clock.
             .args(UNLIMITED)
+            .args(NO_PINGS_NO_OFFERS)
             .args(args)
             .env("RUST_LOG", rust_log)
             .env("TMPDIR", temp_dir.path())

@@ -303,6 +303,18 @@ pub enum Input {
     Confused(String),
     /// The client broke the protocol: its last words are [`Event::Violation`], and it forfeits.
     Violation(String),
+    /// The answer to the server's ping `n` ([`Event::Ping`]): a sample of the round trip.
+    Pong(u32),
+    /// About a rematch, after a game (TEXT-PROTOCOL.md §6.4).
+    Rematch(Rematch),
+}
+
+/// What a player says about a rematch.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rematch {
+    Offer,
+    Accept,
+    Decline,
 }
 
 /// What the session tells a client: the one message type from the referee to the
@@ -315,6 +327,8 @@ pub enum Event {
         viewer: Viewer,
         cells: Vec<Cell>,
         id: u64,
+        /// The time control of a turn-based game (`None`: a real-time game).
+        time: Option<crate::terms::TimeControl>,
     },
     /// The board changed.
     Update(Update),
@@ -327,8 +341,14 @@ pub enum Event {
     Timer {
         name: &'static str,
         ms: Millis,
-        text: &'static str,
+        text: std::borrow::Cow<'static, str>,
     },
+    /// Answer `Input::Pong(n)` at once (the lag allowance's round trip).
+    Ping(u32),
+    /// `team` offers a rematch; `news` says so in words.
+    OfferedRematch { team: Team, news: String },
+    /// Something worth telling, in words.
+    News(String),
     /// Your move.
     Ready,
     /// Your action was refused; the game goes on. `again`: it is still your move.

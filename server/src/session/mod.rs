@@ -187,7 +187,8 @@ impl<'a> Session<'a> {
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
-        let rules = rules_for(config, silent);
+        let mut rules = rules_for(config, silent);
+        referee::adapt_rules(&mut rules, group.control, &group.seats);
         let (referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let poll = Poll::new()?;
         poll.registry()
@@ -706,7 +707,7 @@ impl<'a> Session<'a> {
 fn rules_for(config: &SessionConfig, silent: bool) -> Rules {
     let mut rules = config.rules.clone();
     if let (true, Some(handshake)) = (silent, config.silent_first_move_timeout) {
-        let first = rules.first_move_timeout.or(rules.move_timeout);
+        let first = rules.first_move_timeout.or(rules.move_limit());
         rules.first_move_timeout = Some(first.map_or(handshake, |f| f.min(handshake)));
     }
     rules
@@ -847,10 +848,17 @@ mod tests {
         let secs = |s: Option<u64>| s.map(Duration::from_secs);
         SessionConfig {
             rules: Rules {
-                move_timeout: secs(moves),
+                control: moves.map_or(crate::terms::TimeControl::None, |m| {
+                    crate::terms::TimeControl::PerMove {
+                        limit: Duration::from_secs(m),
+                        first: Duration::ZERO,
+                    }
+                }),
                 first_move_timeout: secs(first),
                 fixed_teams: false,
                 rematch: false,
+                lag_allowance: Duration::ZERO,
+                rematch_window: None,
             },
             record_dir: None,
             settings: Settings::default(),

@@ -162,7 +162,10 @@ impl Wire for Binary {
             }
             | Event::Turn(_)
             | Event::Clock { .. }
-            | Event::Timer { .. } => {}
+            | Event::Timer { .. }
+            | Event::Ping(_)
+            | Event::OfferedRematch { .. }
+            | Event::News(_) => {}
         }
     }
 }
@@ -184,7 +187,7 @@ mod tests {
             Event::Timer {
                 name: "tide",
                 ms: 10_000,
-                text: "the tide turns",
+                text: "the tide turns".into(),
             },
         ] {
             wire.send(&event, &mut out);

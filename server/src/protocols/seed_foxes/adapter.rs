@@ -151,6 +151,8 @@ impl Wire for Seed002 {
         match event {
             // The seed's protocol has no turns and no timers.
             Event::Start { .. } | Event::Turn(_) | Event::Clock { .. } | Event::Timer { .. } => {}
+            // Nor the lag allowance's pings, nor rematch offers.
+            Event::Ping(_) | Event::OfferedRematch { .. } | Event::News(_) => {}
             Event::Update(update) => {
                 self.draw(&update.cells);
                 self.send_board(me, out);
@@ -215,6 +217,7 @@ mod tests {
                 viewer,
                 cells,
                 id: 1,
+                time: None,
             },
             &mut out,
         );
@@ -284,6 +287,7 @@ mod tests {
             viewer: Viewer::Team(Team::SECOND),
             cells,
             id: 1,
+            time: None,
         };
         assert_eq!(said(&mut wire, refresh), format!("BEB {letters}\n"));
     }
@@ -355,7 +359,7 @@ mod tests {
         let tide = Event::Timer {
             name: "tide",
             ms: 10_000,
-            text: "the tide turns",
+            text: "the tide turns".into(),
         };
         assert_eq!(said(&mut fox, tide), "", "the seed has no timers");
         let won = Outcome::Win {
