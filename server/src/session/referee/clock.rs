@@ -17,7 +17,7 @@ pub(super) struct Clock {
     /// Fischer: each team's time left while its clock is stopped.
     left: Vec<Duration>,
     run: Option<Run>,
-    /// What the last mover's clock showed after its move (for the journal).
+    /// Fischer: the last mover's time left after its move (for the journal).
     after_move: Option<Duration>,
 }
 
@@ -120,7 +120,6 @@ impl Clock {
     pub fn moved(&mut self, is_move: bool, now: Instant) -> Option<Duration> {
         let run = self.run.take()?;
         let took = now.saturating_duration_since(run.ready_at);
-        self.after_move = Some(run.shows(now));
         if let TimeControl::Fischer { increment, .. } = self.control {
             let left = &mut self.left[usize::from(run.team.0)];
             *left = left.saturating_sub(took.saturating_sub(run.credit));
@@ -160,8 +159,8 @@ impl Clock {
         }
     }
 
-    /// What the last mover's clock showed after its move (Fischer: with the increment;
-    /// a per-move limit: what the move had left), for the journal. Taken once.
+    /// Fischer: the last mover's time left after its move, with the increment, for the
+    /// journal (a per-move limit carries nothing over: nothing to keep). Taken once.
     pub fn take_after_move(&mut self) -> Option<Millis> {
         self.after_move.take().map(|d| d.as_millis() as Millis)
     }

@@ -198,8 +198,8 @@ impl Referee {
     }
 
     /// Journal lines since the last call: `<team name> <notation>` a move, followed by
-    /// ` <ms>` under a clock (what the mover's clock showed after the move: Fischer, its
-    /// time left with the increment; a per-move limit, what the move had left); `round <n>`.
+    /// ` <ms>` under a Fischer clock (the mover's time left after the move, with the
+    /// increment); `round <n>`.
     pub fn take_journal(&mut self) -> Vec<String> {
         std::mem::take(&mut self.journal)
     }
