@@ -275,9 +275,12 @@ fn s6_a_declined_rematch_or_a_window_that_runs_out_closes_the_game() {
 
 #[test]
 fn s6_a_game_with_a_binary_seat_has_no_rematch_window_and_the_same_bytes() {
+    // With the lag allowance on, the binary seat's round trip is the kernel's: no bytes.
     let server = Server::start(&[
         "--rematch-window",
         "2",
+        "--lag-allowance",
+        "500",
         "--time-control",
         "reversi=1s+0",
         "--fixed-colours",
@@ -293,6 +296,8 @@ fn s6_a_game_with_a_binary_seat_has_no_rematch_window_and_the_same_bytes() {
     text.expect("GAME OVER 2 black ran out of time");
     text.next_is("RESULT WIN");
     text.expect_closed(&[]);
+    let line = server.wait_log("game over:");
+    assert!(line.contains(" lag black:0 white:0 "), "{line}");
 }
 
 #[test]

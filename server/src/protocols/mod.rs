@@ -305,6 +305,9 @@ pub enum Input {
     Violation(String),
     /// The answer to the server's ping `n` ([`Event::Ping`]): a sample of the round trip.
     Pong(u32),
+    /// The kernel's round trip for a connection whose protocol has no pings, read by
+    /// the session when that connection was owed a ping.
+    Rtt(std::time::Duration),
     /// About a rematch, after a game (TEXT-PROTOCOL.md §6.4).
     Rematch(Rematch),
 }
@@ -378,6 +381,11 @@ pub trait Wire: Send {
     /// Writes what the protocol itself owes the client after [`Wire::receive`] (a
     /// WebSocket pong, the echo of its close); most protocols owe nothing.
     fn owed(&mut self, _out: &mut Outbox) {}
+
+    /// Whether its client answers [`Event::Ping`] (else the session asks the kernel).
+    fn answers_pings(&self) -> bool {
+        false
+    }
 
     /// Writes the protocol's goodbye, once, before the server closes the connection
     /// (a WebSocket close frame); most protocols just close.

@@ -549,6 +549,7 @@ impl<'a> Session<'a> {
                 journal.append(&line);
             }
         }
+        let mut kernel_rtts = Vec::new();
         for Delivery { to, event } in deliveries {
             if to == Who::Viewer {
                 self.broadcast.push(event);
@@ -557,6 +558,15 @@ impl<'a> Session<'a> {
             let seats = &mut self.conns[..self.seats];
             for conn in seats.iter_mut().filter(|c| !c.closed && c.who == to) {
                 conn.wire.send(&event, &mut conn.out);
+                if let (Event::Ping(_), false) = (&event, conn.wire.answers_pings()) {
+                    kernel_rtts.extend(conn.kernel_rtt().map(|rtt| (to, rtt)));
+                }
+            }
+        }
+        // A client that has no pings: its round trip is the kernel's (TEXT-PROTOCOL.md §8).
+        for (who, rtt) in kernel_rtts {
+            if let Who::Seat(seat) = who {
+                self.referee.input(seat, Input::Rtt(rtt), now());
             }
         }
     }

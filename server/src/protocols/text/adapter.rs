@@ -147,6 +147,11 @@ impl Wire for Text {
         });
     }
 
+    /// Seed 000's clients know no `GAME PING`.
+    fn answers_pings(&self) -> bool {
+        self.additions
+    }
+
     fn send(&mut self, event: &Event, out: &mut Outbox) {
         let additions = self.additions;
         let write = |out: &mut Outbox, message: &ServerMessage| {

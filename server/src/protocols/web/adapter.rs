@@ -102,6 +102,11 @@ impl Wire for WebSocket {
         out.push(&frames::text_frames(&bytes));
     }
 
+    /// The browser pongs by itself.
+    fn answers_pings(&self) -> bool {
+        true
+    }
+
     fn owed(&mut self, out: &mut Outbox) {
         out.push(&std::mem::take(&mut self.owed));
     }

@@ -119,6 +119,15 @@ impl Lag {
         }
     }
 
+    /// The round trip of `seat`, measured otherwise than by a pong (the kernel's, for a
+    /// client that has no pings): the ping it was owed is done with.
+    pub fn measured(&mut self, seat: usize, rtt: Duration) {
+        let lag = &mut self.seats[seat];
+        lag.outstanding = None;
+        lag.answered = true;
+        self.sample(seat, rtt);
+    }
+
     /// A round-trip sample for `seat`, capped at twice the allowance; the estimate
     /// gives the newest a quarter of its weight.
     pub fn sample(&mut self, seat: usize, rtt: Duration) {

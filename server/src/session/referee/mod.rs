@@ -268,6 +268,7 @@ impl Referee {
         }
         match input {
             Input::Pong(n) => self.lag.pong(seat, n, now.at),
+            Input::Rtt(rtt) => self.lag.measured(seat, rtt),
             Input::Rematch(answer) => self.rematch(seat, answer, now, &mut out),
             Input::Quit => self.forfeit(End::Quit(seat), now, &mut out),
             Input::Violation(why) => {

@@ -1368,3 +1368,18 @@ fn the_window_closes_when_it_runs_out_or_a_player_leaves() {
         ["0 confused tictactoe has automatic rematches"]
     );
 }
+
+#[test]
+fn a_seat_without_pings_is_credited_the_kernels_round_trip() {
+    let lagged = Rules {
+        lag_allowance: Duration::from_millis(500),
+        ..fischer(10_000, 0)
+    };
+    let (mut t, _) = Test::new("tictactoe", lagged, 2);
+    // The session answers seat 1's ping with the kernel's round trip.
+    assert!(t
+        .send(1, Input::Rtt(Duration::from_millis(60)), 0)
+        .is_empty());
+    t.play(0, "b2", 1_000);
+    assert_eq!(t.deadline(), Some(11_060));
+}
