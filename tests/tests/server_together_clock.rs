@@ -328,3 +328,41 @@ fn s11_with_the_default_options_a_player_gets_the_time_its_clock_and_a_ping() {
     x.next_is("GAME OVER 2 X left the game");
     o.expect("GAME OVER 2 X left the game");
 }
+
+#[test]
+fn s8_holding_pongs_back_gains_at_most_the_allowance_and_half_of_it_a_move() {
+    let server = Server::start(&[
+        "--time-control",
+        "tictactoe=10s+0",
+        "--lag-allowance",
+        "500",
+        "--fixed-colours",
+    ]);
+    let (mut x, mut o, _) = pair(&server);
+    // O holds its first pong 2 s: it looks 2 s away (a sample is capped at 1 s).
+    let ping = o.expect("GAME PING ");
+    std::thread::sleep(Duration::from_secs(2));
+    o.send(&format!("GAME PONG {}", &ping["GAME PING ".len()..]));
+    let x_moves = ["b2", "a3", "b1", "c2"];
+    let o_moves = ["a1", "c1", "b3", "a2"];
+    let think = Duration::from_millis(800);
+    for (xm, om) in x_moves.iter().zip(o_moves) {
+        expect_answering(&mut x, "READY");
+        x.send(&format!("MOVE {xm}"));
+        expect_answering(&mut o, "READY");
+        std::thread::sleep(think);
+        o.send(&format!("MOVE {om}"));
+    }
+    expect_answering(&mut x, "GAME TURN 1");
+    clock(&mut x, 1);
+    let charged = 10_000 - clock(&mut x, 2);
+    let thought = 4 * think.as_millis() as u64;
+    // The quota (2A) once, and its gain (A/2) a move.
+    let most_gained = 1_000 + 250 * 4;
+    assert!(
+        charged + most_gained >= thought && charged <= thought + 50,
+        "O thought {thought} ms and was charged {charged} ms"
+    );
+    assert!(charged < thought, "the round trip it claimed was credited");
+    x.send("GAME QUIT");
+}
