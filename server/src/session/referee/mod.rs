@@ -246,6 +246,7 @@ impl Referee {
             // A forfeit can end a game whose board still has a side to move: the end
             // is told, not that turn (spec §7).
             told.extend(self.over_event(Viewer::Spectator));
+            told.extend(self.window_timer(now));
             return told;
         }
         let turn = self.game.turn();

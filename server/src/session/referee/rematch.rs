@@ -139,6 +139,13 @@ impl Referee {
         }
     }
 
+    /// The window's countdown as it stands at `now`, while it is open (for a viewer arriving).
+    pub(super) fn window_timer(&self, now: Instant) -> Option<Event> {
+        let window = self.window.as_ref()?;
+        let ms = window.until.saturating_duration_since(now).as_millis() as Millis;
+        Some(rematch_timer(ms, "a rematch may be offered until then"))
+    }
+
     /// Tells every seat but `seat`, and the viewers.
     fn tell_others(&self, seat: usize, out: &mut Vec<Delivery>, event: Event) {
         for other in (0..self.table.seats.len()).filter(|&s| s != seat && !self.table.seats[s].gone)

@@ -1268,6 +1268,14 @@ fn after_a_game_a_rematch_window_opens_and_an_accepted_offer_starts_the_next_gam
         ]
     );
     assert!(!t.referee.is_over(), "the players may still offer");
+    assert_eq!(
+        welcome(&t, 5_500)[1..],
+        [
+            "v over X wins: three in a line: b1 b2 b3",
+            "v timer rematch 15000 (a rematch may be offered until then)"
+        ],
+        "a viewer arriving is told the window's time left"
+    );
     assert_eq!(t.deadline(), Some(20_500));
     assert_eq!(
         t.send(1, Input::Rematch(Rematch::Accept), 600),
