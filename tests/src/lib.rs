@@ -18,6 +18,7 @@ use scratch::Scratch;
 
 pub mod browser;
 pub mod capture;
+pub mod delay;
 pub mod scratch;
 pub mod text;
 pub mod tmux;
@@ -37,10 +38,18 @@ pub const UNLIMITED: &[&str] = &[
     "1000000",
 ];
 
-/// reversid's options that keep a game as it was before players could come back after a
-/// drop (a drop loses at once, no `GAME TOKEN`), so the suites written before keep their
-/// transcripts; the suites of the new features give their own values (a later value wins).
-pub const AS_BEFORE: &[&str] = &["--grace", "0"];
+/// reversid's options that keep the transcripts suites were written for: a drop loses at
+/// once (no `GAME TOKEN`), no lag allowance (so no `GAME PING`) and no rematch window
+/// (each connection closed at once after its game, as before). The suites of those
+/// features set them again (a later value wins).
+pub const AS_BEFORE: &[&str] = &[
+    "--grace",
+    "0",
+    "--lag-allowance",
+    "0",
+    "--rematch-window",
+    "0",
+];
 
 /// Says that the running test skips, and why, where `cargo test` shows it
 /// even when the test passes: straight to the process's standard error,

@@ -315,6 +315,21 @@ pub enum Input {
     Violation(String),
     /// The player claims the game from an opponent whose grace is over (TEXT-PROTOCOL.md §5.5).
     Claim(Claim),
+    /// The answer to the server's ping `n` ([`Event::Ping`]): a sample of the round trip.
+    Pong(u32),
+    /// The kernel's round trip for a connection whose protocol has no pings, read by
+    /// the session when that connection was owed a ping.
+    Rtt(std::time::Duration),
+    /// About a rematch, after a game (TEXT-PROTOCOL.md §6.4).
+    Rematch(Rematch),
+}
+
+/// What a player says about a rematch.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rematch {
+    Offer,
+    Accept,
+    Decline,
 }
 
 /// What a player may claim from an opponent who did not come back.
@@ -334,6 +349,8 @@ pub enum Event {
         viewer: Viewer,
         cells: Vec<Cell>,
         id: u64,
+        /// The time control of a turn-based game (`None`: a real-time game).
+        time: Option<crate::terms::TimeControl>,
     },
     /// The board changed.
     Update(Update),
@@ -346,8 +363,14 @@ pub enum Event {
     Timer {
         name: &'static str,
         ms: Millis,
-        text: &'static str,
+        text: std::borrow::Cow<'static, str>,
     },
+    /// Answer `Input::Pong(n)` at once (the lag allowance's round trip).
+    Ping(u32),
+    /// `team` offers a rematch; `news` says so in words.
+    OfferedRematch { team: Team, news: String },
+    /// Something worth telling, in words.
+    News(String),
     /// Your move.
     Ready,
     /// Your action was refused; the game goes on. `again`: it is still your move.
@@ -376,8 +399,6 @@ pub enum Event {
     Back(Team),
     /// The team's draw offer stands.
     OfferedDraw(Team),
-    /// Something worth telling that is not part of a board change.
-    News(String),
     /// A new connection took this seat over: this one is closed.
     Replaced,
 }
@@ -394,6 +415,11 @@ pub trait Wire: Send {
     /// Writes what the protocol itself owes the client after [`Wire::receive`] (a
     /// WebSocket pong, the echo of its close); most protocols owe nothing.
     fn owed(&mut self, _out: &mut Outbox) {}
+
+    /// Whether its client answers [`Event::Ping`] (else the session asks the kernel).
+    fn answers_pings(&self) -> bool {
+        false
+    }
 
     /// Writes the protocol's goodbye, once, before the server closes the connection
     /// (a WebSocket close frame); most protocols just close.

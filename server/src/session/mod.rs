@@ -194,7 +194,8 @@ impl<'a> Session<'a> {
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
-        let rules = rules_for(config, silent);
+        let mut rules = rules_for(config, silent);
+        referee::adapt_rules(&mut rules, group.control, &group.seats);
         let (mut referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let returns = group.seats.iter().map(seat_return).collect();
         referee.hold_seats(config.grace, returns);
@@ -557,6 +558,7 @@ impl<'a> Session<'a> {
                 journal.append(&line);
             }
         }
+        let mut kernel_rtts = Vec::new();
         for Delivery { to, event } in deliveries {
             if to == Who::Viewer {
                 self.broadcast.push(event);
@@ -565,6 +567,15 @@ impl<'a> Session<'a> {
             let seats = &mut self.conns[..self.seats];
             for conn in seats.iter_mut().filter(|c| !c.closed && c.who == to) {
                 conn.wire.send(&event, &mut conn.out);
+                if let (Event::Ping(_), false) = (&event, conn.wire.answers_pings()) {
+                    kernel_rtts.extend(conn.kernel_rtt().map(|rtt| (to, rtt)));
+                }
+            }
+        }
+        // A client that has no pings: its round trip is the kernel's (TEXT-PROTOCOL.md §8).
+        for (who, rtt) in kernel_rtts {
+            if let Who::Seat(seat) = who {
+                self.referee.input(seat, Input::Rtt(rtt), now());
             }
         }
     }
@@ -759,7 +770,7 @@ impl<'a> Session<'a> {
 fn rules_for(config: &SessionConfig, silent: bool) -> Rules {
     let mut rules = config.rules.clone();
     if let (true, Some(handshake)) = (silent, config.silent_first_move_timeout) {
-        let first = rules.first_move_timeout.or(rules.move_timeout);
+        let first = rules.first_move_timeout.or(rules.move_limit());
         rules.first_move_timeout = Some(first.map_or(handshake, |f| f.min(handshake)));
     }
     rules
@@ -918,10 +929,17 @@ mod tests {
         let secs = |s: Option<u64>| s.map(Duration::from_secs);
         SessionConfig {
             rules: Rules {
-                move_timeout: secs(moves),
+                control: moves.map_or(crate::terms::TimeControl::None, |m| {
+                    crate::terms::TimeControl::PerMove {
+                        limit: Duration::from_secs(m),
+                        first: Duration::ZERO,
+                    }
+                }),
                 first_move_timeout: secs(first),
                 fixed_teams: false,
                 rematch: false,
+                lag_allowance: Duration::ZERO,
+                rematch_window: None,
             },
             record_dir: None,
             settings: Settings::default(),

@@ -41,7 +41,8 @@ impl WebSocket {
             Message::Line(line) => self.text.receive(&line, inputs),
             Message::NotUnderstood(why) => inputs.push(Input::Confused(why.to_owned())),
             Message::Ping(payload) => self.owed.extend(frames::pong(&payload)),
-            Message::Pong => {}
+            // The pong of our ping n (its payload): the lag allowance's sample.
+            Message::Pong(payload) => inputs.extend(pong_number(&payload).map(Input::Pong)),
             Message::Close(payload) => {
                 self.deaf = true;
                 if !self.closed {
@@ -52,6 +53,11 @@ impl WebSocket {
             }
         }
     }
+}
+
+/// The number a pong's payload echoes, if it is one of our pings'.
+fn pong_number(payload: &[u8]) -> Option<u32> {
+    std::str::from_utf8(payload).ok()?.parse().ok()
 }
 
 impl Wire for WebSocket {
@@ -87,12 +93,22 @@ impl Wire for WebSocket {
             // Taken over by a new connection (TEXT-PROTOCOL.md §5.5): a policy close.
             self.close_code = CloseCode::Policy;
         }
+        // The page need not answer: the browser pongs a ping frame by itself.
+        if let Event::Ping(n) = event {
+            out.push(&frames::ping(n.to_string().as_bytes()));
+            return;
+        }
         let mut lines = Outbox::new();
         self.text.send(event, &mut lines);
         let mut bytes = Vec::with_capacity(lines.pending());
         // Into a Vec: cannot fail.
         let _ = lines.flush(&mut bytes);
         out.push(&frames::text_frames(&bytes));
+    }
+
+    /// The browser pongs by itself.
+    fn answers_pings(&self) -> bool {
+        true
     }
 
     fn owed(&mut self, out: &mut Outbox) {
@@ -173,6 +189,18 @@ mod tests {
     }
 
     #[test]
+    fn our_pings_are_ping_frames_and_their_pongs_are_lag_samples() {
+        let mut ws = WebSocket::new();
+        let mut out = Outbox::new();
+        ws.send(&Event::Ping(7), &mut out);
+        assert_eq!(written(&mut out), frames::ping(b"7"));
+        let mut inputs = Vec::new();
+        ws.receive(&client(10, b"7"), &mut inputs);
+        ws.receive(&client(10, b"not ours"), &mut inputs);
+        assert_eq!(inputs, [Input::Pong(7)]);
+    }
+
+    #[test]
     fn events_go_out_as_one_message_a_line_then_the_close() {
         let mut ws = WebSocket::new();
         let mut out = Outbox::new();
@@ -183,6 +211,7 @@ mod tests {
                 viewer: Viewer::Spectator,
                 cells: Vec::new(),
                 id: 4,
+                time: None,
             },
             &mut out,
         );

@@ -104,7 +104,8 @@ impl End {
 
 /// A finished game, for the log and the record.
 pub struct Finished {
-    /// One line: the game, the players, how it ended, the moves.
+    /// One line: the game, the players, how it ended, the time control, the lag credited,
+    /// how late a flag fell, the moves.
     pub summary: String,
     pub record: String,
     pub ext: &'static str,
@@ -154,6 +155,15 @@ impl Referee {
             " result {}",
             reversi_games::record::result_text(info, meta)
         );
+        if self.pace.is_turn_based() {
+            let _ = write!(s, " control {}", self.clock.control());
+            if self.lag.is_on() {
+                let _ = write!(s, " lag {}", self.lag_summary());
+            }
+        }
+        if let (End::Timeout(_), Some(late)) = (end, self.flag_late) {
+            let _ = write!(s, " flag late {:.1} ms", late.as_secs_f64() * 1000.0);
+        }
         let moves: Vec<String> = self
             .game
             .history()

@@ -218,7 +218,7 @@ impl Referee {
         let news = format!("{name}'s connection dropped; its seat is held for {secs} s");
         self.tell_present(&mut out, None, Event::Away { team, ms });
         self.tell_present(&mut out, None, Event::News(news));
-        for clock in self.clocks_now(now.at) {
+        for clock in self.clock_events(now.at) {
             self.tell_present(&mut out, None, clock);
         }
         out
@@ -435,7 +435,7 @@ impl Referee {
             return told;
         }
         told.extend(self.game.turn().map(Event::Turn));
-        told.extend(self.clocks_now(now));
+        told.extend(self.clock_events(now));
         let t = self.game_time(now);
         let timers = self.game.timers();
         let running = timers.iter().filter(|timer| timer.due.is_some());
@@ -458,22 +458,10 @@ impl Referee {
         if self.info().realtime {
             // Its READY was told to the lost connection: owed again.
             self.pace.acting(seat);
-            let at = (now, self.game_time(now));
-            (self.pace).recheck(&self.table, &*self.game, &self.rules, at, out);
+            let t = self.game_time(now);
+            (self.pace).recheck(&self.table, &*self.game, t, out);
         } else if self.pace.mover(&self.table, &*self.game) == Some(seat) {
             tell(out, seat, Event::Ready);
-        }
-    }
-
-    /// The clocks as they stand at `now`: today the move clock of the team to move.
-    /// (The per-team clocks of time controls replace this, as in [`Referee::welcome`].)
-    fn clocks_now(&self, now: Instant) -> Vec<Event> {
-        match (self.game.turn(), self.pace.clock()) {
-            (Some(team), Some(deadline)) => {
-                let ms = deadline.saturating_duration_since(now).as_millis() as Millis;
-                vec![Event::Clock { team, ms }]
-            }
-            _ => Vec::new(),
         }
     }
 
@@ -484,6 +472,7 @@ impl Referee {
             viewer,
             cells: Vec::new(),
             id: self.id,
+            time: self.pace.is_turn_based().then(|| self.told_control()),
         }
     }
 
@@ -525,6 +514,7 @@ mod tests {
     use super::*;
     use crate::protocols::Input;
     use crate::session::ABANDONED;
+    use crate::terms::TimeControl;
 
     const GRACE: u64 = 1_000;
 
@@ -544,10 +534,15 @@ mod tests {
     fn started(name: &str, claims: [bool; 2], grace: u64) -> Test {
         let module = registry::find(name).unwrap();
         let rules = Rules {
-            move_timeout: Some(Duration::from_millis(60_000)),
+            control: TimeControl::PerMove {
+                limit: Duration::from_millis(60_000),
+                first: Duration::ZERO,
+            },
             first_move_timeout: None,
             fixed_teams: true,
             rematch: false,
+            lag_allowance: Duration::ZERO,
+            rematch_window: None,
         };
         let seating = Seating {
             id: 7,
@@ -620,10 +615,12 @@ mod tests {
     #[test]
     fn a_seat_without_a_token_loses_when_it_drops_as_before() {
         let rules = Rules {
-            move_timeout: None,
+            control: TimeControl::None,
             first_move_timeout: None,
             fixed_teams: true,
             rematch: false,
+            lag_allowance: Duration::ZERO,
+            rematch_window: None,
         };
         let (mut test, _) = Test::new("tictactoe", rules, 2);
         let told = test.eof(1, 50);
