@@ -246,6 +246,11 @@ pub fn host_symbol(text: &str) -> Option<u8> {
     }
 }
 
+/// Fills `bytes` from the kernel's random source (join codes, seats drawn for a challenge).
+pub(crate) fn random_bytes(bytes: &mut [u8]) -> std::io::Result<()> {
+    getrandom(bytes)
+}
+
 /// Fills `bytes` from the kernel's random source.
 fn getrandom(bytes: &mut [u8]) -> std::io::Result<()> {
     let mut filled = 0;

@@ -85,6 +85,9 @@ pub struct Group {
     pub module: &'static Module,
     /// A challenge's control; `None`: the game's default.
     pub control: Option<TimeControl>,
+    /// The seats are in team order already (a challenge's: seat i plays team i mod the
+    /// teams): no teams are drawn.
+    pub teams_by_seat: bool,
     pub seats: Vec<Seat>,
 }
 
@@ -188,6 +191,8 @@ impl<'a> Session<'a> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
         let rules = rules_for(config, silent);
+        let mut rules = rules;
+        rules.fixed_teams |= group.teams_by_seat;
         let (referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let poll = Poll::new()?;
         poll.registry()
@@ -721,7 +726,7 @@ fn new_referee(
     id: u64,
     peers: Vec<String>,
 ) -> (Referee, u64) {
-    let first_team_seat = if config.rules.fixed_teams || !module.info.random_teams {
+    let first_team_seat = if rules.fixed_teams || !module.info.random_teams {
         0
     } else {
         random_below(module.info.team_count())

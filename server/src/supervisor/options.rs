@@ -82,6 +82,19 @@ pub struct Options {
     /// operator's; bind an address of your own (another --listen, firewalled) for them.
     #[arg(long)]
     pub metrics: bool,
+
+    /// Seconds a challenge's join code lives (TEXT-PROTOCOL.md §4.1).
+    #[arg(long, value_name = "SECS", default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..))]
+    pub code_ttl: u64,
+
+    /// Most challenges open at once; more are refused.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_challenges: u64,
+
+    /// The web page's address as players reach it, for the links that join a challenge
+    /// (`GAME LINK`). Default: http:// and the first --listen address.
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
 }
 
 /// What the supervisor runs by, whatever game it serves.
@@ -98,6 +111,10 @@ pub struct SupervisorConfig {
     pub shutdown_timeout: Duration,
     /// Whether `GET /metrics` is answered.
     pub metrics: bool,
+    /// Join codes' life and how many challenges may be open.
+    pub challenges: super::challenges::Limits,
+    /// `--public-url`; `None`: the first listener's.
+    pub public_url: Option<String>,
     /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
     pub fork_server: Option<ForkServerSpec>,
 }
@@ -136,6 +153,11 @@ impl Options {
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
             metrics: self.metrics,
             fork_server,
+            challenges: super::challenges::Limits {
+                ttl: Duration::from_secs(self.code_ttl),
+                max: count(self.max_challenges),
+            },
+            public_url: self.public_url.clone(),
         }
     }
 }

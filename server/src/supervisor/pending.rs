@@ -289,6 +289,29 @@ impl Pending {
         }
     }
 
+    /// Handshake to Queued in no queue: an Inviting creator, or a joiner waiting for a
+    /// challenge's other players (supervisor/challenges.rs has them).
+    pub fn hold(&mut self, index: usize) {
+        if let Some(conn) = self.get_mut(index) {
+            debug_assert_eq!(conn.state, State::Handshake);
+            conn.state = State::Queued;
+            conn.game = None;
+        }
+    }
+
+    /// A held connection back to Handshake, with a fresh handshake `deadline`.
+    pub fn release(&mut self, index: usize, deadline: Instant) {
+        let Some(conn) = self.get_mut(index) else {
+            return;
+        };
+        if conn.state != State::Queued || conn.game.is_some() {
+            return;
+        }
+        conn.state = State::Handshake;
+        let serial = conn.serial;
+        self.handshake_timers.push_back((deadline, (index, serial)));
+    }
+
     /// Joins and departures so far, in all queues.
     pub fn queue_moves(&self) -> u64 {
         self.queue_moves

@@ -10,10 +10,12 @@ use log::{error, info, warn};
 use reversi_games::registry::Module;
 
 use super::addresses::Host;
+use super::pending::Conn;
 use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
+use crate::terms::TimeControl;
 
 impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
@@ -26,6 +28,7 @@ impl Supervisor {
         for peer in &child.peers {
             self.hosts.game_ended(Host::of(*peer));
         }
+        self.tokens.forget_game(child.id);
         let why = match status {
             WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
                 None
@@ -152,29 +155,36 @@ impl Supervisor {
             let Some(conns) = self.pending.pop_group(name, needed) else {
                 return;
             };
-            let seats: Vec<session::Seat> = conns
-                .into_iter()
-                .map(|mut conn| {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                    // SAFETY: the descriptor moves from the mio stream to a std one.
-                    let stream =
-                        unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
-                    let mut early = conn.input;
-                    early.shrink_to_fit();
-                    session::Seat {
-                        stream,
-                        peer: conn.peer,
-                        early,
-                        wire: conn.wire.unwrap_or_default(),
-                        token: None,
-                    }
-                })
-                .collect();
-            self.start_session(game, seats);
+            let seats: Vec<session::Seat> = conns.into_iter().map(|c| self.seat(c)).collect();
+            self.start_session(game, seats, None, false);
         }
     }
 
-    fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
+    /// A waiting connection, taken from the loop, as a seat of a session about to start.
+    pub(super) fn seat(&mut self, mut conn: Conn) -> session::Seat {
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        // SAFETY: the descriptor moves from the mio stream to a std one.
+        let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
+        let mut early = conn.input;
+        early.shrink_to_fit();
+        session::Seat {
+            stream,
+            peer: conn.peer,
+            early,
+            wire: conn.wire.unwrap_or_default(),
+            token: None,
+        }
+    }
+
+    /// Starts a session of `game` for `seats`, on `control` (`None`: the game's default);
+    /// `teams_by_seat`: the seats are in team order (a challenge's), no teams are drawn.
+    pub(super) fn start_session(
+        &mut self,
+        game: &'static Module,
+        seats: Vec<session::Seat>,
+        control: Option<TimeControl>,
+        teams_by_seat: bool,
+    ) {
         let setting_up = Instant::now();
         self.next_id += 1;
         let id = self.next_id;
@@ -191,7 +201,8 @@ impl Supervisor {
         let group = Group {
             id,
             module: game,
-            control: None,
+            control,
+            teams_by_seat,
             seats,
         };
         let forked = self.fork_session(&keep, config, group, viewers);
