@@ -261,7 +261,13 @@ impl Supervisor {
             .into_iter()
             .filter_map(|i| self.pending.remove(i))
             .collect();
+        let whole = conns.len() == players.len();
         let seats = conns.into_iter().map(|c| self.seat(c)).collect();
+        if !whole {
+            // Every way out of the loop withdraws a challenge first: this does not happen.
+            let e = std::io::Error::other("a player of the challenge is gone");
+            return self.cannot_start(game, seats, &e);
+        }
         info!("a challenge of {} is accepted", game.info.name);
         self.start_session(game, seats, offer.control, true);
     }

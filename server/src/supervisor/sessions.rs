@@ -236,7 +236,12 @@ impl Supervisor {
         }
     }
 
-    fn cannot_start(&mut self, game: &'static Module, seats: Vec<session::Seat>, e: &io::Error) {
+    pub(super) fn cannot_start(
+        &mut self,
+        game: &'static Module,
+        seats: Vec<session::Seat>,
+        e: &io::Error,
+    ) {
         let who: Vec<String> = seats.iter().map(|s| s.peer.to_string()).collect();
         error!(
             "cannot start a session of {} for {}: {e}",
