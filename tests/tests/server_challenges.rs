@@ -316,3 +316,35 @@ fn s4_the_public_queues_pair_as_before_beside_a_challenge() {
     inviting.send("GAME VERSION");
     inviting.next_is("GAME VERSION");
 }
+
+#[test]
+fn s4_teams_of_two_fill_in_joining_order_and_a_withdrawal_frees_the_joiners() {
+    let server = Server::start(&["--team-size", "2"]);
+    let mut alice = TextClient::connect(server.addr());
+    let (code, _) = invite(&mut alice, "reversi side=white");
+    alice.next_is("GAME LINK");
+    alice.next_is("GAME WAITING 3");
+    let mut joiners: Vec<TextClient> = (0..3).map(|_| TextClient::connect(server.addr())).collect();
+    for (n, joiner) in joiners.iter_mut().take(2).enumerate() {
+        joiner.send(&format!("GAME JOIN {code}"));
+        joiner.next_is(&format!("GAME WAITING {}", 2 - n));
+    }
+    joiners[2].send(&format!("GAME JOIN {code}"));
+    alice.expect("GAME TEAM 2 white");
+    for (joiner, team) in joiners.iter_mut().zip(["1 black", "1 black", "2 white"]) {
+        joiner.expect(&format!("GAME TEAM {team}"));
+    }
+    // A creator who leaves while joiners wait frees them: told, and waiting again.
+    let mut bob = TextClient::connect(server.addr());
+    let (code, _) = invite(&mut bob, "reversi");
+    let mut carol = TextClient::connect(server.addr());
+    carol.send(&format!("GAME JOIN {code}"));
+    carol.next_is("GAME WAITING 2");
+    bob.send("GAME QUIT");
+    assert_eq!(
+        carol.next_is("ERROR"),
+        format!("ERROR challenge {code} was withdrawn by its creator")
+    );
+    carol.send("GAME TYPE tictactoe");
+    carol.next_is("GAME WAITING 3");
+}
