@@ -301,6 +301,8 @@ impl Pending {
 
     /// A held connection back to Handshake, with a fresh handshake `deadline`.
     pub fn release(&mut self, index: usize, deadline: Instant) {
+        // A new serial: the timer of its first handshake, if still listed, is stale now.
+        let serial = self.next_serial + 1;
         let Some(conn) = self.get_mut(index) else {
             return;
         };
@@ -308,7 +310,8 @@ impl Pending {
             return;
         }
         conn.state = State::Handshake;
-        let serial = conn.serial;
+        conn.serial = serial;
+        self.next_serial = serial;
         self.handshake_timers.push_back((deadline, (index, serial)));
     }
 
@@ -545,6 +548,26 @@ mod tests {
         assert_eq!([pair[0].peer, pair[1].peer], [peers[4], peer]);
         // Each game has its own queue.
         assert!(p.front_group("tictactoe", 1).is_none());
+    }
+
+    #[test]
+    fn a_held_connection_waits_in_no_queue_without_a_timeout_until_released() {
+        let (served, _clients) = conns(1);
+        let now = Instant::now();
+        let secs = |n| now + Duration::from_secs(n);
+        let mut p = Pending::default();
+        let (s, peer) = served.into_iter().next().unwrap();
+        let i = p.insert(s, peer, DIRECT, secs(10));
+        p.hold(i);
+        assert_eq!(p.get(i).map(|c| c.state), Some(State::Queued));
+        assert_eq!((p.waiting(), p.queued()), (1, 0));
+        p.release(i, secs(20));
+        assert_eq!(p.get(i).map(|c| c.state), Some(State::Handshake));
+        // Its first handshake's deadline is stale: only the fresh one counts.
+        assert!(p.expired_handshakes(secs(10)).is_empty());
+        assert_eq!(p.expired_handshakes(secs(20)), [i]);
+        p.remove(i);
+        assert!(p.is_empty());
     }
 
     #[test]
