@@ -215,6 +215,9 @@ fn s4_every_join_error_is_its_line_and_the_connection_stays_waiting() {
     let mut other = TextClient::connect(server.addr());
     let line = error_of(&mut other, "GAME RESUME 3KQ7M2X9AV0C4TZP8RWD5NHJ6EB");
     assert!((8..=10).contains(&waits(line)));
+    // Every join and resume gets it, a malformed one too.
+    assert!((8..=10).contains(&waits(error_of(&mut other, "GAME JOIN 12"))));
+    assert!((8..=10).contains(&waits(error_of(&mut other, "GAME RESUME x7"))));
     // Still waiting, not closed.
     other.send("GAME VERSION");
     other.next_is("GAME VERSION 1");

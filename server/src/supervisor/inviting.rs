@@ -117,6 +117,9 @@ impl Supervisor {
 
     /// `GAME JOIN code`; false once the connection is handed to its game.
     pub(super) fn join_code(&mut self, index: usize, written: &str) -> bool {
+        if !self.may_try(index) {
+            return true;
+        }
         let code = match Code::parse(written) {
             Ok(code) => code,
             Err(not) => {
@@ -168,6 +171,9 @@ impl Supervisor {
 
     /// `GAME RESUME token`; false once the connection is handed to its session.
     pub(super) fn resume(&mut self, index: usize, written: &str) -> bool {
+        if !self.may_try(index) {
+            return true;
+        }
         let token = match ResumeToken::parse(written) {
             Ok(token) => token,
             Err(not) => {
@@ -179,10 +185,6 @@ impl Supervisor {
             return false;
         };
         let (from, now) = (Host::of(peer), Instant::now());
-        if let Err(limit) = self.challenges.may_try(from, now) {
-            self.tell(index, &Told::Error(limit.to_string()));
-            return true;
-        }
         let Some((id, seat)) = self.tokens.lookup(&token) else {
             self.challenges.charge(from, now);
             self.tell(index, &Told::Error(NO_SUCH_TOKEN.to_owned()));
@@ -287,6 +289,21 @@ impl Supervisor {
             return None;
         }
         Some(peer)
+    }
+
+    /// Whether connection `index`'s address may try a code or a token now; if not, it is
+    /// told how long to wait (every join and resume is, even a malformed one).
+    fn may_try(&mut self, index: usize) -> bool {
+        let Some(peer) = self.pending.get(index).map(|c| c.peer) else {
+            return false;
+        };
+        match self.challenges.may_try(Host::of(peer), Instant::now()) {
+            Ok(()) => true,
+            Err(limit) => {
+                self.tell(index, &Told::Error(limit.to_string()));
+                false
+            }
+        }
     }
 
     /// A held connection waits no more: Waiting again, with a fresh handshake timeout.
