@@ -190,8 +190,7 @@ impl<'a> Session<'a> {
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
-        let rules = rules_for(config, silent);
-        let mut rules = rules;
+        let mut rules = rules_for(config, silent);
         rules.fixed_teams |= group.teams_by_seat;
         let (referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let poll = Poll::new()?;
