@@ -351,3 +351,28 @@ fn s4_teams_of_two_fill_in_joining_order_and_a_withdrawal_frees_the_joiners() {
     carol.send("GAME TYPE tictactoe");
     carol.next_is("GAME WAITING 3");
 }
+
+#[test]
+fn s4_the_eleventh_failed_try_waits_10_s_and_the_next_is_allowed_after_them() {
+    let server = Server::start(&[]);
+    let mut guesser = TextClient::connect(server.addr());
+    for n in 0..10 {
+        assert_eq!(
+            error_of(&mut guesser, &format!("GAME JOIN 1111-1111-11{n:02}")),
+            format!("ERROR no challenge 1111-1111-11{n:02} (check the code)")
+        );
+    }
+    assert_eq!(
+        error_of(&mut guesser, "GAME JOIN 1111-1111-1110"),
+        "ERROR too many wrong codes or tokens from your address; wait 10 s"
+    );
+    std::thread::sleep(Duration::from_secs(10));
+    assert_eq!(
+        error_of(&mut guesser, "GAME JOIN 1111-1111-1110"),
+        "ERROR no challenge 1111-1111-1110 (check the code)"
+    );
+    assert_eq!(
+        error_of(&mut guesser, "GAME JOIN 1111-1111-1111"),
+        "ERROR too many wrong codes or tokens from your address; wait 10 s"
+    );
+}
