@@ -23,7 +23,6 @@ pub struct Games {
 }
 
 // The supervisor's challenge check (`GAME INVITE … time=`) asks these.
-#[allow(dead_code)]
 impl Games {
     /// The time control `game` is played on unless a challenge chose another (the
     /// public queue's): `None` if the game is not served.

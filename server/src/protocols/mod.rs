@@ -141,6 +141,11 @@ pub trait Protocol: Sync {
         None
     }
 
+    /// What a client is told about challenges, if this protocol has a way to say it.
+    fn tell(&self, _told: &Told) -> Option<Vec<u8>> {
+        None
+    }
+
     /// A fresh in-game adapter for a connection.
     fn adapter(&self) -> Box<dyn Wire>;
 
@@ -181,11 +186,15 @@ pub enum Verdict {
     Join { game: &'static Module, used: usize },
     /// Watch running game `id`; `used` bytes were the request.
     Watch { id: u64, used: usize },
-    /// Take back the seat of `token` in its running game; `used` bytes were the request.
-    Resume {
-        token: crate::terms::ResumeToken,
-        used: usize,
-    },
+    /// Create a challenge (TEXT-PROTOCOL.md §4.1); `used` bytes were the request.
+    Invite { invite: Invite, used: usize },
+    /// Join the challenge of `code`, as the client wrote it; `used` bytes were the request.
+    JoinCode { code: String, used: usize },
+    /// List the public challenges; `used` bytes were the request.
+    Challenges { used: usize },
+    /// Take back a seat with `token`, as the client wrote it; `used` bytes were the request
+    /// (what follows is the seat's input).
+    Resume { token: String, used: usize },
     /// The client leaves: close it, send nothing.
     Leave,
     /// Send `farewell` and close. `note`: what the log says of it (a refusal's reason).
@@ -211,10 +220,48 @@ impl Verdict {
             Verdict::Reply { used, .. }
             | Verdict::Join { used, .. }
             | Verdict::Watch { used, .. }
+            | Verdict::Invite { used, .. }
+            | Verdict::JoinCode { used, .. }
+            | Verdict::Challenges { used }
             | Verdict::Resume { used, .. } => *used,
             Verdict::Wait | Verdict::Leave | Verdict::Close { .. } => 0,
         }
     }
+}
+
+/// A challenge as its creator asked for it; the supervisor checks `time` against its bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invite {
+    pub game: &'static Module,
+    /// `time=` as written; `None`: the game's default.
+    pub time: Option<String>,
+    /// `side=`: the creator's team; `None`: drawn.
+    pub side: Option<u8>,
+    pub public: bool,
+}
+
+/// A challenge's terms as lines show them (`GAME CODE`, `GAME CHALLENGE`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offered {
+    pub code: String,
+    pub seconds: u64,
+    pub game: &'static str,
+    /// Every option written out: `time=5+3 side=random private`.
+    pub options: String,
+}
+
+/// What the supervisor tells a waiting client about challenges (the text protocol's
+/// lines; protocols that have none say nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Told {
+    /// Your challenge exists, and the page's link that joins it.
+    Created { offered: Offered, link: String },
+    /// Your challenge expired; you are waiting again.
+    Expired { code: String },
+    /// The public challenges (the answer to a lobby request).
+    Listing(Vec<Offered>),
+    /// A request was refused; the connection stays as it was.
+    Error(String),
 }
 
 /// A game being played, as a waiting client may see it.

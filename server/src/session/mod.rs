@@ -90,6 +90,9 @@ pub struct Group {
     pub module: &'static Module,
     /// A challenge's control; `None`: the game's default.
     pub control: Option<TimeControl>,
+    /// The seats are in team order already (a challenge's: seat i plays team i mod the
+    /// teams): no teams are drawn.
+    pub teams_by_seat: bool,
     pub seats: Vec<Seat>,
 }
 
@@ -196,6 +199,7 @@ impl<'a> Session<'a> {
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
         let mut rules = rules_for(config, silent);
         referee::adapt_rules(&mut rules, group.control, &group.seats);
+        rules.fixed_teams |= group.teams_by_seat;
         let (mut referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let returns = group.seats.iter().map(seat_return).collect();
         referee.hold_seats(config.grace, returns);
@@ -785,7 +789,7 @@ fn new_referee(
     id: u64,
     peers: Vec<String>,
 ) -> (Referee, u64) {
-    let first_team_seat = if config.rules.fixed_teams || !module.info.random_teams {
+    let first_team_seat = if rules.fixed_teams || !module.info.random_teams {
         0
     } else {
         random_below(module.info.team_count())

@@ -83,6 +83,19 @@ pub struct Options {
     #[arg(long)]
     pub metrics: bool,
 
+    /// Seconds a challenge's join code lives (TEXT-PROTOCOL.md §4.1).
+    #[arg(long, value_name = "SECS", default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..))]
+    pub code_ttl: u64,
+
+    /// Most challenges open at once; more are refused.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_challenges: u64,
+
+    /// The web page's address as players reach it, for the links that join a challenge
+    /// (`GAME LINK`). Default: http:// and the first --listen address.
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+
     /// This host's symbol, the first of every resume token it draws (one of 0-9 A-Z without
     /// I L O U): in a cluster, a token names the host whose session holds its seat.
     #[arg(long, value_name = "S", default_value = "0", value_parser = host_id)]
@@ -109,6 +122,10 @@ pub struct SupervisorConfig {
     pub shutdown_timeout: Duration,
     /// Whether `GET /metrics` is answered.
     pub metrics: bool,
+    /// Join codes' life and how many challenges may be open.
+    pub challenges: super::challenges::Limits,
+    /// `--public-url`; `None`: the first listener's.
+    pub public_url: Option<String>,
     /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
     pub fork_server: Option<ForkServerSpec>,
     /// This host's symbol in the resume tokens it draws.
@@ -150,6 +167,11 @@ impl Options {
             metrics: self.metrics,
             fork_server,
             host_id: self.host_id,
+            challenges: super::challenges::Limits {
+                ttl: Duration::from_secs(self.code_ttl),
+                max: count(self.max_challenges),
+            },
+            public_url: self.public_url.clone(),
         }
     }
 }

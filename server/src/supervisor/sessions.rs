@@ -10,11 +10,12 @@ use log::{error, info, warn};
 use reversi_games::registry::Module;
 
 use super::addresses::Host;
+use super::pending::Conn;
 use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
-use crate::terms::ResumeToken;
+use crate::terms::{ResumeToken, TimeControl};
 
 impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
@@ -154,30 +155,8 @@ impl Supervisor {
             let Some(conns) = self.pending.pop_group(name, needed) else {
                 return;
             };
-            let resumable = self.resumable(game);
-            let seats: Vec<session::Seat> = conns
-                .into_iter()
-                .map(|mut conn| {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                    // SAFETY: the descriptor moves from the mio stream to a std one.
-                    let stream =
-                        unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
-                    let mut early = conn.input;
-                    early.shrink_to_fit();
-                    let wire = conn.wire.unwrap_or_default();
-                    let token = (resumable && session::resumable_wire(wire))
-                        .then(|| self.draw_token())
-                        .flatten();
-                    session::Seat {
-                        stream,
-                        peer: conn.peer,
-                        early,
-                        wire,
-                        token,
-                    }
-                })
-                .collect();
-            self.start_session(game, seats);
+            let seats: Vec<session::Seat> = conns.into_iter().map(|c| self.seat(c)).collect();
+            self.start_session(game, seats, None, false);
         }
     }
 
@@ -196,7 +175,37 @@ impl Supervisor {
             .ok()
     }
 
-    fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
+    /// A waiting connection, taken from the loop, as a seat of a session about to start
+    /// (its resume token is drawn in `start_session`, which knows the game).
+    pub(super) fn seat(&mut self, mut conn: Conn) -> session::Seat {
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        // SAFETY: the descriptor moves from the mio stream to a std one.
+        let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
+        let mut early = conn.input;
+        early.shrink_to_fit();
+        session::Seat {
+            stream,
+            peer: conn.peer,
+            early,
+            wire: conn.wire.unwrap_or_default(),
+            token: None,
+        }
+    }
+
+    /// Starts a session of `game` for `seats`, on `control` (`None`: the game's default);
+    /// `teams_by_seat`: the seats are in team order (a challenge's), no teams are drawn.
+    pub(super) fn start_session(
+        &mut self,
+        game: &'static Module,
+        mut seats: Vec<session::Seat>,
+        control: Option<TimeControl>,
+        teams_by_seat: bool,
+    ) {
+        if self.resumable(game) {
+            for seat in seats.iter_mut().filter(|s| session::resumable_wire(s.wire)) {
+                seat.token = self.draw_token();
+            }
+        }
         let setting_up = Instant::now();
         self.next_id += 1;
         let id = self.next_id;
@@ -218,7 +227,8 @@ impl Supervisor {
         let group = Group {
             id,
             module: game,
-            control: None,
+            control,
+            teams_by_seat,
             seats,
         };
         let forked = self.fork_session(&keep, config, group, viewers);
@@ -255,7 +265,12 @@ impl Supervisor {
         }
     }
 
-    fn cannot_start(&mut self, game: &'static Module, seats: Vec<session::Seat>, e: &io::Error) {
+    pub(super) fn cannot_start(
+        &mut self,
+        game: &'static Module,
+        seats: Vec<session::Seat>,
+        e: &io::Error,
+    ) {
         let who: Vec<String> = seats.iter().map(|s| s.peer.to_string()).collect();
         error!(
             "cannot start a session of {} for {}: {e}",

@@ -13,20 +13,22 @@ pub struct Tokens {
 }
 
 impl Tokens {
+    /// `token` takes back seat `seat` of game `id`.
     pub fn insert(&mut self, token: ResumeToken, id: u64, seat: u8) {
         self.seats.insert(token, (id, seat));
     }
 
-    /// The game and seat of `token`, if a running session holds it. A lookup by the whole
-    /// token's hash, not a comparison a guesser could time symbol by symbol: a wrong token
-    /// is refused as fast whatever it shares with a right one, so `same_as` is not needed.
+    /// The game and seat `token` takes back, if a running session has it.
     pub fn lookup(&self, token: &ResumeToken) -> Option<(u64, u8)> {
-        self.seats.get(token).copied()
+        let (found, &seat) = self.seats.get_key_value(token)?;
+        // The map found it by hash and equality; compared again in constant time, so that
+        // how long a refusal takes says nothing of how near a guess came.
+        found.same_as(token).then_some(seat)
     }
 
-    /// Game `id` ended: its tokens take no one back any more.
+    /// Game `id` ended: its tokens are good for nothing now.
     pub fn forget_game(&mut self, id: u64) {
-        self.seats.retain(|_, (game, _)| *game != id);
+        self.seats.retain(|_, &mut (game, _)| game != id);
     }
 }
 

@@ -19,7 +19,6 @@ use super::{is_resource_shortage, Supervisor, BACKOFF, CONN_BASE, DRAINING, MAX_
 use crate::metrics::Refused;
 use crate::protocols::{Lobby, Operator, Running, Stage, Verdict, WireKind, MAX_INPUT};
 use crate::session::handoff;
-use crate::terms::ResumeToken;
 
 /// How a connection's turn of reading ended.
 enum Reading {
@@ -238,11 +237,13 @@ impl Supervisor {
     }
 
     fn linger_at(&mut self, index: usize, farewell: &[u8], now: Instant) {
+        self.leave_challenge(index);
         self.pending.start_closing(index, farewell, now + LINGER);
         self.service(index);
     }
 
     pub(super) fn close(&mut self, index: usize) {
+        self.leave_challenge(index);
         if let Some(mut conn) = self.pending.remove(index) {
             let _ = self.poll.registry().deregister(&mut conn.stream);
             self.metrics
@@ -418,7 +419,10 @@ impl Supervisor {
                 self.hand_to_viewer(index, id);
                 return false;
             }
-            Verdict::Resume { token, .. } => return self.hand_back_seat(index, &token),
+            Verdict::Invite { invite, .. } => self.invite(index, invite),
+            Verdict::JoinCode { code, .. } => return self.join_code(index, &code),
+            Verdict::Challenges { .. } => self.list_challenges(index),
+            Verdict::Resume { token, .. } => return self.resume(index, &token),
             Verdict::Leave => {
                 self.note(peer, format_args!("{peer}: left before being paired"));
                 self.close(index);
@@ -471,79 +475,38 @@ impl Supervisor {
         running
     }
 
-    /// Hands a connection that asked to watch game `id` to that game's process.
-    /// A returning player's `GAME RESUME`: its connection goes to the session that holds the
-    /// token's seat (the play-together design §10.3), or is told no game has it and stays
-    /// waiting (true: it is still to be screened).
-    fn hand_back_seat(&mut self, index: usize, token: &ResumeToken) -> bool {
-        let Some(conn) = self.pending.get(index) else {
-            return false;
-        };
+    /// Hands connection `index` to game `id`'s process as `role`, with the bytes it sent
+    /// after its request; the connection is the session's then, and gone from here.
+    pub(super) fn hand_over(
+        &mut self,
+        index: usize,
+        id: u64,
+        role: handoff::Role,
+    ) -> io::Result<()> {
+        let conn = self.pending.get(index).ok_or(io::ErrorKind::NotFound)?;
+        self.children.by_id(id).ok_or(io::ErrorKind::NotFound)?;
         let wire = conn.wire.unwrap_or_default();
-        let Some((id, seat)) = self.tokens.lookup(token) else {
-            self.reply(index, &resume_error(wire));
-            return true;
-        };
-        let sent = handoff::send(
-            id,
-            conn.stream.as_raw_fd(),
-            &conn.peer.to_string(),
-            wire,
-            handoff::Role::Seat(seat),
-            &conn.input,
-        );
-        let peer = conn.peer;
-        match sent {
-            Ok(()) => {
-                self.note(
-                    peer,
-                    format_args!("{peer}: takes back seat {seat} of game {id}"),
-                );
-                if let Some(mut conn) = self.pending.remove(index) {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                    self.metrics.connection(wire.name());
-                }
-                false
-            }
-            Err(e) => {
-                self.note(
-                    peer,
-                    format_args!("{peer}: cannot hand over to game {id}: {e}"),
-                );
-                self.reply(index, &resume_error(wire));
-                true
-            }
+        let peer = conn.peer.to_string();
+        handoff::send(id, conn.stream.as_raw_fd(), &peer, wire, role, &conn.input)?;
+        // The session has its own copy of the descriptor now.
+        if let Some(mut conn) = self.pending.remove(index) {
+            let _ = self.poll.registry().deregister(&mut conn.stream);
+            self.metrics.connection(wire.name());
         }
+        Ok(())
     }
 
     fn hand_to_viewer(&mut self, index: usize, id: u64) {
-        let Some(child) = self.children.by_id(id) else {
+        if self.children.by_id(id).is_none() {
             let why = format!("game {id} cannot take a viewer now");
             self.metrics.refused(Refused::Viewer);
             return self.refuse(index, &why, Instant::now());
-        };
-        let Some(conn) = self.pending.get(index) else {
+        }
+        let Some(peer) = self.pending.get(index).map(|c| c.peer) else {
             return;
         };
-        let wire = conn.wire.unwrap_or_default();
-        let sent = handoff::send(
-            child.id,
-            conn.stream.as_raw_fd(),
-            &conn.peer.to_string(),
-            wire,
-            handoff::Role::Viewer,
-            &conn.input,
-        );
-        let peer = conn.peer;
-        match sent {
-            Ok(()) => {
-                self.note(peer, format_args!("{peer}: watches game {id}"));
-                // The session has its own copy of the descriptor now.
-                if let Some(mut conn) = self.pending.remove(index) {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                    self.metrics.connection(wire.name());
-                }
-            }
+        match self.hand_over(index, id, handoff::Role::Viewer) {
+            Ok(()) => self.note(peer, format_args!("{peer}: watches game {id}")),
             Err(e) => {
                 self.note(
                     peer,
@@ -638,20 +601,6 @@ impl Supervisor {
         self.arrived(index, seed);
         true
     }
-}
-
-/// The metrics' reason for a host's refusal.
-/// `ERROR no running game has this token …` in the connection's protocol (its in-game
-/// adapter writes it as it would in a game); the connection stays Waiting.
-fn resume_error(wire: WireKind) -> Vec<u8> {
-    let why = crate::session::NO_SUCH_GAME.to_owned();
-    let mut out = crate::outbox::Outbox::new();
-    let event = crate::protocols::Event::Confused { why, again: false };
-    wire.adapter().send(&event, &mut out);
-    let mut bytes = Vec::new();
-    // Into a Vec: cannot fail.
-    let _ = out.flush(&mut bytes);
-    bytes
 }
 
 fn refused(refusal: &Refusal) -> Refused {

@@ -6,13 +6,14 @@
 //! request: the web protocol's (an HTTP request line is a line of text).
 
 mod adapter;
+mod challenges;
 
 pub use adapter::Text as Adapter;
 
 use reversi_text::{is_opening_text, opening_line, ClientMessage, Opening, ServerMessage};
 
 use super::lines::{not_text, too_long};
-use super::{web, Lobby, Protocol, Running, Stage, Verdict, Wire, WireKind};
+use super::{web, Lobby, Protocol, Running, Stage, Told, Verdict, Wire, WireKind};
 
 pub struct Text;
 
@@ -40,6 +41,10 @@ impl Protocol for Text {
         Some(line_of(&ServerMessage::News {
             text: text.to_owned(),
         }))
+    }
+
+    fn tell(&self, told: &Told) -> Option<Vec<u8>> {
+        Some(challenges::tell(told))
     }
 
     fn adapter(&self) -> Box<dyn Wire> {
@@ -88,6 +93,9 @@ pub fn loggable(line: &str) -> std::borrow::Cow<'_, str> {
 /// Answers one whole line of a waiting client; `used` bytes were that line.
 pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdict {
     let error = |why: String| Verdict::reply(error_line(&why), used);
+    if let Some(verdict) = challenges::answer(lobby, stage, line, used) {
+        return verdict;
+    }
     let message = match ClientMessage::parse(line) {
         Ok(message) => message,
         Err(reversi_text::ParseError::Empty) => return Verdict::reply(Vec::new(), used),
@@ -99,7 +107,7 @@ pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdi
             None => error(format!("no game {game:?} here; games: {}", lobby.names())),
         },
         (Stage::Queued, ClientMessage::Join { .. } | ClientMessage::Watch { .. }) => {
-            error("waiting for a game already (GAME QUIT to leave the queue)".to_owned())
+            error(challenges::WAITING_ALREADY.to_owned())
         }
         (_, ClientMessage::List) => Verdict::reply(listing(&(lobby.running)()), used),
         (Stage::Handshake, ClientMessage::Watch { id }) => {
@@ -108,15 +116,6 @@ pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdi
             } else {
                 error(format!("no game {id} is running (GAME LIST shows them)"))
             }
-        }
-        (Stage::Handshake, ClientMessage::Resume { token }) => {
-            match crate::terms::ResumeToken::parse(&token) {
-                Ok(token) => Verdict::Resume { token, used },
-                Err(not) => error(not.to_string()),
-            }
-        }
-        (Stage::Queued, ClientMessage::Resume { .. }) => {
-            error("waiting for a game already (GAME QUIT to leave the queue)".to_owned())
         }
         (_, ClientMessage::Version) => Verdict::reply(
             line_of(&ServerMessage::Version {

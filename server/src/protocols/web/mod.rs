@@ -88,6 +88,12 @@ impl Protocol for Web {
             .map(|lines| frames::text_frames(&lines))
     }
 
+    fn tell(&self, told: &super::Told) -> Option<Vec<u8>> {
+        text::Text
+            .tell(told)
+            .map(|lines| frames::text_frames(&lines))
+    }
+
     fn adapter(&self) -> Box<dyn Wire> {
         Box::new(adapter::WebSocket::new())
     }
