@@ -48,7 +48,7 @@ const CONN_BASE: usize = 1 << 16;
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(10);
-/// Descriptors kept free for starting sessions (a viewer listener, a pidfd, what the
+/// Descriptors kept free for starting sessions (a viewer listener, what the
 /// fork server is sent): past the limit less these, the oldest idle connection is shed.
 const FD_RESERVE: u64 = 16;
 /// What a player is told when the host is drained.
@@ -215,10 +215,6 @@ impl Supervisor {
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
-                    Token(t) if t >= forking::EXIT_BASE => {
-                        let pid = (t - forking::EXIT_BASE) as i32;
-                        self.on_exit_event(nix::unistd::Pid::from_raw(pid))
-                    }
                     Token(t) => self.service(t - CONN_BASE),
                 }
             }
@@ -358,20 +354,7 @@ impl Supervisor {
                 error!("cannot hand the reopened log to the fork server: {e}");
             }
         }
-        let mut reaped: Vec<_> = got
-            .exited
-            .iter()
-            .filter_map(|&pid| self.children.reap(nix::unistd::Pid::from_raw(pid)))
-            .collect();
-        if got.lost_exits {
-            reaped.extend(self.children.sweep());
-        }
-        for (child, status) in &reaped {
-            self.ended(child, *status);
-        }
-        if !reaped.is_empty() {
-            debug!("{} sessions running", self.children.len());
-        }
+        self.collect_children(&got.exited, got.sweep);
         if let Some(drain) = got.drain {
             self.on_drain(drain);
         }
@@ -464,6 +447,11 @@ impl Supervisor {
                 self.abort_sessions();
             }
             Phase::Aborting { kill_at } if kill_at <= now => {
+                // Never wait on a session that has already ended: ask every child first.
+                self.collect_children(&[], true);
+                if self.children.is_empty() {
+                    return;
+                }
                 warn!("sessions still running after SIGTERM: SIGKILL");
                 self.children.signal_all(Signal::SIGKILL);
                 self.phase = Phase::Aborting {

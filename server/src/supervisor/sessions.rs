@@ -20,9 +20,6 @@ impl Supervisor {
     /// it gets a strike (and perhaps a penalty).
     pub(super) fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
         use nix::sys::wait::WaitStatus;
-        if let Some(pidfd) = &child.pidfd {
-            self.unwatch(pidfd);
-        }
         for peer in &child.peers {
             self.hosts.game_ended(Host::of(*peer));
         }
@@ -196,7 +193,7 @@ impl Supervisor {
         };
         let forked = self.fork_session(&keep, config, group, viewers);
         match forked {
-            Ok((pid, group, pidfd)) => {
+            Ok((pid, group)) => {
                 drop(group);
                 for peer in &peers {
                     self.hosts.game_started(Host::of(*peer));
@@ -212,7 +209,6 @@ impl Supervisor {
                     module: game,
                     peers,
                     started: Instant::now(),
-                    pidfd,
                 });
                 info!(
                     "session {pid} started: game {id} {} {} ({} running)",
