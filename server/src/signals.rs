@@ -9,9 +9,10 @@
 //! signals queue, one per exit, each with the child's pid, so the handler
 //! writes that pid to the pipe and the supervisor collects exactly that child.
 //! The fork server and the sessions it clones end with SIGCHLD, which does not
-//! queue: one SIGCHLD may stand for many exits, so it only says "ask every
-//! child" ([`Pending::sweep`]), as does a full pipe. Either way no descriptor
-//! is spent on watching a child.
+//! queue: its pid is written to the pipe all the same, but one SIGCHLD may
+//! stand for several exits, so it also says "ask every child soon"
+//! ([`Pending::sigchld`]); a full pipe says "ask every child now"
+//! ([`Pending::sweep`]). Either way no descriptor is spent on watching a child.
 
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
@@ -22,8 +23,10 @@ use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow,
 
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
 static HANGUP: AtomicBool = AtomicBool::new(false);
-/// A child's exit could not be written to the pipe, or a SIGCHLD arrived: ask every child.
+/// A child's exit could not be written to the pipe: ask every child.
 static SWEEP: AtomicBool = AtomicBool::new(false);
+/// A SIGCHLD arrived: some exits may have folded into it.
+static SIGCHLD: AtomicBool = AtomicBool::new(false);
 /// SIGTERM and SIGINT together: the first asks for a smart shutdown, the second for a fast one.
 static STOP: AtomicUsize = AtomicUsize::new(0);
 /// The last of SIGUSR1 (drain) and SIGUSR2 (resume) since the last take: [`Drain`] as a byte.
@@ -75,9 +78,12 @@ pub struct Pending {
     pub stops: usize,
     /// Children that exited (their exit signal's pid).
     pub exited: Vec<i32>,
-    /// A SIGCHLD arrived, or some exits did not fit in the pipe: every child must be
-    /// asked (`waitpid(-1)` until none is left).
+    /// Some exits did not fit in the pipe: every child must be asked (`waitpid(-1)`
+    /// until none is left).
     pub sweep: bool,
+    /// A SIGCHLD arrived: its pid is in `exited`, but others may have folded into it
+    /// (standard signals do not queue), so every child must be asked before long.
+    pub sigchld: bool,
     /// The last drain or resume asked for, if any.
     pub drain: Option<Drain>,
 }
@@ -105,8 +111,10 @@ extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut 
         }
         libc::SIGUSR1 => DRAIN.store(DRAIN_START, Ordering::SeqCst),
         libc::SIGUSR2 => DRAIN.store(DRAIN_STOP, Ordering::SeqCst),
-        libc::SIGCHLD => SWEEP.store(true, Ordering::SeqCst),
         _ if !info.is_null() => {
+            if signo == libc::SIGCHLD {
+                SIGCHLD.store(true, Ordering::SeqCst);
+            }
             // SAFETY: the kernel passed a valid siginfo for a signal installed with SA_SIGINFO.
             let pid = unsafe { (*info).si_pid() };
             message[0] = EXIT_TAG;
@@ -197,6 +205,7 @@ impl SelfPipe {
             stops: STOP.load(Ordering::SeqCst),
             exited,
             sweep: SWEEP.swap(false, Ordering::SeqCst),
+            sigchld: SIGCHLD.swap(false, Ordering::SeqCst),
             drain: match DRAIN.swap(NO_DRAIN_NEWS, Ordering::SeqCst) {
                 DRAIN_START => Some(Drain::Start),
                 DRAIN_STOP => Some(Drain::Stop),
@@ -233,6 +242,7 @@ pub fn reset_in_child() {
     STOP.store(0, Ordering::SeqCst);
     DRAIN.store(NO_DRAIN_NEWS, Ordering::SeqCst);
     SWEEP.store(false, Ordering::SeqCst);
+    SIGCHLD.store(false, Ordering::SeqCst);
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
     for &sig in SUPERVISOR {
         // SAFETY: installing SIG_DFL.
@@ -298,15 +308,15 @@ mod tests {
     }
 
     #[test]
-    fn a_sigchld_asks_for_a_sweep_once() {
+    fn a_sigchld_names_its_sender_and_asks_for_a_sweep_once() {
         let _one = SIGNALS.lock().unwrap();
         let mut pipe = SelfPipe::install(&[Signal::SIGCHLD]).unwrap();
-        assert!(!pipe.take().sweep);
-        signal::raise(Signal::SIGCHLD).unwrap();
+        assert!(!pipe.take().sigchld);
         signal::raise(Signal::SIGCHLD).unwrap();
         let got = pipe.take();
-        assert!(got.sweep);
-        assert!(got.exited.is_empty(), "a SIGCHLD names no child to collect");
-        assert!(!pipe.take().sweep);
+        assert!(got.sigchld);
+        assert!(!got.sweep, "nothing was lost from the pipe");
+        assert_eq!(got.exited, vec![std::process::id() as i32]);
+        assert!(!pipe.take().sigchld);
     }
 }

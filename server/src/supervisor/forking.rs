@@ -11,6 +11,7 @@
 
 use std::io;
 use std::os::fd::OwnedFd;
+use std::time::{Duration, Instant};
 
 use log::{error, info, warn};
 use nix::sys::signal::{kill, Signal};
@@ -21,6 +22,11 @@ use super::Supervisor;
 use crate::fork_server::handle::{Failure, ForkServer};
 use crate::session::{self, Group, SessionConfig};
 use crate::spawn;
+
+/// How long after a SIGCHLD every child is asked whether it has exited (see
+/// [`Supervisor::on_exits`]): a session whose SIGCHLD folded into another's stays a zombie
+/// at most this long.
+pub(super) const SWEEP_DELAY: Duration = Duration::from_millis(200);
 
 /// The running fork server.
 pub(super) struct Forks {
@@ -74,24 +80,25 @@ impl Supervisor {
         }
     }
 
-    /// Collects the children that ended: each of `exited` (named by its exit signal), and
-    /// on `sweep` (a SIGCHLD, or exits the signal pipe could not hold) every child that has
-    /// exited. A pid that is no session's (the fork server's) asks for a sweep too, which
-    /// tells whose it was.
-    pub(super) fn collect_children(&mut self, exited: &[i32], mut sweep: bool) {
+    /// Collects the children that ended: each of `exited` (named by its exit signal or its
+    /// SIGCHLD) with `waitpid(pid)`, and on `sweep` every child that has exited
+    /// (`waitpid(-1)` until none is left). A named pid that is neither a running session's
+    /// nor the fork server's was collected already (by a sweep).
+    pub(super) fn collect_children(&mut self, exited: &[i32], sweep: bool) {
         let mut reaped = Vec::new();
+        let mut others = Vec::new();
         for &pid in exited {
             let pid = Pid::from_raw(pid);
-            match self.children.contains(pid) {
-                true => reaped.extend(self.children.reap(pid)),
-                false => sweep = true,
+            if self.children.contains(pid) {
+                reaped.extend(self.children.reap(pid));
+            } else if self.fork_server.as_ref().map(|f| f.server.pid()) == Some(pid) {
+                others.extend(super::reaper::collect(pid));
             }
         }
-        let mut others = Vec::new();
         if sweep {
             let swept = self.children.sweep();
             reaped.extend(swept.sessions);
-            others = swept.others;
+            others.extend(swept.others);
         }
         for (child, status) in &reaped {
             self.ended(child, *status);
@@ -101,6 +108,29 @@ impl Supervisor {
         }
         if !reaped.is_empty() {
             log::debug!("{} sessions running", self.children.len());
+        }
+    }
+
+    /// Signals arrived: collects the children they name now, and every child that has
+    /// exited now if the pipe lost some, or within [`SWEEP_DELAY`] of a SIGCHLD (which may
+    /// stand for several exits). The delay lets one sweep, which walks every child in the
+    /// kernel, serve every SIGCHLD of a burst.
+    pub(super) fn on_exits(&mut self, got: &crate::signals::Pending, now: Instant) {
+        self.collect_children(&got.exited, got.sweep);
+        if got.sweep {
+            self.sweep_at = None;
+        } else if got.sigchld && self.sweep_at.is_none() {
+            self.sweep_at = Some(now + SWEEP_DELAY);
+        }
+    }
+
+    /// The sweep a SIGCHLD asked for, when it is due; at once while shutting down, so
+    /// shutdown never waits on a session that has ended.
+    pub(super) fn sweep_when_due(&mut self, now: Instant, shutting_down: bool) {
+        let due = self.sweep_at.is_some_and(|at| at <= now || shutting_down);
+        if due {
+            self.sweep_at = None;
+            self.collect_children(&[], true);
         }
     }
 

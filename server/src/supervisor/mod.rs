@@ -108,6 +108,9 @@ pub struct Supervisor {
     /// Told to take no new games (`reversid ctl drain`): running games finish, players
     /// are turned away and `/health` fails, so a balancer sends them to other hosts.
     drained: bool,
+    /// When every child is next asked whether it has exited (after a SIGCHLD; see
+    /// [`forking::SWEEP_DELAY`]).
+    sweep_at: Option<Instant>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -164,6 +167,7 @@ impl Supervisor {
             fork_server: None,
             metrics: Metrics::new(),
             drained: false,
+            sweep_at: None,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -336,6 +340,7 @@ impl Supervisor {
         };
         let summary = Some(self.hosts.next_summary());
         [
+            self.sweep_at,
             self.pending.next_deadline(),
             self.backoff_until,
             phase,
@@ -354,7 +359,7 @@ impl Supervisor {
                 error!("cannot hand the reopened log to the fork server: {e}");
             }
         }
-        self.collect_children(&got.exited, got.sweep);
+        self.on_exits(&got, Instant::now());
         if let Some(drain) = got.drain {
             self.on_drain(drain);
         }
@@ -413,6 +418,7 @@ impl Supervisor {
 
     fn on_timers(&mut self, now: Instant) {
         self.log_summary(now);
+        self.sweep_when_due(now, self.phase != Phase::Running);
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self
                 .pending

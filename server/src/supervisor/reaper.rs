@@ -8,8 +8,11 @@
 //! clones (`CLONE_PARENT`: the supervisor's children too) end with SIGCHLD,
 //! which does not queue, so on each one the supervisor collects every child
 //! that has exited, `waitpid(-1, WNOHANG)` until none is left
-//! ([`Children::sweep`]), and maps each pid to its session. Each such call walks
-//! the supervisor's children in the kernel; README (operations) gives the cost.
+//! ([`Children::sweep`]), and maps each pid to its session. A SIGCHLD names one
+//! child, which is collected at once with `waitpid(pid)`; the sweep, for those
+//! whose SIGCHLD folded into another's, follows a little later, once for a whole
+//! burst, since each `waitpid(-1)` walks every child in the kernel
+//! (`super::forking`, README "Operations" for the cost).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -141,6 +144,17 @@ impl Children {
             if let Err(e) = kill(child.pid, signal) {
                 debug!("kill({}, {signal}): {e}", child.pid);
             }
+        }
+    }
+}
+
+/// Collects child `pid` (no session) if it has ended: how it ended.
+pub fn collect(pid: Pid) -> Option<WaitStatus> {
+    loop {
+        match waitpid(pid, flags()) {
+            Err(Errno::EINTR) => continue,
+            Ok(status) if is_an_end(status) => return Some(status),
+            _ => return None,
         }
     }
 }
