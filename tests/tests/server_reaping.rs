@@ -70,21 +70,38 @@ fn many_sessions_end_and_every_one_is_reaped(args: &[&str], helpers: usize) {
     let started = server.wait_logs("started: game ", GAMES);
     let sessions: Vec<i32> = started.iter().map(|l| session_pid(l)).collect();
     wait_for_children(&server, GAMES + helpers);
-    // Half end as games do (their players leave); the other half are killed together,
-    // so that many exits fold into few signals.
+    // Half end as games do (their players leave) while more games start, so that
+    // starting a session meets the signals of others' ends; the other half are killed
+    // together, so that many exits fold into few signals.
     let killed = leave.split_off(GAMES / 2);
-    drop(leave);
+    let ending = std::thread::spawn(move || {
+        for game in leave {
+            drop(game);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    });
+    let more: Vec<(Client, Client)> = (0..GAMES / 2).map(|_| server.pair()).collect();
+    ending.join().unwrap();
     for &pid in &sessions[GAMES / 2..] {
         let pid = nix::unistd::Pid::from_raw(pid);
         nix::sys::signal::kill(pid, Signal::SIGKILL).expect("kill a session");
     }
     server.wait_logs(" exited with status ", GAMES / 2);
     server.wait_logs(" killed by SIGKILL ", GAMES / 2);
+    wait_for_children(&server, GAMES / 2 + helpers);
+    drop(more);
+    server.wait_logs(" exited with status ", GAMES);
     wait_for_children(&server, helpers);
     drop(killed);
     let logs = server.logs().join("\n");
-    assert!(!logs.contains("cannot watch"), "{logs}");
-    assert!(!logs.contains("Too many open files"), "{logs}");
+    for trouble in [
+        "cannot watch",
+        "Too many open files",
+        "fork server failed",
+        "cannot start",
+    ] {
+        assert!(!logs.contains(trouble), "{logs}");
+    }
     // Shutdown has no session to wait for: it ends at once.
     let asked = Instant::now();
     server.signal(Signal::SIGTERM);
@@ -101,4 +118,35 @@ fn sessions_from_the_fork_server_are_reaped_past_a_low_open_files_limit() {
 #[test]
 fn sessions_forked_by_the_supervisor_are_reaped_past_a_low_open_files_limit() {
     many_sessions_end_and_every_one_is_reaped(&["--fork-directly"], 0);
+}
+
+#[test]
+fn sessions_start_while_others_end_and_the_fork_server_stays() {
+    let server = Server::start(&[]);
+    let addr = server.addr();
+    // Eight threads join two players at a time, who hang up once paired: sessions end (a
+    // SIGCHLD each) while the supervisor waits for the fork server to start the next.
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            std::thread::spawn(move || {
+                for _ in 0..50 {
+                    let mut two = [Client::connect(addr), Client::connect(addr)];
+                    for c in &mut two {
+                        c.send(&reversi_pdu::Pdu::Connect);
+                    }
+                    for c in &mut two {
+                        c.expect_connect_ok();
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    server.wait_logs(" exited with status ", 400);
+    let logs = server.logs().join("\n");
+    for trouble in ["fork server failed", "fork server is gone", "cannot start"] {
+        assert!(!logs.contains(trouble), "{logs}");
+    }
 }
