@@ -137,7 +137,6 @@ pub fn daemonize(ready: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
     Ok(())
 }
 
-/// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit.
 /// The open files limit (soft).
 pub fn nofile_limit() -> io::Result<u64> {
     let mut lim = libc::rlimit {
@@ -151,6 +150,8 @@ pub fn nofile_limit() -> io::Result<u64> {
     Ok(lim.rlim_cur)
 }
 
+/// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit. The
+/// supervisor holds one descriptor per waiting connection (none per running session).
 pub fn raise_nofile() -> io::Result<u64> {
     let mut lim = libc::rlimit {
         rlim_cur: 0,

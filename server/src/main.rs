@@ -65,7 +65,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> std::io::Result<()> {
     match daemon::raise_nofile() {
-        Ok(limit) => ::log::debug!("open files limit: {limit}"),
+        Ok(limit) => ::log::info!("open files limit: {limit}"),
         Err(e) => warn!("cannot raise the open files limit: {e}"),
     }
     // Records and journals are written while games run: better refused now than

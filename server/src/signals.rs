@@ -4,11 +4,15 @@
 //! writes to the pipe (ignoring a full pipe: one pending byte is enough to
 //! wake the loop). The loop drains the pipe and reads the flags.
 //!
-//! Session children are started with [`EXIT_SIGNAL`], a real-time signal,
-//! as their exit signal instead of SIGCHLD: real-time signals queue, one per
-//! exit, each with the child's pid, so the handler writes that pid to the
-//! pipe and the supervisor collects exactly that child. Only if the pipe was
-//! full does it fall back to asking for every child ([`Pending::lost_exits`]).
+//! Sessions forked by the supervisor itself are started with [`exit_signal`],
+//! a real-time signal, as their exit signal instead of SIGCHLD: real-time
+//! signals queue, one per exit, each with the child's pid, so the handler
+//! writes that pid to the pipe and the supervisor collects exactly that child.
+//! The fork server and the sessions it clones end with SIGCHLD, which does not
+//! queue: its pid is written to the pipe all the same, but one SIGCHLD may
+//! stand for several exits, so it also says "ask every child soon"
+//! ([`Pending::sigchld`]); a full pipe says "ask every child now"
+//! ([`Pending::sweep`]). Either way no descriptor is spent on watching a child.
 
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
@@ -19,8 +23,10 @@ use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow,
 
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
 static HANGUP: AtomicBool = AtomicBool::new(false);
-/// A child's exit could not be written to the pipe.
-static LOST_EXITS: AtomicBool = AtomicBool::new(false);
+/// A child's exit could not be written to the pipe: ask every child.
+static SWEEP: AtomicBool = AtomicBool::new(false);
+/// A SIGCHLD arrived: some exits may have folded into it.
+static SIGCHLD: AtomicBool = AtomicBool::new(false);
 /// SIGTERM and SIGINT together: the first asks for a smart shutdown, the second for a fast one.
 static STOP: AtomicUsize = AtomicUsize::new(0);
 /// The last of SIGUSR1 (drain) and SIGUSR2 (resume) since the last take: [`Drain`] as a byte.
@@ -48,10 +54,10 @@ impl Drain {
     }
 }
 
-/// The signals the supervisor handles. SIGCHLD is not one: the processes that end with
-/// it (the fork server and its sessions) are watched with pidfds, and its default action
-/// neither stops nor reaps anything.
+/// The signals the supervisor handles. SIGCHLD is how the fork server and the sessions
+/// it clones announce their ends (see the module doc).
 pub const SUPERVISOR: &[Signal] = &[
+    Signal::SIGCHLD,
     Signal::SIGTERM,
     Signal::SIGINT,
     Signal::SIGHUP,
@@ -72,8 +78,12 @@ pub struct Pending {
     pub stops: usize,
     /// Children that exited (their exit signal's pid).
     pub exited: Vec<i32>,
-    /// Some exits did not fit in the pipe: every child must be asked.
-    pub lost_exits: bool,
+    /// Some exits did not fit in the pipe: every child must be asked (`waitpid(-1)`
+    /// until none is left).
+    pub sweep: bool,
+    /// A SIGCHLD arrived: its pid is in `exited`, but others may have folded into it
+    /// (standard signals do not queue), so every child must be asked before long.
+    pub sigchld: bool,
     /// The last drain or resume asked for, if any.
     pub drain: Option<Drain>,
 }
@@ -102,20 +112,23 @@ extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut 
         libc::SIGUSR1 => DRAIN.store(DRAIN_START, Ordering::SeqCst),
         libc::SIGUSR2 => DRAIN.store(DRAIN_STOP, Ordering::SeqCst),
         _ if !info.is_null() => {
+            if signo == libc::SIGCHLD {
+                SIGCHLD.store(true, Ordering::SeqCst);
+            }
             // SAFETY: the kernel passed a valid siginfo for a signal installed with SA_SIGINFO.
             let pid = unsafe { (*info).si_pid() };
             message[0] = EXIT_TAG;
             message[1..].copy_from_slice(&pid.to_ne_bytes());
             len = 5;
         }
-        _ => LOST_EXITS.store(true, Ordering::SeqCst),
+        _ => SWEEP.store(true, Ordering::SeqCst),
     }
     if fd >= 0 {
         // SAFETY: fd is the pipe's write end. A pipe write of at most PIPE_BUF bytes is
         // atomic: it is all there or, when full, not at all.
         let n = unsafe { libc::write(fd, message.as_ptr().cast(), len) };
         if n != len as isize && len > 1 {
-            LOST_EXITS.store(true, Ordering::SeqCst);
+            SWEEP.store(true, Ordering::SeqCst);
         }
     }
     // SAFETY: restore errno for the interrupted code.
@@ -156,10 +169,6 @@ impl SelfPipe {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
-        // SIGCHLD ignored by whoever started us would reap children unasked (their exit
-        // statuses lost); its default does not.
-        // SAFETY: installing SIG_DFL.
-        unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
         Ok(pipe)
     }
 
@@ -195,7 +204,8 @@ impl SelfPipe {
             hangup: HANGUP.swap(false, Ordering::SeqCst),
             stops: STOP.load(Ordering::SeqCst),
             exited,
-            lost_exits: LOST_EXITS.swap(false, Ordering::SeqCst),
+            sweep: SWEEP.swap(false, Ordering::SeqCst),
+            sigchld: SIGCHLD.swap(false, Ordering::SeqCst),
             drain: match DRAIN.swap(NO_DRAIN_NEWS, Ordering::SeqCst) {
                 DRAIN_START => Some(Drain::Start),
                 DRAIN_STOP => Some(Drain::Stop),
@@ -231,7 +241,8 @@ pub fn reset_in_child() {
     HANGUP.store(false, Ordering::SeqCst);
     STOP.store(0, Ordering::SeqCst);
     DRAIN.store(NO_DRAIN_NEWS, Ordering::SeqCst);
-    LOST_EXITS.store(false, Ordering::SeqCst);
+    SWEEP.store(false, Ordering::SeqCst);
+    SIGCHLD.store(false, Ordering::SeqCst);
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
     for &sig in SUPERVISOR {
         // SAFETY: installing SIG_DFL.
@@ -280,8 +291,12 @@ pub fn unblock_all() {
 mod tests {
     use super::*;
 
+    /// The handlers' flags are process-wide: one test at a time touches them.
+    static SIGNALS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn the_last_of_drain_and_resume_is_taken_once() {
+        let _one = SIGNALS.lock().unwrap();
         let mut pipe = SelfPipe::install(&[Signal::SIGUSR1, Signal::SIGUSR2]).unwrap();
         assert_eq!(pipe.take().drain, None);
         signal::raise(Signal::SIGUSR1).unwrap();
@@ -290,5 +305,18 @@ mod tests {
         signal::raise(Signal::SIGUSR1).unwrap();
         signal::raise(Signal::SIGUSR2).unwrap();
         assert_eq!(pipe.take().drain, Some(Drain::Stop));
+    }
+
+    #[test]
+    fn a_sigchld_names_its_sender_and_asks_for_a_sweep_once() {
+        let _one = SIGNALS.lock().unwrap();
+        let mut pipe = SelfPipe::install(&[Signal::SIGCHLD]).unwrap();
+        assert!(!pipe.take().sigchld);
+        signal::raise(Signal::SIGCHLD).unwrap();
+        let got = pipe.take();
+        assert!(got.sigchld);
+        assert!(!got.sweep, "nothing was lost from the pipe");
+        assert_eq!(got.exited, vec![std::process::id() as i32]);
+        assert!(!pipe.take().sigchld);
     }
 }

@@ -116,10 +116,14 @@ impl ForkServer {
         };
         let mut fds: Vec<RawFd> = group.seats.iter().map(|s| s.stream.as_raw_fd()).collect();
         fds.push(viewers.as_raw_fd());
-        fd_passing::send(&self.socket, &[&request.encode()], &fds, MsgFlags::empty())
-            .map_err(Failure::NotSent)?;
+        let request = request.encode();
+        again_if_interrupted(|| {
+            fd_passing::send(&self.socket, &[&request], &fds, MsgFlags::empty())
+        })
+        .map_err(Failure::NotSent)?;
         let mut answer = [0u8; 4];
-        let pid = match fd_passing::receive::<1>(&self.socket, &mut answer) {
+        let pid = match again_if_interrupted(|| fd_passing::receive::<1>(&self.socket, &mut answer))
+        {
             Ok(Some(m)) if m.len == 4 && m.fds.is_empty() => i32::from_le_bytes(answer),
             Ok(Some(_)) => return Err(Failure::NoAnswer(io::Error::other("a malformed answer"))),
             Ok(None) => return Err(Failure::NoAnswer(io::ErrorKind::UnexpectedEof.into())),
@@ -175,5 +179,17 @@ impl Exec {
         let Err(e) = nix::unistd::execve(c"/proc/self/exe", &self.args, &self.env);
         log::error!("cannot execute the fork server: {e}");
         1
+    }
+}
+
+/// Runs `io` again while a signal interrupts it. The socket's timeouts make a blocked
+/// send or receive return EINTR even under SA_RESTART, and the supervisor gets a SIGCHLD
+/// whenever a session ends. A SEQPACKET message is sent or received whole or not at all.
+fn again_if_interrupted<T>(mut io: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    loop {
+        match io() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            done => return done,
+        }
     }
 }

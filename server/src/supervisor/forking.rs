@@ -5,17 +5,15 @@
 //! A session forked from the supervisor exits with the real-time signal that
 //! names it (see [`crate::signals`]). One cloned by the fork server cannot: the
 //! fork server was executed afresh, exec resets its exit signal to SIGCHLD, and
-//! `CLONE_PARENT` children inherit their creator's. Standard signals do not
-//! queue, so those sessions, and the fork server itself, are watched with a
-//! pidfd each instead. The supervisor never forks while the fork server runs,
-//! so the descriptors cost nothing (a fork would copy them all).
+//! `CLONE_PARENT` children inherit their creator's. Those sessions, and the fork
+//! server itself, are collected on SIGCHLD by a sweep of every exited child
+//! (see `super::reaper`): watching them costs no descriptor.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
+use std::time::{Duration, Instant};
 
 use log::{error, info, warn};
-use mio::unix::SourceFd;
-use mio::{Interest, Token};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
@@ -25,13 +23,14 @@ use crate::fork_server::handle::{Failure, ForkServer};
 use crate::session::{self, Group, SessionConfig};
 use crate::spawn;
 
-/// Tokens from here up are a watched process's pidfd: the token less this is its pid.
-pub(super) const EXIT_BASE: usize = 1 << 40;
+/// How long after a SIGCHLD every child is asked whether it has exited (see
+/// [`Supervisor::on_exits`]): a session whose SIGCHLD folded into another's stays a zombie
+/// at most this long.
+pub(super) const SWEEP_DELAY: Duration = Duration::from_millis(200);
 
-/// The running fork server and the pidfd that tells when it ends.
+/// The running fork server.
 pub(super) struct Forks {
     pub server: ForkServer,
-    exit: OwnedFd,
 }
 
 impl Supervisor {
@@ -41,16 +40,7 @@ impl Supervisor {
         let Some(spec) = &self.config.fork_server else {
             return;
         };
-        let started =
-            ForkServer::start(spec).and_then(|server| match self.watch_exit(server.pid()) {
-                Ok(exit) => Ok(Forks { server, exit }),
-                Err(e) => {
-                    let _ = kill(server.pid(), Signal::SIGKILL);
-                    let _ = waitpid(server.pid(), Some(WaitPidFlag::__WALL));
-                    Err(e)
-                }
-            });
-        match started {
+        match ForkServer::start(spec).map(|server| Forks { server }) {
             Ok(forks) => {
                 info!("fork server {} started", forks.server.pid());
                 self.fork_server = Some(forks);
@@ -64,7 +54,6 @@ impl Supervisor {
     /// Stops using the fork server (it failed): killed and collected.
     pub(super) fn stop_fork_server(&mut self) {
         if let Some(forks) = self.fork_server.take() {
-            self.unwatch(&forks.exit);
             let _ = kill(forks.server.pid(), Signal::SIGKILL);
             let _ = waitpid(forks.server.pid(), Some(WaitPidFlag::__WALL));
         }
@@ -91,85 +80,98 @@ impl Supervisor {
         }
     }
 
-    /// Opens a pidfd for `pid` and registers it, so that its end wakes the loop with
-    /// token `EXIT_BASE + pid`.
-    pub(super) fn watch_exit(&self, pid: Pid) -> io::Result<OwnedFd> {
-        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: the descriptor was just opened for us.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
-        let token = Token(EXIT_BASE + pid.as_raw() as usize);
-        self.poll
-            .registry()
-            .register(&mut SourceFd(&fd.as_raw_fd()), token, Interest::READABLE)?;
-        Ok(fd)
-    }
-
-    pub(super) fn unwatch(&self, pidfd: &OwnedFd) {
-        let _ = self
-            .poll
-            .registry()
-            .deregister(&mut SourceFd(&pidfd.as_raw_fd()));
-    }
-
-    /// A watched process ended: the fork server, or a session it started.
-    pub(super) fn on_exit_event(&mut self, pid: Pid) {
-        if !self.fork_server_exited(pid) {
-            if let Some((child, status)) = self.children.reap(pid) {
-                self.ended(&child, status);
+    /// Collects the children that ended: each of `exited` (named by its exit signal or its
+    /// SIGCHLD) with `waitpid(pid)`, and on `sweep` every child that has exited
+    /// (`waitpid(-1)` until none is left). A named pid that is neither a running session's
+    /// nor the fork server's was collected already (by a sweep).
+    pub(super) fn collect_children(&mut self, exited: &[i32], sweep: bool) {
+        let mut reaped = Vec::new();
+        let mut others = Vec::new();
+        for &pid in exited {
+            let pid = Pid::from_raw(pid);
+            if self.children.contains(pid) {
+                reaped.extend(self.children.reap(pid));
+            } else if self.fork_server.as_ref().map(|f| f.server.pid()) == Some(pid) {
+                others.extend(super::reaper::collect(pid));
             }
         }
+        if sweep {
+            let swept = self.children.sweep();
+            reaped.extend(swept.sessions);
+            others.extend(swept.others);
+        }
+        for (child, status) in &reaped {
+            self.ended(child, *status);
+        }
+        for status in others {
+            self.other_child_ended(status);
+        }
+        if !reaped.is_empty() {
+            log::debug!("{} sessions running", self.children.len());
+        }
     }
 
-    /// Whether `pid`, which ended, was the fork server (then collected).
-    fn fork_server_exited(&mut self, pid: Pid) -> bool {
+    /// Signals arrived: collects the children they name now, and every child that has
+    /// exited now if the pipe lost some, or within [`SWEEP_DELAY`] of a SIGCHLD (which may
+    /// stand for several exits). The delay lets one sweep, which walks every child in the
+    /// kernel, serve every SIGCHLD of a burst.
+    pub(super) fn on_exits(&mut self, got: &crate::signals::Pending, now: Instant) {
+        self.collect_children(&got.exited, got.sweep);
+        if got.sweep {
+            self.sweep_at = None;
+        } else if got.sigchld && self.sweep_at.is_none() {
+            self.sweep_at = Some(now + SWEEP_DELAY);
+        }
+    }
+
+    /// The sweep a SIGCHLD asked for, when it is due; at once while shutting down, so
+    /// shutdown never waits on a session that has ended.
+    pub(super) fn sweep_when_due(&mut self, now: Instant, shutting_down: bool) {
+        let due = self.sweep_at.is_some_and(|at| at <= now || shutting_down);
+        if due {
+            self.sweep_at = None;
+            self.collect_children(&[], true);
+        }
+    }
+
+    /// A child that is no session ended (collected by a sweep, with `status`): if it was
+    /// the fork server, sessions are forked from the supervisor from now on.
+    pub(super) fn other_child_ended(&mut self, status: WaitStatus) {
+        let Some(pid) = status.pid() else {
+            return;
+        };
         if self.fork_server.as_ref().map(|f| f.server.pid()) != Some(pid) {
-            return false;
+            log::debug!("reaped unknown child {pid}");
+            return;
         }
-        if let Some(forks) = self.fork_server.take() {
-            self.unwatch(&forks.exit);
-        }
-        let how = match waitpid(pid, Some(WaitPidFlag::__WALL)) {
-            Ok(WaitStatus::Exited(_, code)) => format!("exited with status {code}"),
-            Ok(WaitStatus::Signaled(_, signal, _)) => format!("was killed by {signal}"),
-            Ok(status) => format!("ended ({status:?})"),
-            Err(e) => format!("ended (waitpid: {e})"),
+        self.fork_server = None;
+        let how = match status {
+            WaitStatus::Exited(_, code) => format!("exited with status {code}"),
+            WaitStatus::Signaled(_, signal, _) => format!("was killed by {signal}"),
+            status => format!("ended ({status:?})"),
         };
         error!("the fork server {how}: sessions are forked from the supervisor from now on");
-        true
     }
 }
-
 impl Supervisor {
-    /// Starts the session of `group`: its pid, the group (whose sockets the caller then
-    /// closes) and, for a session from the fork server, the pidfd that tells its end.
-    #[allow(clippy::type_complexity)]
+    /// Starts the session of `group`: its pid and the group (whose sockets the caller
+    /// then closes).
     pub(super) fn fork_session(
         &mut self,
         keep: &[i32],
         config: Option<SessionConfig>,
         group: Group,
         viewers: OwnedFd,
-    ) -> Result<(Pid, Group, Option<OwnedFd>), (io::Error, Group)> {
+    ) -> Result<(Pid, Group), (io::Error, Group)> {
         let Some(forks) = &self.fork_server else {
-            return fork_directly(keep, config, group, viewers).map(|(pid, g)| (pid, g, None));
+            return fork_directly(keep, config, group, viewers);
         };
         match forks.server.start_session(&group, &viewers) {
-            Ok(pid) => match self.watch_exit(pid) {
-                Ok(pidfd) => Ok((pid, group, Some(pidfd))),
-                Err(e) => {
-                    // Only if something else collected it already.
-                    error!("cannot watch session {pid} for its end: {e}");
-                    Ok((pid, group, None))
-                }
-            },
+            Ok(pid) => Ok((pid, group)),
             Err(Failure::NotSent(e)) => {
                 error!("the fork server is gone ({e}): sessions are forked from the supervisor from now on");
                 self.stop_fork_server();
-                fork_directly(keep, config, group, viewers).map(|(pid, g)| (pid, g, None))
+                fork_directly(keep, config, group, viewers)
             }
             Err(Failure::Refused(e)) => Err((e, group)),
             Err(failure) => {

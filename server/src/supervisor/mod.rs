@@ -51,7 +51,7 @@ const CONN_BASE: usize = 1 << 16;
 const BACKOFF: Duration = Duration::from_millis(100);
 /// After a fast shutdown, how long sessions get before SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(10);
-/// Descriptors kept free for starting sessions (a viewer listener, a pidfd, what the
+/// Descriptors kept free for starting sessions (a viewer listener, what the
 /// fork server is sent): past the limit less these, the oldest idle connection is shed.
 const FD_RESERVE: u64 = 16;
 /// What a player is told when the host is drained.
@@ -115,6 +115,9 @@ pub struct Supervisor {
     challenges: inviting::Registry,
     /// Resume tokens of the running sessions.
     tokens: tokens::Tokens,
+    /// When every child is next asked whether it has exited (after a SIGCHLD; see
+    /// [`forking::SWEEP_DELAY`]).
+    sweep_at: Option<Instant>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -174,6 +177,7 @@ impl Supervisor {
             drained: false,
             challenges,
             tokens: tokens::Tokens::default(),
+            sweep_at: None,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -224,10 +228,6 @@ impl Supervisor {
                     SIGNAL => self.on_signals(),
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
-                    }
-                    Token(t) if t >= forking::EXIT_BASE => {
-                        let pid = (t - forking::EXIT_BASE) as i32;
-                        self.on_exit_event(nix::unistd::Pid::from_raw(pid))
                     }
                     Token(t) => self.service(t - CONN_BASE),
                 }
@@ -350,6 +350,7 @@ impl Supervisor {
         };
         let summary = Some(self.hosts.next_summary());
         [
+            self.sweep_at,
             self.pending.next_deadline(),
             self.backoff_until,
             phase,
@@ -369,20 +370,7 @@ impl Supervisor {
                 error!("cannot hand the reopened log to the fork server: {e}");
             }
         }
-        let mut reaped: Vec<_> = got
-            .exited
-            .iter()
-            .filter_map(|&pid| self.children.reap(nix::unistd::Pid::from_raw(pid)))
-            .collect();
-        if got.lost_exits {
-            reaped.extend(self.children.sweep());
-        }
-        for (child, status) in &reaped {
-            self.ended(child, *status);
-        }
-        if !reaped.is_empty() {
-            debug!("{} sessions running", self.children.len());
-        }
+        self.on_exits(&got, Instant::now());
         if let Some(drain) = got.drain {
             self.on_drain(drain);
         }
@@ -442,6 +430,7 @@ impl Supervisor {
     fn on_timers(&mut self, now: Instant) {
         self.log_summary(now);
         self.expire_challenges(now);
+        self.sweep_when_due(now, self.phase != Phase::Running);
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self
                 .pending
@@ -476,6 +465,11 @@ impl Supervisor {
                 self.abort_sessions();
             }
             Phase::Aborting { kill_at } if kill_at <= now => {
+                // Never wait on a session that has already ended: ask every child first.
+                self.collect_children(&[], true);
+                if self.children.is_empty() {
+                    return;
+                }
                 warn!("sessions still running after SIGTERM: SIGKILL");
                 self.children.signal_all(Signal::SIGKILL);
                 self.phase = Phase::Aborting {

@@ -1,18 +1,21 @@
 //! The running session children, and reaping them.
 //!
-//! A session child is started with a real-time exit signal that carries its
-//! pid ([`crate::signals`]), so the supervisor collects exactly the child that
-//! exited with `waitpid(pid)`, which is O(1) on Linux 5.19 and later. The old
-//! way, `waitpid(-1)` on every wake-up, walked every child on each call, and a
-//! descriptor per child (a pidfd) would make every fork copy and every child
-//! close one descriptor per running game. The supervisor holds none.
-//! `waitpid(-1)` is left for the rare case of exits the signal pipe could not
-//! hold ([`Children::sweep`]). Sessions started by the fork server cannot have
-//! that signal; each has a pidfd instead (see `super::forking`).
+//! Watching and reaping a child costs the supervisor no descriptor, so no
+//! open-files limit can leave a session unreaped. A session forked by the
+//! supervisor itself exits with a real-time signal that carries its pid
+//! ([`crate::signals`]): the supervisor collects exactly that child with
+//! `waitpid(pid)` ([`Children::reap`]). The fork server and the sessions it
+//! clones (`CLONE_PARENT`: the supervisor's children too) end with SIGCHLD,
+//! which does not queue, so on each one the supervisor collects every child
+//! that has exited, `waitpid(-1, WNOHANG)` until none is left
+//! ([`Children::sweep`]), and maps each pid to its session. A SIGCHLD names one
+//! child, which is collected at once with `waitpid(pid)`; the sweep, for those
+//! whose SIGCHLD folded into another's, follows a little later, once for a whole
+//! burst, since each `waitpid(-1)` walks every child in the kernel
+//! (`super::forking`, README "Operations" for the cost).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::os::fd::OwnedFd;
 use std::time::Instant;
 
 use log::{debug, info, warn};
@@ -30,9 +33,15 @@ pub struct Child {
     pub module: &'static Module,
     pub peers: Vec<SocketAddr>,
     pub started: Instant,
-    /// For a session from the fork server: the pidfd that tells its end (see
-    /// `super::forking`); the others announce it with their exit signal.
-    pub pidfd: Option<OwnedFd>,
+}
+
+/// What one [`Children::sweep`] collected.
+#[derive(Default)]
+pub struct Swept {
+    /// Sessions that ended, and how.
+    pub sessions: Vec<(Child, WaitStatus)>,
+    /// Other children that ended (the fork server), and how.
+    pub others: Vec<WaitStatus>,
 }
 
 /// Running sessions by pid.
@@ -54,6 +63,11 @@ impl Children {
 
     pub fn is_empty(&self) -> bool {
         self.running.is_empty()
+    }
+
+    /// Whether `pid` is a running session's.
+    pub fn contains(&self, pid: Pid) -> bool {
+        self.running.contains_key(&pid)
     }
 
     pub fn insert(&mut self, child: Child) {
@@ -85,10 +99,10 @@ impl Children {
         }
     }
 
-    /// Collects every child that has exited (`waitpid(-1)` until none is left): for exits
-    /// whose signal was lost.
-    pub fn sweep(&mut self) -> Vec<(Child, WaitStatus)> {
-        let mut reaped = Vec::new();
+    /// Collects every child that has exited (`waitpid(-1)` until none is left): on
+    /// SIGCHLD, and for exits whose signal was lost.
+    pub fn sweep(&mut self) -> Swept {
+        let mut reaped = Swept::default();
         loop {
             match waitpid(Pid::from_raw(-1), flags()) {
                 Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => return reaped,
@@ -97,17 +111,19 @@ impl Children {
                     warn!("waitpid failed: {e}");
                     return reaped;
                 }
-                Ok(status) => {
-                    if let Some(pid) = status.pid() {
-                        reaped.extend(self.take(pid, status));
+                Ok(status) => match status.pid() {
+                    Some(pid) if self.running.contains_key(&pid) => {
+                        reaped.sessions.extend(self.take(pid, status))
                     }
-                }
+                    Some(_) if is_an_end(status) => reaped.others.push(status),
+                    _ => {}
+                },
             }
         }
     }
 
     fn take(&mut self, pid: Pid, status: WaitStatus) -> Option<(Child, WaitStatus)> {
-        if matches!(status, WaitStatus::Stopped(..) | WaitStatus::Continued(_)) {
+        if !is_an_end(status) {
             return None;
         }
         match self.running.remove(&pid) {
@@ -130,6 +146,22 @@ impl Children {
             }
         }
     }
+}
+
+/// Collects child `pid` (no session) if it has ended: how it ended.
+pub fn collect(pid: Pid) -> Option<WaitStatus> {
+    loop {
+        match waitpid(pid, flags()) {
+            Err(Errno::EINTR) => continue,
+            Ok(status) if is_an_end(status) => return Some(status),
+            _ => return None,
+        }
+    }
+}
+
+/// Whether `status` says the child is gone (not merely stopped or continued).
+fn is_an_end(status: WaitStatus) -> bool {
+    matches!(status, WaitStatus::Exited(..) | WaitStatus::Signaled(..))
 }
 
 fn log_exit(child: &Child, status: WaitStatus) {

@@ -22,9 +22,6 @@ impl Supervisor {
     /// it gets a strike (and perhaps a penalty).
     pub(super) fn ended(&mut self, child: &Child, status: nix::sys::wait::WaitStatus) {
         use nix::sys::wait::WaitStatus;
-        if let Some(pidfd) = &child.pidfd {
-            self.unwatch(pidfd);
-        }
         for peer in &child.peers {
             self.hosts.game_ended(Host::of(*peer));
         }
@@ -233,7 +230,7 @@ impl Supervisor {
         };
         let forked = self.fork_session(&keep, config, group, viewers);
         match forked {
-            Ok((pid, group, pidfd)) => {
+            Ok((pid, group)) => {
                 drop(group);
                 for (seat, token) in tokens {
                     self.tokens.insert(token, id, seat);
@@ -252,7 +249,6 @@ impl Supervisor {
                     module: game,
                     peers,
                     started: Instant::now(),
-                    pidfd,
                 });
                 info!(
                     "session {pid} started: game {id} {} {} ({} running)",

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Many live games on one server: set-ups with none held, then HOLD idle games held by
+# hold-worker processes of 4,000 games each (each from loopback source addresses of its
+# own), then the same set-ups again; then every held game ends and the server is stopped.
+# Build first: cargo build --release -p reversi-server -p reversi-tests (BIN_DIR=DIR: binaries from DIR)
+# Usage: scripts/bench-many-games.sh [HOLD] [GAMES]   (defaults 25000, 4000)
+# Prints: set-ups per second and the server's own CPU time a set-up (supervisor, fork
+# server and every session: utime+stime of each from /proc/PID/stat, the reaped sessions'
+# through the supervisor's cutime+cstime) with none held and with HOLD held, their ratio;
+# with HOLD held, the supervisor's descriptors and RSS and the Private_Dirty of a few
+# sessions (/proc/PID/smaps_rollup) and what MemAvailable fell by, a game; after the held games end, how long until every one
+# was reaped and whether any zombie is left; and how long the shutdown took. The script
+# changes nothing on the host: every limit it meets is the machine's.
+set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^# changes/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+hold=${1:-25000} games=${2:-4000}
+for n in "$hold" "$games"; do
+  [[ $n =~ ^[0-9]+$ ]] || { echo "bench-many-games: \"$n\" is not a count" >&2; exit 2; }
+done
+release="${BIN_DIR:-${CARGO_TARGET_DIR:-$(dirname "$0")/../target}/release}"
+for bin in reversid reversi-load; do
+  [ -x "$release/$bin" ] || {
+    echo "bench-many-games: $release/$bin is missing: cargo build --release -p reversi-server -p reversi-tests" >&2
+    exit 1
+  }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+tick_hz=$(getconf CLK_TCK)
+port=$((20000 + RANDOM % 20000))
+addr="127.0.0.1:$port"
+
+stat_ticks() { # utime+stime+cutime+cstime of PID $1 (0 once it is gone)
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+  awk '{print $12 + $13 + $14 + $15}' <<<"${stat##*) }"
+}
+children() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -c . || true; }
+stats_of_children() { # the /proc/PID/stat lines of $1's children (names without spaces)
+  cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | sed 's|.*|/proc/&/stat|' |
+    xargs -r cat 2>/dev/null || true
+}
+zombies() { stats_of_children "$1" | awk '$3 == "Z" {n++} END {print n + 0}'; }
+server_ticks() { # the supervisor's and its children's CPU ticks; children first (none lost)
+  local children
+  children=$(stats_of_children "$1" | awk '{t += $14 + $15 + $16 + $17} END {print t + 0}')
+  echo $((children + $(stat_ticks "$1")))
+}
+own_ticks() { # the supervisor's own utime+stime, its children not counted
+  local stat
+  stat=$(cat "/proc/$1/stat")
+  awk '{print $12 + $13}' <<<"${stat##*) }"
+}
+setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own)"
+  local before after out rate own_before own_after
+  own_before=$(own_ticks "$server")
+  before=$(server_ticks "$server")
+  out=$("$release/reversi-load" --addr "$addr" --server-pid "$server" --setup-only \
+    --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 2>&1)
+  after=$(server_ticks "$server")
+  own_after=$(own_ticks "$server")
+  rate=$(grep -o "[0-9]* session set-ups/s" <<<"$out" || echo "failed")
+  awk -v t=$((after - before)) -v s=$((own_after - own_before)) -v hz="$tick_hz" -v g="$games" \
+    -v r="$rate" 'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own)\n",
+      r, t * 1000 / hz / g, s * 1000 / hz / g}'
+}
+
+RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --max-pending-per-address 1000000 \
+  --max-sessions-per-address 1000000 --abandon-strikes 1000000 --first-move-timeout 0 \
+  --move-timeout 0 --max-sessions 100000 --max-pending 100000 2>"$work/log" &
+server=$!
+sleep 1
+echo "$(grep -o 'open files limit: [0-9]*' "$work/log" || echo 'open files limit: ?') (soft = hard: $(awk '/Max open files/ {print $5}' /proc/$server/limits))"
+alone=$(setups)
+echo "none held      : $alone"
+
+avail() { awk '/MemAvailable/ {print $2}' /proc/meminfo; }
+avail_before=$(avail)
+t0=$(date +%s.%N)
+feeders=()
+left=$hold i=0
+while [ "$left" -gt 0 ]; do
+  k=$((left < 4000 ? left : 4000))
+  left=$((left - k)) i=$((i + 1))
+  mkfifo "$work/in$i"
+  "$release/reversi-load" --addr "$addr" --hold-worker "$k" <"$work/in$i" >"$work/out$i" 2>&1 &
+  sleep 100000 >"$work/in$i" &
+  feeders+=($!)
+done
+for j in $(seq "$i"); do
+  until grep -q held "$work/out$j" 2>/dev/null; do
+    if grep -qi "panicked\|error" "$work/out$j" 2>/dev/null; then
+      echo "hold worker $j failed: $(head -3 "$work/out$j")"; break
+    fi
+    sleep 0.5
+  done
+done
+running=$(( $(children "$server") - 1 ))
+echo "held           : $running sessions running (of $hold asked) after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}') s, by $i hold processes"
+echo "machine memory : MemAvailable $(( (avail_before - $(avail)) / 1024 )) MiB less than before: $(( (avail_before - $(avail)) / (running > 0 ? running : 1) )) KiB a game, kernel and load processes included (other work on the machine too)"
+echo "supervisor     : $(ls /proc/$server/fd | wc -l) descriptors, RSS $(awk '/VmRSS/ {print $2}' /proc/$server/status) KiB"
+for pid in $(cat /proc/"$server"/task/*/children | tr ' ' '\n' | tail -n 5); do
+  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB"
+done
+held=$(setups)
+echo "$running held   : $held"
+awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | cut -d' ' -f1)" \
+  'BEGIN {if (a > 0) printf "ratio          : %.2fx the CPU a set-up of none held\n", h / a}'
+
+t1=$(date +%s.%N)
+kill "${feeders[@]}" 2>/dev/null || true
+until [ "$(children "$server")" -le 1 ]; do
+  sleep 0.5
+  if awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {exit !(b - a > 600)}'; then break; fi
+done
+echo "held games ended: $(children "$server") children left (the fork server among them) after $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s, $(zombies "$server") zombies"
+t2=$(date +%s.%N)
+kill -TERM "$server"
+wait "$server" || true
+echo "shutdown       : $(awk -v a="$t2" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}') s"
+echo "log            : $(grep -c . "$work/log") lines, $(grep -c 'cannot watch' "$work/log" || true) \"cannot watch\"; warnings and errors:"
+grep -E " (WARN|ERROR) " "$work/log" | head -5 || true
+wait
