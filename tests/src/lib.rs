@@ -35,6 +35,10 @@ pub const UNLIMITED: &[&str] = &[
     "0",
     "--log-burst",
     "1000000",
+    "--game-starts-per-address",
+    "1000000",
+    "--game-start-rate",
+    "1000000",
 ];
 
 /// Says that the running test skips, and why, where `cargo test` shows it
