@@ -36,6 +36,10 @@ pub const UNLIMITED: &[&str] = &[
     "0",
     "--log-burst",
     "1000000",
+    "--game-starts-per-address",
+    "1000000",
+    "--game-start-rate",
+    "1000000",
 ];
 
 /// reversid's options that keep the transcripts suites were written for: a drop loses at

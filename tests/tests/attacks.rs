@@ -8,7 +8,7 @@ mod attacks_support;
 use std::io::{BufRead, BufReader, Write};
 use std::time::Duration;
 
-use attacks_support::{honest_pair, loopback, resident, Flood, Kind};
+use attacks_support::{honest_pair, instant_game, loopback, resident, Flood, InstantGame, Kind};
 use reversi_tests::Server;
 
 /// Requests sent at once beyond what one turn judges (32) and reads (16 KiB) are all
@@ -133,4 +133,53 @@ fn a_client_queued_at_the_session_cap_is_told_why_and_its_place() {
     drop(idle);
     second.expect("GAME TYPE");
     third.expect("GAME TYPE");
+}
+
+/// Item 5's instant games: one address joins Tic-Tac-Toe twice, loses at once by an
+/// illegal move, and again. Each game costs its two starts and, lost within seconds, 4
+/// more: with a budget of 12 (and no refill to speak of), two games start, the next
+/// attempts are refused with when to try again, and only two records are written.
+/// Another network plays on.
+#[test]
+fn instant_games_from_one_address_spend_its_game_start_budget() {
+    let records = reversi_tests::scratch::Scratch::new("attack-records");
+    let dir = records.path().to_str().unwrap();
+    let server = Server::start(&[
+        "--fixed-colours",
+        "--record-dir",
+        dir,
+        "--game-starts-per-address",
+        "12",
+        "--game-start-rate",
+        "1",
+    ]);
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let game = instant_game(server.addr(), loopback(0));
+        if game == InstantGame::Lost {
+            // The fast loss is charged when the session's exit is learned.
+            let lost = seen.iter().filter(|g| **g == InstantGame::Lost).count() + 1;
+            server.wait_logs("(forfeited)", lost);
+        }
+        seen.push(game);
+    }
+    assert_eq!(
+        seen[..2],
+        [InstantGame::Lost, InstantGame::Lost],
+        "{seen:?}"
+    );
+    for game in &seen[2..] {
+        let InstantGame::Refused(why) = game else {
+            panic!("paired past its budget: {seen:?}");
+        };
+        assert!(
+            why.starts_with(
+                "your address started too many games lately; you may start one again in "
+            ),
+            "{why}"
+        );
+    }
+    assert_eq!(records.entries().len(), 2, "{:?}", records.entries());
+    honest_pair(server.addr(), loopback(1000), Duration::from_secs(10))
+        .expect("another network's game starts");
 }

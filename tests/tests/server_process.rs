@@ -161,7 +161,7 @@ fn running_out_of_descriptors_sheds_idle_connections_so_games_start() {
     white.send(&Pdu::Quit);
     black.expect(Msg::Winner(Winner::Black));
     black.expect_closed();
-    server.wait_log("exited with status 0");
+    server.wait_log("(forfeited) after");
     drop(hogs);
 }
 

@@ -66,6 +66,25 @@ pub const ABANDONED: i32 = 16;
 /// Seats an exit code can name.
 pub const MAX_SEATS: usize = 64;
 
+/// The exit code of a session whose game seat `n` lost by its own doing without abandoning
+/// it (an illegal move, a protocol violation, a quit): `FORFEITED + n`.
+pub const FORFEITED: i32 = ABANDONED + MAX_SEATS as i32;
+
+/// The seat an exit code says lost its game by its own doing (abandoned or forfeited), for
+/// the supervisor's game-start budget.
+pub fn lost_by(code: i32) -> Option<usize> {
+    let forfeited = || usize::try_from(code.checked_sub(FORFEITED)?).ok();
+    abandoned_by(code).or_else(|| forfeited().filter(|&seat| seat < MAX_SEATS))
+}
+
+/// The session's exit code: abandonment first ([`Referee::exit_code`]), else who forfeited.
+fn exit_code(referee: &Referee) -> i32 {
+    match (referee.exit_code(), referee.lost_by()) {
+        (0, Some(seat)) if seat < MAX_SEATS => FORFEITED + seat as i32,
+        (code, _) => code,
+    }
+}
+
 /// The seat an exit code says abandoned its game.
 pub fn abandoned_by(code: i32) -> Option<usize> {
     let seat = usize::try_from(code.checked_sub(ABANDONED)?).ok()?;
@@ -150,7 +169,7 @@ pub fn run(
     if let Some(journal) = session.journal.take() {
         journal.finish();
     }
-    Ok(session.referee.exit_code())
+    Ok(exit_code(&session.referee))
 }
 
 /// The time now, as the referee is given it.
@@ -928,6 +947,24 @@ fn random_below(n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exit_codes_name_the_seat_that_lost_by_its_own_doing() {
+        assert_eq!((abandoned_by(0), lost_by(0)), (None, None));
+        assert_eq!(abandoned_by(ABANDONED + 1), Some(1));
+        assert_eq!(lost_by(ABANDONED + 1), Some(1), "abandoning is losing");
+        assert_eq!(
+            abandoned_by(FORFEITED + 2),
+            None,
+            "forfeiting is not abandoning"
+        );
+        assert_eq!(lost_by(FORFEITED + 2), Some(2));
+        assert_eq!(lost_by(FORFEITED + MAX_SEATS as i32), None);
+        assert!(
+            FORFEITED + (MAX_SEATS as i32) < 256,
+            "an exit status is a byte"
+        );
+    }
 
     fn config(first: Option<u64>, moves: Option<u64>, handshake: Option<u64>) -> SessionConfig {
         let secs = |s: Option<u64>| s.map(Duration::from_secs);

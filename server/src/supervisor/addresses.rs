@@ -1,8 +1,10 @@
 //! What the supervisor knows per client address: how many of its games run
 //! (so one host cannot take every slot; its waiting connections are counted
 //! in [`super::pending`]),
-//! the games it abandoned lately (so it cannot snipe pairs), and how many of
-//! its routine events were logged this period (so it cannot flood the log).
+//! the games it abandoned lately (so it cannot snipe pairs), the games it may
+//! still start (a token bucket, so it cannot start and lose games as fast as it
+//! can connect), and how many of its routine events were logged this period (so
+//! it cannot flood the log).
 //!
 //! An IPv4 address counts alone; an IPv6 address counts with its whole /64,
 //! which one host usually has to itself. Waiting connections are also counted
@@ -48,7 +50,11 @@ pub struct Network(IpAddr);
 
 impl Network {
     pub fn of(peer: SocketAddr) -> Network {
-        match Host::of(peer).0 {
+        Network::containing(Host::of(peer))
+    }
+
+    pub fn containing(host: Host) -> Network {
+        match host.0 {
             IpAddr::V4(v4) => Network(IpAddr::V4((v4.to_bits() & !0xff).into())),
             IpAddr::V6(v6) => Network(IpAddr::V6((v6.to_bits() & !((1u128 << 80) - 1)).into())),
         }
@@ -79,6 +85,64 @@ pub struct Limits {
     pub log_burst: u32,
     /// Routine events logged one by one per log period, all hosts together.
     pub log_total: u32,
+    /// Games a host may start: each seat costs one, a fast loss [`FAST_LOSS_COST`] more.
+    pub starts_per_host: StartBudget,
+    /// The same, for all the hosts of a [`Network`] together.
+    pub starts_per_network: StartBudget,
+}
+
+/// A token bucket of game starts: full at `burst`, filling at `per_second`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StartBudget {
+    pub burst: f64,
+    pub per_second: f64,
+}
+
+/// A game its loser ended within this long of its start (by an illegal move, a protocol
+/// violation, a quit, a drop, a timeout, never moving) was lost fast: a client that loses
+/// on purpose to start again.
+pub const FAST_LOSS: Duration = Duration::from_secs(10);
+/// What a fast loss costs its loser's host besides the start, in games. A game played out
+/// holds its players for minutes, so the start alone bounds their rate; a game lost at
+/// once frees them at once, and each writes a record and log lines: so a host that
+/// loses fast starts 1 game for every 5 an honest host of the same budget may start.
+pub const FAST_LOSS_COST: f64 = 4.0;
+
+/// A [`StartBudget`]'s state: the tokens it had at `at`. Spending may take it below
+/// zero (a surcharge for a fast loss), down to minus the burst: a debt paid in time.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn full(budget: StartBudget, now: Instant) -> Bucket {
+        Bucket {
+            tokens: budget.burst,
+            at: now,
+        }
+    }
+
+    fn level(&self, budget: StartBudget, now: Instant) -> f64 {
+        let filled = now.saturating_duration_since(self.at).as_secs_f64() * budget.per_second;
+        (self.tokens + filled).min(budget.burst)
+    }
+
+    fn spend(&mut self, budget: StartBudget, cost: f64, now: Instant) {
+        self.tokens = (self.level(budget, now) - cost).max(-budget.burst);
+        self.at = now;
+    }
+
+    /// How long until one game may start, if not now.
+    fn wait(&self, budget: StartBudget, now: Instant) -> Option<Duration> {
+        let short = 1.0 - self.level(budget, now);
+        (short > 0.0).then(|| Duration::from_secs_f64(short / budget.per_second.max(1e-9)))
+    }
+
+    fn is_full(&self, budget: StartBudget, now: Instant) -> bool {
+        self.level(budget, now) >= budget.burst
+    }
 }
 
 /// The longest penalty.
@@ -97,13 +161,19 @@ struct Record {
     strikes: VecDeque<Instant>,
     penalties: u32,
     barred_until: Option<Instant>,
+    /// Its game starts; `None`: full.
+    starts: Option<Bucket>,
     logged: u32,
     unlogged: u32,
 }
 
 impl Record {
-    fn is_idle(&self, now: Instant, window: Duration) -> bool {
+    fn is_idle(&self, now: Instant, limits: &Limits) -> bool {
+        let window = limits.strike_window;
         self.sessions == 0
+            && self
+                .starts
+                .is_none_or(|b| b.is_full(limits.starts_per_host, now))
             && self.unlogged == 0
             && self.barred_until.is_none_or(|t| t <= now)
             && self
@@ -117,6 +187,8 @@ impl Record {
 pub struct Hosts {
     limits: Limits,
     records: HashMap<Host, Record>,
+    /// Networks' game starts; a network not here has its budget full.
+    networks: HashMap<Network, Bucket>,
     period_start: Instant,
     /// Routine events logged one by one this period, all hosts together.
     logged: u32,
@@ -128,7 +200,15 @@ pub enum Refusal {
     TooManyWaiting(usize),
     NetworkTooManyWaiting(usize),
     TooManyGames(usize),
-    Barred { abandoned: usize, wait: Duration },
+    Barred {
+        abandoned: usize,
+        wait: Duration,
+    },
+    /// The host's game-start budget is spent; one game may start after `wait`.
+    StartsSpent {
+        network: bool,
+        wait: Duration,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -148,6 +228,12 @@ impl fmt::Display for Refusal {
                 "your address abandoned {abandoned} games lately; wait {} s",
                 wait.as_secs().max(1)
             ),
+            Refusal::StartsSpent { network, wait } => write!(
+                f,
+                "your {} started too many games lately; you may start one again in {} s",
+                if *network { "network" } else { "address" },
+                wait.as_secs_f64().ceil().max(1.0)
+            ),
         }
     }
 }
@@ -157,6 +243,7 @@ impl Hosts {
         Hosts {
             limits,
             records: HashMap::new(),
+            networks: HashMap::new(),
             period_start: now,
             logged: 0,
         }
@@ -180,23 +267,57 @@ impl Hosts {
 
     /// Whether `host` may join a game queue now.
     pub fn may_play(&self, host: Host, now: Instant) -> Result<(), Refusal> {
-        let Some(r) = self.records.get(&host) else {
-            return Ok(());
-        };
-        if let Some(until) = r.barred_until.filter(|&t| t > now) {
-            return Err(Refusal::Barred {
-                abandoned: r.strikes.len(),
-                wait: until - now,
-            });
+        if let Some(r) = self.records.get(&host) {
+            if let Some(until) = r.barred_until.filter(|&t| t > now) {
+                return Err(Refusal::Barred {
+                    abandoned: r.strikes.len(),
+                    wait: until - now,
+                });
+            }
+            if r.sessions >= self.limits.sessions_per_host {
+                return Err(Refusal::TooManyGames(r.sessions));
+            }
         }
-        if r.sessions >= self.limits.sessions_per_host {
-            return Err(Refusal::TooManyGames(r.sessions));
-        }
-        Ok(())
+        self.starts_left(host, now)
     }
 
-    pub fn game_started(&mut self, host: Host) {
+    /// Whether `host`'s and its network's game-start budgets allow one more; if not, the
+    /// longer of their waits.
+    fn starts_left(&self, host: Host, now: Instant) -> Result<(), Refusal> {
+        let own = self.records.get(&host).and_then(|r| r.starts);
+        let own = own.and_then(|b| b.wait(self.limits.starts_per_host, now));
+        let network = self.networks.get(&Network::containing(host));
+        let network = network.and_then(|b| b.wait(self.limits.starts_per_network, now));
+        let refusal = |network, wait| Err(Refusal::StartsSpent { network, wait });
+        match (own, network) {
+            (None, None) => Ok(()),
+            (Some(a), Some(n)) if n > a => refusal(true, n),
+            (Some(a), _) => refusal(false, a),
+            (None, Some(n)) => refusal(true, n),
+        }
+    }
+
+    /// `host` has a seat in a game that starts now: one start spent.
+    pub fn game_started(&mut self, host: Host, now: Instant) {
         self.record(host).sessions += 1;
+        self.spend_starts(host, 1.0, now);
+    }
+
+    /// `host` lost a game within [`FAST_LOSS`] of its start: it pays more for that start.
+    pub fn lost_fast(&mut self, host: Host, now: Instant) {
+        self.spend_starts(host, FAST_LOSS_COST, now);
+    }
+
+    fn spend_starts(&mut self, host: Host, cost: f64, now: Instant) {
+        let (per_host, per_network) = (self.limits.starts_per_host, self.limits.starts_per_network);
+        self.record(host)
+            .starts
+            .get_or_insert_with(|| Bucket::full(per_host, now))
+            .spend(per_host, cost, now);
+        self.networks
+            .entry(Network::containing(host))
+            .or_insert_with(|| Bucket::full(per_network, now))
+            .spend(per_network, cost, now);
     }
 
     pub fn game_ended(&mut self, host: Host) {
@@ -285,8 +406,10 @@ impl Hosts {
     }
 
     fn sweep(&mut self, now: Instant) {
-        let window = self.limits.strike_window;
-        self.records.retain(|_, r| !r.is_idle(now, window));
+        let limits = &self.limits;
+        self.records.retain(|_, r| !r.is_idle(now, limits));
+        let per_network = limits.starts_per_network;
+        self.networks.retain(|_, b| !b.is_full(per_network, now));
     }
 }
 
@@ -313,6 +436,14 @@ mod tests {
             penalty: Duration::from_secs(10),
             log_burst: 5,
             log_total: 8,
+            starts_per_host: StartBudget {
+                burst: 10.0,
+                per_second: 1.0,
+            },
+            starts_per_network: StartBudget {
+                burst: 15.0,
+                per_second: 2.0,
+            },
         }
     }
 
@@ -336,7 +467,7 @@ mod tests {
         assert_eq!(hosts.may_wait(2, 2), Err(Refusal::TooManyWaiting(2)));
         assert_eq!(hosts.may_wait(1, 2), Ok(()));
         assert_eq!(hosts.may_wait(1, 3), Err(Refusal::NetworkTooManyWaiting(3)));
-        hosts.game_started(h);
+        hosts.game_started(h, now);
         assert_eq!(hosts.may_play(h, now), Err(Refusal::TooManyGames(1)));
         hosts.game_ended(h);
         assert_eq!(hosts.may_play(h, now), Ok(()));
@@ -387,6 +518,100 @@ mod tests {
         assert_eq!(summary.hosts.len(), SUMMARY_HOSTS);
         assert_eq!(summary.other_hosts, 92 - SUMMARY_HOSTS);
         assert_eq!(summary.other_events, (92 - SUMMARY_HOSTS) as u64);
+    }
+
+    fn limits_of_many_games() -> Limits {
+        Limits {
+            sessions_per_host: 1000,
+            ..limits()
+        }
+    }
+
+    /// Starts games for `host` until its budget refuses one; returns how many started.
+    fn start_until_refused(hosts: &mut Hosts, host: Host, now: Instant) -> usize {
+        let mut started = 0;
+        while hosts.may_play(host, now).is_ok() {
+            hosts.game_started(host, now);
+            hosts.game_ended(host);
+            started += 1;
+            assert!(started < 1000, "the budget never runs out");
+        }
+        started
+    }
+
+    #[test]
+    fn game_starts_are_a_token_bucket_per_host() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(limits_of_many_games(), t0);
+        let h = Host::of("10.0.0.1:1".parse().unwrap());
+        assert_eq!(start_until_refused(&mut hosts, h, t0), 10, "the burst");
+        let refusal = hosts.may_play(h, t0).unwrap_err();
+        assert_eq!(
+            refusal,
+            Refusal::StartsSpent {
+                network: false,
+                wait: Duration::from_secs(1)
+            }
+        );
+        assert_eq!(
+            refusal.to_string(),
+            "your address started too many games lately; you may start one again in 1 s"
+        );
+        let later = t0 + Duration::from_secs(3);
+        assert_eq!(start_until_refused(&mut hosts, h, later), 3, "one a second");
+        let other = Host::of("10.0.1.1:1".parse().unwrap());
+        assert_eq!(start_until_refused(&mut hosts, other, later), 10, "its own");
+    }
+
+    #[test]
+    fn a_fast_loss_costs_more_than_a_game() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(limits_of_many_games(), t0);
+        let h = Host::of("10.0.0.1:1".parse().unwrap());
+        let mut started = 0;
+        while hosts.may_play(h, t0).is_ok() {
+            hosts.game_started(h, t0);
+            hosts.lost_fast(h, t0);
+            started += 1;
+        }
+        assert_eq!(started, 2, "10 tokens buy 2 fast losses of 5");
+        // 10 - 2 * 5 = 0 tokens: it waits for one.
+        let wait = |hosts: &Hosts, at| match hosts.may_play(h, at) {
+            Err(Refusal::StartsSpent { wait, .. }) => wait,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(wait(&hosts, t0), Duration::from_secs(1));
+        // Debt is bounded: losing fast while refused cannot bar a host for ever.
+        for _ in 0..100 {
+            hosts.lost_fast(h, t0);
+        }
+        assert_eq!(wait(&hosts, t0), Duration::from_secs(11), "from -10 to 1");
+        // Its network's debt (-15 at 2 a second: 8 s) is the shorter wait here.
+        assert!(matches!(
+            hosts.may_play(h, t0),
+            Err(Refusal::StartsSpent { network: false, .. })
+        ));
+    }
+
+    #[test]
+    fn the_hosts_of_a_network_share_its_budget() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(limits_of_many_games(), t0);
+        let hosts_of_net: Vec<Host> = (1..=3u8)
+            .map(|i| Host::of(SocketAddr::from(([10, 0, 0, i], 1))))
+            .collect();
+        let started: usize = hosts_of_net
+            .iter()
+            .map(|&h| start_until_refused(&mut hosts, h, t0))
+            .sum();
+        assert_eq!(started, 15, "the network's burst");
+        assert!(matches!(
+            hosts.may_play(hosts_of_net[2], t0),
+            Err(Refusal::StartsSpent { network: true, .. })
+        ));
+        // Full buckets are forgotten at a sweep.
+        hosts.sweep(t0 + Duration::from_secs(60));
+        assert!(hosts.networks.is_empty() && hosts.records.is_empty());
     }
 
     #[test]

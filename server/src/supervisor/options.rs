@@ -5,13 +5,16 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
-use super::addresses::Limits;
+use super::addresses::{Limits, StartBudget};
 use super::cidr::Cidr;
 use crate::fork_server::handle::ForkServerSpec;
 use crate::protocols::SeedListener;
 
 /// Routine events logged one by one per log period in all, per one of `--log-burst`.
 const LOG_TOTAL_PER_BURST: u32 = 20;
+
+/// A network's game-start budget, in multiples of an address's (as for waiting connections).
+const STARTS_PER_NETWORK: f64 = 4.0;
 
 /// How long an abandoned game counts against its address.
 const STRIKE_WINDOW: Duration = Duration::from_secs(600);
@@ -66,6 +69,16 @@ pub struct Options {
     /// (at most an hour).
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub abandon_penalty: u64,
+
+    /// Games one address (an IPv6 /64) may start at once, a token bucket's size: each seat in
+    /// a game costs one, a game it loses within 10 s of its start (an illegal move, a quit, a
+    /// drop) 4 more. Its network (an IPv4 /24, an IPv6 /48) has 4 times this budget.
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub game_starts_per_address: u64,
+
+    /// Games per minute that refill an address's game-start budget (its network's: 4 times).
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub game_start_rate: u64,
 
     /// Routine connection events (queued, left, refused, timed out) logged one by one per
     /// address and 10 s at the default level, and 20 times that in all; the rest are counted
@@ -137,6 +150,14 @@ fn count(n: u64) -> usize {
 }
 
 impl Options {
+    /// The game-start budget of an address, times `scale`.
+    fn start_budget(&self, scale: f64) -> StartBudget {
+        StartBudget {
+            burst: self.game_starts_per_address as f64 * scale,
+            per_second: self.game_start_rate as f64 / 60.0 * scale,
+        }
+    }
+
     /// The settings, with the seed protocols' listeners and where sessions come from.
     pub fn config(
         &self,
@@ -159,6 +180,8 @@ impl Options {
                 penalty: Duration::from_secs(self.abandon_penalty),
                 log_burst: self.log_burst,
                 log_total: self.log_burst.saturating_mul(LOG_TOTAL_PER_BURST),
+                starts_per_host: self.start_budget(1.0),
+                starts_per_network: self.start_budget(STARTS_PER_NETWORK),
             },
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             max_sessions: count(self.max_sessions),
@@ -199,6 +222,9 @@ mod tests {
         assert_eq!(sup.handshake_timeout, Duration::from_secs(10));
         assert_eq!((sup.max_sessions, sup.max_pending), (1024, 4096));
         assert_eq!(sup.limits.strike_window, STRIKE_WINDOW);
+        let starts = sup.limits.starts_per_host;
+        assert_eq!((starts.burst, starts.per_second), (30.0, 0.5));
+        assert_eq!(sup.limits.starts_per_network.burst, 120.0);
         assert!(!sup.metrics);
         assert!(config(&["--metrics"]).metrics);
         assert_eq!(sup.host_id, b'0');

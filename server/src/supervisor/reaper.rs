@@ -176,6 +176,9 @@ fn log_exit(child: &Child, status: WaitStatus) {
         WaitStatus::Exited(_, code) if crate::session::abandoned_by(code).is_some() => {
             info!("session {pid} exited with status {code} (abandoned) after {lived:.3}s ({who})")
         }
+        WaitStatus::Exited(_, code) if crate::session::lost_by(code).is_some() => {
+            info!("session {pid} exited with status {code} (forfeited) after {lived:.3}s ({who})")
+        }
         WaitStatus::Exited(_, code) => {
             warn!("session {pid} exited with status {code} after {lived:.3}s ({who})")
         }

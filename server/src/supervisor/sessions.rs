@@ -9,7 +9,7 @@ use std::time::Instant;
 use log::{error, info, warn};
 use reversi_games::registry::Module;
 
-use super::addresses::Host;
+use super::addresses::{Host, FAST_LOSS};
 use super::pending::Conn;
 use super::reaper::Child;
 use super::Supervisor;
@@ -27,9 +27,7 @@ impl Supervisor {
         }
         self.tokens.forget_game(child.id);
         let why = match status {
-            WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
-                None
-            }
+            WaitStatus::Exited(_, code) if code == 0 || session::lost_by(code).is_some() => None,
             WaitStatus::Exited(_, code) => Some(format!("failed (status {code})")),
             WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
             _ => Some("gone".to_owned()),
@@ -50,6 +48,7 @@ impl Supervisor {
         let WaitStatus::Exited(_, code) = status else {
             return;
         };
+        self.charge_fast_loss(child, code);
         let Some(peer) = session::abandoned_by(code).and_then(|s| child.peers.get(s)) else {
             return;
         };
@@ -59,6 +58,14 @@ impl Supervisor {
                 "{host}: abandons games again and again; may not queue for {} s",
                 wait.as_secs()
             );
+        }
+    }
+
+    /// A game lost within [`FAST_LOSS`] of its start costs its loser's host more starts.
+    fn charge_fast_loss(&mut self, child: &Child, code: i32) {
+        let loser = session::lost_by(code).and_then(|s| child.peers.get(s));
+        if let Some(peer) = loser.filter(|_| child.started.elapsed() < FAST_LOSS) {
+            self.hosts.lost_fast(Host::of(*peer), Instant::now());
         }
     }
 
@@ -236,7 +243,7 @@ impl Supervisor {
                     self.tokens.insert(token, id, seat);
                 }
                 for peer in &peers {
-                    self.hosts.game_started(Host::of(*peer));
+                    self.hosts.game_started(Host::of(*peer), setting_up);
                 }
                 for wire in wires {
                     self.metrics.connection(wire);

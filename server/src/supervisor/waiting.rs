@@ -607,7 +607,7 @@ fn refused(refusal: &Refusal) -> Refused {
     match refusal {
         Refusal::TooManyWaiting(_) | Refusal::NetworkTooManyWaiting(_) => Refused::AddressWaiting,
         Refusal::TooManyGames(_) => Refused::AddressPlaying,
-        Refusal::Barred { .. } => Refused::Barred,
+        Refusal::Barred { .. } | Refusal::StartsSpent { .. } => Refused::Barred,
     }
 }
 

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use attacks_support::{
-    connect_from, honest_pair, loopback, newest_game_id, open_descriptors, quantile, resident,
-    session_pid, spread, text_players, watch, Flood, Kind, LineFlood,
+    connect_from, honest_pair, instant_game, loopback, newest_game_id, open_descriptors, quantile,
+    resident, session_pid, spread, text_players, watch, Flood, InstantGame, Kind, LineFlood,
 };
 use clap::{Parser, ValueEnum};
 use reversi_tests::Server;
@@ -45,6 +45,11 @@ use reversi_tests::Server;
 ///                while its opponent sends MOVE out of turn as fast as it can, reading every reply:
 ///                the round trip p50/p99, and how late the 3 s first-move clock fires.
 ///                Holds: p50 within 2x, the clock within 10 ms.
+///   instant-games for 10 s each, from one address, with the game-start budget off and then
+///                as by default: two text players join Tic-Tac-Toe, the second loses at once by an
+///                illegal move, again and again: games started a second, refusals, record
+///                files written, log bytes. Holds: with the budget, 30 starts at once, then one
+///                game (2 starts, 4 more for the fast loss) per 12 s, and a bounded log.
 ///
 /// Example: target/release/reversi-attack all
 #[derive(Parser)]
@@ -66,6 +71,7 @@ enum Attack {
     ViewerChurn,
     Viewers,
     OutOfTurn,
+    InstantGames,
     All,
 }
 
@@ -93,6 +99,10 @@ fn main() {
     }
     if all || cli.attack == Attack::OutOfTurn {
         out_of_turn();
+    }
+    if all || cli.attack == Attack::InstantGames {
+        instant_games(false);
+        instant_games(true);
     }
     println!("load average: {}", load_average());
 }
@@ -372,5 +382,50 @@ fn out_of_turn() {
         quantile(&mut alone, 0.99),
         quantile(&mut flooded, 0.99),
         f50.as_secs_f64() / a50.as_secs_f64().max(1e-9)
+    );
+}
+
+/// Item 5: one address starts and loses Tic-Tac-Toe games as fast as it can for 10 s,
+/// with the game-start budget as by default if `budget`, else with none.
+fn instant_games(budget: bool) {
+    let records = reversi_tests::scratch::Scratch::new("attack-records");
+    let dir = records.path().to_str().unwrap_or_default().to_owned();
+    let mut args = vec!["--fixed-colours", "--record-dir", &dir];
+    if budget {
+        args.extend(["--game-starts-per-address", "30", "--game-start-rate", "30"]);
+    }
+    let server = server(&args);
+    let logged = log_bytes(&server);
+    let span = Duration::from_secs(10);
+    let started = Instant::now();
+    let (mut lost, mut refused, mut failed) = (0, 0, 0);
+    let mut told = None;
+    while started.elapsed() < span {
+        match instant_game(server.addr(), loopback(0)) {
+            InstantGame::Lost => lost += 1,
+            InstantGame::Refused(why) => {
+                refused += 1;
+                told.get_or_insert(why);
+                // As fast as an attacker would retry, short of melting the machine.
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            InstantGame::Failed => failed += 1,
+        }
+    }
+    let took = started.elapsed();
+    // The last sessions end and write their records.
+    std::thread::sleep(Duration::from_secs(3));
+    println!(
+        "instant-games ({}): {lost} games in {took:.1?} from one address ({:.1} a second), \
+         {refused} refused, {failed} failed; {} record files written; {} bytes logged; told: {}",
+        if budget {
+            "budget as by default"
+        } else {
+            "no budget"
+        },
+        lost as f64 / took.as_secs_f64(),
+        records.entries().len(),
+        log_bytes(&server) - logged,
+        told.as_deref().unwrap_or("-")
     );
 }

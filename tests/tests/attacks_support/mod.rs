@@ -313,3 +313,68 @@ impl LineFlood {
             .sum()
     }
 }
+
+/// How one of item 5's instant games went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstantGame {
+    /// Started, and lost at once by the second player.
+    Lost,
+    /// A player was refused before the game: the server's `ERROR` line.
+    Refused(String),
+    /// Anything else (a connection failed, a line never came).
+    Failed,
+}
+
+/// One instant game from `from`, as issue 22's item 5 played them: two text players join
+/// Tic-Tac-Toe (on a server started with `--fixed-colours`), the first moves b2 and the
+/// second plays b2 too, an illegal move that loses the game at once.
+pub fn instant_game(addr: SocketAddr, from: Ipv4Addr) -> InstantGame {
+    use reversi_tests::text::TextClient;
+    let join = || -> Option<(TextClient, String)> {
+        let mut player = TextClient::from_stream(connect_from(from, addr).ok()?);
+        player.set_timeout(Duration::from_secs(5));
+        player.send("GAME TYPE tictactoe");
+        let line = line_of(&mut player, &["GAME WAITING", "GAME TURN", "ERROR"])?;
+        Some((player, line))
+    };
+    let refused = |line: String| {
+        let why = line.strip_prefix("ERROR ")?;
+        Some(InstantGame::Refused(why.to_owned()))
+    };
+    let Some((mut first, line)) = join() else {
+        return InstantGame::Failed;
+    };
+    if let Some(refusal) = refused(line) {
+        return refusal;
+    }
+    let Some((mut second, line)) = join() else {
+        return InstantGame::Failed;
+    };
+    if let Some(refusal) = refused(line) {
+        return refusal;
+    }
+    let lost = line_of(&mut first, &["READY"]).is_some()
+        && {
+            first.send("MOVE b2");
+            line_of(&mut second, &["READY"]).is_some()
+        }
+        && {
+            second.send("MOVE b2");
+            line_of(&mut second, &["GAME OVER"]).is_some()
+        };
+    if lost {
+        InstantGame::Lost
+    } else {
+        InstantGame::Failed
+    }
+}
+
+/// The first line `client` receives that starts with one of `wanted`; `None` at EOF or timeout.
+fn line_of(client: &mut reversi_tests::text::TextClient, wanted: &[&str]) -> Option<String> {
+    loop {
+        let line = client.recv()?;
+        if wanted.iter().any(|w| line.starts_with(w)) {
+            return Some(line);
+        }
+    }
+}

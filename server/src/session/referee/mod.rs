@@ -239,6 +239,11 @@ impl Referee {
         }
     }
 
+    /// The seat that lost the (last) game by its own doing, if one did.
+    pub fn lost_by(&self) -> Option<usize> {
+        self.end.as_ref().and_then(End::culprit)
+    }
+
     /// Starts the first game: the board to everyone, the game's timers, then the first turn.
     pub fn start(&mut self, now: Now) -> Vec<Delivery> {
         let mut out = Vec::new();
