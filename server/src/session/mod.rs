@@ -97,6 +97,9 @@ pub struct SessionConfig {
     pub settings: Settings,
     /// Where journals are kept while games run (the record directory, or a temporary one).
     pub journal_dir: PathBuf,
+    /// A store is on: the journal, with every game ended, stays for the supervisor to
+    /// archive (it removes it then).
+    pub keep_journals: bool,
     pub viewers: ViewerLimits,
     /// The first-move clock of a game whose every seat joined on arrival, without a word
     /// (seed 000's listener): the handshake timeout, when shorter (TEXT-PROTOCOL.md §14).
@@ -138,7 +141,7 @@ pub fn run(
     session.serve()?;
     session.write_records();
     if let Some(journal) = session.journal.take() {
-        journal.finish();
+        journal.finish(config.keep_journals);
     }
     Ok(session.referee.exit_code())
 }
@@ -222,7 +225,11 @@ impl<'a> Session<'a> {
             config,
             started: Instant::now(),
             // Opened with the first move: a game that never starts costs no file.
-            journal: Some(journal::Journal::new(journal_path, &header)),
+            journal: Some(journal::Journal::new(
+                journal_path,
+                &header,
+                group.control.map(|c| c.to_string()).as_deref(),
+            )),
             poll,
             abort,
             viewers,
@@ -855,6 +862,7 @@ mod tests {
             record_dir: None,
             settings: Settings::default(),
             journal_dir: PathBuf::new(),
+            keep_journals: false,
             viewers: ViewerLimits {
                 per_game: 1,
                 per_address: 1,

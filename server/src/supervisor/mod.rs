@@ -41,6 +41,8 @@ use reaper::Children;
 use turns::{ReadyList, Turn};
 
 const SIGNAL: Token = Token(0);
+/// The store's writer has written games (`crate::store::archive`).
+const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
 
@@ -108,6 +110,12 @@ pub struct Supervisor {
     /// Told to take no new games (`reversid ctl drain`): running games finish, players
     /// are turned away and `/health` fails, so a balancer sends them to other hosts.
     drained: bool,
+    /// The store, when one is on: its archive is started by `run` (after any daemon fork,
+    /// as it runs a thread).
+    store: Option<crate::store::Setting>,
+    archive: Option<crate::store::archive::Archive>,
+    /// Held while the supervisor runs: the data directory is its alone.
+    data_dir_lock: Option<std::fs::File>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -164,9 +172,42 @@ impl Supervisor {
             fork_server: None,
             metrics: Metrics::new(),
             drained: false,
+            store: None,
+            archive: None,
+            data_dir_lock: None,
         };
         sup.register_listeners()?;
         Ok(sup)
+    }
+
+    /// Archives every finished game in this store (none: no archive).
+    pub fn with_store(mut self, store: Option<crate::store::Setting>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Starts the store's writer, which first takes the journals an earlier run left.
+    fn start_archive(&mut self) -> io::Result<()> {
+        let Some(setting) = &self.store else {
+            return Ok(());
+        };
+        self.data_dir_lock = Some(crate::store::lock(setting)?);
+        let store = crate::store::open(setting)?;
+        let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
+        let wake = Box::new(move || {
+            let _ = waker.wake();
+        });
+        let dir = setting.journal_dir();
+        match crate::store::archive::Archive::start(store, &dir, wake) {
+            Ok(archive) => self.archive = Some(archive),
+            // Games are still played, and their journals kept for a start that can archive them.
+            Err(e) => error!(
+                "cannot start the store's writer thread: {e}; finished games stay in {} \
+                 until a later start archives them",
+                dir.display()
+            ),
+        }
+        Ok(())
     }
 
     /// What to do on SIGHUP (default: log it).
@@ -195,6 +236,7 @@ impl Supervisor {
     /// Runs until a shutdown completes.
     pub fn run(mut self) -> io::Result<()> {
         self.start_fork_server();
+        self.start_archive()?;
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.ready.is_empty() {
@@ -212,6 +254,11 @@ impl Supervisor {
             for event in events.iter() {
                 match event.token() {
                     SIGNAL => self.on_signals(),
+                    ARCHIVE => {
+                        if let Some(archive) = &mut self.archive {
+                            archive.on_written();
+                        }
+                    }
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
@@ -228,6 +275,9 @@ impl Supervisor {
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();
+                if let Some(archive) = self.archive.take() {
+                    archive.finish();
+                }
                 return Ok(());
             }
         }
@@ -344,6 +394,7 @@ impl Supervisor {
             self.backoff_until,
             phase,
             summary,
+            self.archive.as_ref().and_then(|a| a.deadline()),
         ]
         .into_iter()
         .flatten()
@@ -430,6 +481,9 @@ impl Supervisor {
 
     fn on_timers(&mut self, now: Instant) {
         self.log_summary(now);
+        if let Some(archive) = &mut self.archive {
+            archive.on_timer(now);
+        }
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self
                 .pending

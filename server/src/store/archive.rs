@@ -1,0 +1,260 @@
+//! The supervisor's side of the archive: journals in, finished games to the store's
+//! [`Writer`], journals removed once their games are stored. Nothing here waits on the
+//! database: a full queue or a failing database leaves the journal where it is, and it is
+//! tried again later (every [`RETRY`]), and at the next start.
+
+use std::collections::{HashMap, VecDeque};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use log::{debug, error, info, warn};
+use reversi_store::{GameId, Recorded, Store, Submit, Wake, Writer};
+
+use super::journal_game::{self, Origin};
+use crate::session::journal;
+
+/// How long a journal that could not be handed over waits before the next try.
+const RETRY: Duration = Duration::from_secs(5);
+/// Games waiting for the writer at most.
+const QUEUE: usize = 1024;
+
+pub struct Archive {
+    /// Taken at exit only.
+    writer: Option<Writer>,
+    dir: PathBuf,
+    host: String,
+    /// Journals whose games are with the writer: the answers still awaited, and whether
+    /// one said the game was not stored.
+    with_writer: HashMap<PathBuf, (usize, bool)>,
+    game_journal: HashMap<GameId, PathBuf>,
+    /// Journals to hand over again at `retry_at`.
+    later: VecDeque<PathBuf>,
+    retry_at: Option<Instant>,
+    /// Journals of an earlier server that a live session still writes: looked for again.
+    rescan: bool,
+    /// Set while the database refuses games: one error line an outage, not one a game.
+    failing: bool,
+}
+
+impl Archive {
+    /// Starts the writer on `store` (opened by the caller); `wake` tells the loop when
+    /// games were written. Journals left in `dir` by an earlier server are handed over now.
+    pub fn start(store: Box<dyn Store>, dir: &Path, wake: Wake) -> std::io::Result<Archive> {
+        let host = fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_owned())
+            .unwrap_or_default();
+        let mut archive = Archive {
+            writer: Some(Writer::try_start(store, QUEUE, Some(wake))?),
+            dir: dir.to_owned(),
+            host,
+            with_writer: HashMap::new(),
+            game_journal: HashMap::new(),
+            later: VecDeque::new(),
+            retry_at: None,
+            failing: false,
+            rescan: true,
+        };
+        archive.take_leftovers();
+        Ok(archive)
+    }
+
+    /// The journal of a session that ended: its games go to the writer.
+    pub fn take(&mut self, supervisor: u32, id: u64) {
+        let path = journal::path(&self.dir, supervisor, id);
+        if path.exists() {
+            self.hand_over(path);
+        }
+    }
+
+    /// When [`Archive::on_timer`] has work.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.retry_at
+    }
+
+    pub fn on_timer(&mut self, now: Instant) {
+        if self.retry_at.is_none_or(|t| t > now) {
+            return;
+        }
+        self.retry_at = None;
+        if self.rescan {
+            self.take_leftovers();
+        }
+        for path in std::mem::take(&mut self.later) {
+            self.hand_over(path);
+        }
+    }
+
+    /// The writer's answers: a journal all of whose games are stored is removed.
+    pub fn on_written(&mut self) {
+        let written = self.writer.as_ref().map(Writer::written);
+        for written in written.unwrap_or_default() {
+            let Some(path) = self.game_journal.remove(&written.id) else {
+                continue;
+            };
+            let refused = match written.result {
+                Ok(Recorded::Stored) => false,
+                Ok(Recorded::AlreadyStored) => {
+                    debug!("game {} was stored already", written.id);
+                    false
+                }
+                Err(e) => {
+                    self.failed(&format!("game {} not stored: {e}", written.id));
+                    true
+                }
+            };
+            self.answered(path, refused);
+        }
+    }
+
+    /// At exit: the writer stores what it was given; journals not stored stay for the next start.
+    pub fn finish(mut self) {
+        let results = self.writer.take().map(Writer::finish);
+        for written in results.unwrap_or_default() {
+            if let Some(path) = self.game_journal.remove(&written.id) {
+                self.answered(path, written.result.is_err());
+            }
+        }
+        let left = self.with_writer.len() + self.later.len();
+        if left > 0 {
+            warn!("{left} journals not archived yet; the next start stores them");
+        }
+    }
+
+    fn answered(&mut self, path: PathBuf, refused: bool) {
+        let Some(entry) = self.with_writer.get_mut(&path) else {
+            return;
+        };
+        entry.0 -= 1;
+        entry.1 |= refused;
+        if entry.0 > 0 {
+            return;
+        }
+        let failed = entry.1;
+        self.with_writer.remove(&path);
+        if failed {
+            self.try_later(path);
+            return;
+        }
+        if self.failing {
+            info!("the store takes games again");
+            self.failing = false;
+        }
+        if let Err(e) = fs::remove_file(&path) {
+            warn!("cannot remove the archived journal {}: {e}", path.display());
+        }
+    }
+
+    /// Reads the journal at `path` and queues its games; a full queue leaves it for later.
+    fn hand_over(&mut self, path: PathBuf) {
+        if self.with_writer.contains_key(&path) {
+            return;
+        }
+        let games = match self.read(&path) {
+            Ok(games) => games,
+            Err(why) => {
+                error!(
+                    "cannot archive the journal {} (kept): {why}",
+                    path.display()
+                );
+                let _ = fs::rename(&path, path.with_extension("unreadable"));
+                return;
+            }
+        };
+        let count = games.len();
+        for (i, game) in games.into_iter().enumerate() {
+            let id = game.id.clone();
+            let Some(writer) = &self.writer else { return };
+            match writer.submit(game) {
+                Ok(()) => {
+                    self.game_journal.insert(id, path.clone());
+                }
+                Err(Submit::Full(_) | Submit::Stopped(_)) => {
+                    // The games handed over already stay with the writer; all are
+                    // handed over again later (storing twice is harmless).
+                    if i > 0 {
+                        self.with_writer.insert(path.clone(), (i, true));
+                    } else {
+                        self.try_later(path);
+                    }
+                    return;
+                }
+            }
+        }
+        self.with_writer.insert(path, (count, false));
+    }
+
+    fn read(&self, path: &Path) -> Result<Vec<reversi_store::FinishedGame>, String> {
+        let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let contents = journal::read(&text)?;
+        let modified_ms = fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));
+        let supervisor = supervisor_of(path).ok_or("not a journal's name")?;
+        let origin = Origin {
+            supervisor,
+            host: &self.host,
+            modified_ms,
+            unfinished: "the server stopped",
+        };
+        journal_game::games(&contents, &origin)
+    }
+
+    fn try_later(&mut self, path: PathBuf) {
+        if !self.later.contains(&path) {
+            self.later.push_back(path);
+        }
+        self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
+    }
+
+    fn failed(&mut self, why: &str) {
+        if !self.failing {
+            error!("{why}; games stay in their journals until the store takes them");
+            self.failing = true;
+        } else {
+            debug!("{why}");
+        }
+    }
+
+    /// Hands over the journals of earlier servers (another pid) that no live session holds;
+    /// looks again later while a session still holds one.
+    fn take_leftovers(&mut self) {
+        let own = std::process::id();
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut held = false;
+        let mut found = 0;
+        for path in entries.flatten().map(|e| e.path()) {
+            let Some(pid) = supervisor_of(&path) else {
+                continue;
+            };
+            if pid == own || self.with_writer.contains_key(&path) || self.later.contains(&path) {
+                continue;
+            }
+            if journal::in_use(&path) {
+                held = true;
+                continue;
+            }
+            found += 1;
+            self.hand_over(path);
+        }
+        if found > 0 {
+            info!("archiving {found} journals left by an earlier run");
+        }
+        self.rescan = held;
+        if held {
+            self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
+        }
+    }
+}
+
+/// The supervisor pid in a journal's name, `.journal-<pid>-<id>`.
+fn supervisor_of(path: &Path) -> Option<u32> {
+    let name = path.file_name()?.to_str()?;
+    let (pid, id) = name.strip_prefix(".journal-")?.split_once('-')?;
+    id.parse::<u64>().ok()?;
+    pid.parse().ok()
+}

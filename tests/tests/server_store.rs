@@ -1,0 +1,116 @@
+//! The store wired into reversid (spec/STORE.md §10): every finished game reaches the
+//! archive, exactly once, even when the server is killed while games end.
+
+use std::time::{Duration, Instant};
+
+use reversi_store::{Outcome, SqliteStore, Store};
+use reversi_tests::scratch::Scratch;
+use reversi_tests::{Client, Msg, Server, Signal};
+
+/// Waits until the archive in `dir` holds `count` games; returns them (newest first).
+fn archived(dir: &Scratch, count: usize) -> Vec<reversi_store::StoredGame> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut store = SqliteStore::open(dir.path()).expect("open the server's store");
+        let games = store.recent_games(100_000).unwrap();
+        if games.len() >= count || Instant::now() > deadline {
+            assert_eq!(games.len(), count, "games archived");
+            return games
+                .iter()
+                .map(|g| store.game(&g.id).unwrap().expect("a listed game"))
+                .collect();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `games` pairs make their first move; then every pair hangs up, and the supervisor is
+/// killed (SIGKILL) after `kill_after` of them, its sessions finishing on their own. A
+/// second server on the same data directory archives what the first could not: every game,
+/// once, with its move.
+fn burst(games: usize, kill_after: usize) {
+    let data = Scratch::new("store-burst");
+    let dir = data.path().to_str().unwrap();
+    let mut first = Server::start(&["--data-dir", dir, "--fixed-colours"]);
+    let mut pairs: Vec<(Client, Client)> = (0..games).map(|_| first.pair()).collect();
+    for (black, white) in &mut pairs {
+        black.expect(Msg::Turn);
+        black.place(5, 4); // f5
+        while !matches!(white.recv(), Msg::UpdateBoard(..)) {}
+    }
+    for (i, (black, white)) in pairs.iter().enumerate() {
+        if i == kill_after {
+            first.signal(Signal::SIGKILL);
+        }
+        black.hang_up();
+        white.hang_up();
+    }
+    first.wait_exit();
+    let second = Server::start(&["--data-dir", dir, "--fixed-colours"]);
+    let stored = archived(&data, games);
+    for game in &stored {
+        assert_eq!(game.kind, "reversi");
+        assert_eq!(game.moves.len(), 1, "{game:?}");
+        assert_eq!(game.moves[0].notation, "f5");
+        assert_ne!(game.outcome, Outcome::Aborted, "{game:?}");
+    }
+    let journals = data.path().join("journals");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_dir(&journals).unwrap().count() > 0 {
+        assert!(Instant::now() < deadline, "journals left after archiving");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(second);
+    drop(first);
+}
+
+#[test]
+fn every_game_reaches_the_archive_once_though_the_server_is_killed_while_games_end() {
+    burst(8, 4);
+}
+
+#[test]
+#[ignore = "a longer burst: cargo test -p reversi-tests --test server_store -- --ignored"]
+fn a_long_burst_with_a_kill_loses_no_game() {
+    burst(200, 117);
+}
+
+#[test]
+fn a_finished_game_is_archived_and_its_journal_removed() {
+    let server = Server::start(&["--fixed-colours"]);
+    let (mut black, mut white) = server.pair();
+    black.expect(Msg::Turn);
+    black.place(5, 4);
+    while !matches!(white.recv(), Msg::UpdateBoard(..)) {}
+    black.hang_up();
+    while white.recv() != Msg::Closed {}
+    let stored = archived(server.data_dir(), 1);
+    let game = &stored[0];
+    assert_eq!(game.moves[0].notation, "f5");
+    assert!(game.started <= game.ended);
+    assert!(
+        matches!(game.outcome, Outcome::Win { team: 1, .. }),
+        "white wins when black leaves: {game:?}"
+    );
+    assert_eq!(game.seats.len(), 2);
+    assert!(
+        game.seats
+            .iter()
+            .all(|s| s.name == reversi_store::ANONYMOUS),
+        "binary clients are anonymous"
+    );
+    assert!(server.data_dir().path().join("reversid.sqlite3").exists());
+}
+
+#[test]
+fn a_second_server_may_not_use_the_same_data_directory() {
+    let first = Server::start(&[]);
+    let dir = first.data_dir().path().to_str().unwrap().to_owned();
+    let out = std::process::Command::new(reversi_tests::reversid_binary())
+        .args(["--listen", "127.0.0.1:0", "--data-dir", &dir])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another reversid uses it"), "{err}");
+}
