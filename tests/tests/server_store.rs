@@ -114,3 +114,61 @@ fn a_second_server_may_not_use_the_same_data_directory() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("another reversid uses it"), "{err}");
 }
+
+/// Plays one game to black's first move and hangs up.
+fn one_move_game(server: &Server) {
+    let (mut black, mut white) = server.pair();
+    black.expect(Msg::Turn);
+    black.place(5, 4);
+    while !matches!(white.recv(), Msg::UpdateBoard(..)) {}
+    black.hang_up();
+    while white.recv() != Msg::Closed {}
+}
+
+#[test]
+fn records_that_cannot_be_written_wait_in_their_journals_with_one_error_line() {
+    let records = Scratch::new("store-records");
+    let dir = records.path().join("records");
+    std::fs::create_dir(&dir).unwrap();
+    let server = Server::start(&["--record-dir", dir.to_str().unwrap(), "--fixed-colours"]);
+    // As a full disk does: every record fails (here the directory is gone).
+    std::fs::remove_dir(&dir).unwrap();
+    for _ in 0..3 {
+        one_move_game(&server);
+    }
+    archived(server.data_dir(), 3);
+    server.wait_log("cannot write records into");
+    std::fs::create_dir(&dir).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_dir(&dir).unwrap().count() < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "the kept records were never written"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    server.wait_log("records are written into");
+    let errors = server
+        .logs()
+        .into_iter()
+        .filter(|l| l.contains("cannot write") && (l.contains("WARN") || l.contains("ERROR")))
+        .count();
+    assert_eq!(
+        errors,
+        1,
+        "one error line, not one a game: {:#?}",
+        server.logs()
+    );
+    let journals = server.data_dir().path().join("journals");
+    while std::fs::read_dir(&journals).unwrap().count() > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "journals left once all is written"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for record in std::fs::read_dir(&dir).unwrap().flatten() {
+        let text = std::fs::read_to_string(record.path()).unwrap();
+        assert!(text.contains("f5"), "{text}");
+    }
+}

@@ -15,6 +15,9 @@
 //! round <n>                               a rematch round starts (then its `started`)
 //! finished <unix ms> <end> <teams> <result> <why…>   the round ended (see [`finished_line`])
 //! aborted <why>                           the supervisor's: the session died
+//! unwritten <round> <ext> <record>        a record file the session could not write (its
+//!                                         text, `\\` and `\n` escaped), for the supervisor
+//! written <round>                         the supervisor's: it wrote that record since
 //! ```
 //!
 //! Older journals have no `started`, `control`, `finished` nor move times; they read the same.
@@ -45,7 +48,13 @@ pub struct Journal {
     failed: bool,
     /// The last move (or the round's start): a move's time is counted from it.
     last: Instant,
+    /// A record is kept here: the journal must stay, whatever happens to the game.
+    holds_record: bool,
 }
+
+/// Room reserved for a journal when it is made, so that a disk that fills while the game is
+/// played still takes its moves, its end and a record it holds.
+const RESERVE: i64 = 64 * 1024;
 
 /// Milliseconds since the Unix epoch, now.
 pub fn unix_ms() -> i64 {
@@ -67,6 +76,7 @@ impl Journal {
             path,
             failed: false,
             last: Instant::now(),
+            holds_record: false,
         }
     }
 
@@ -86,9 +96,13 @@ impl Journal {
                     ),
                     _ => e,
                 })?;
-            // Held while this process lives: see the module's documentation.
-            // SAFETY: flock on a descriptor we own.
-            unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            // Held while this process lives: see the module's documentation. The room is
+            // reserved without changing the size (where the file system cannot, it is not).
+            // SAFETY: flock and fallocate on a descriptor we own.
+            unsafe {
+                libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB);
+                libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, RESERVE);
+            }
             writeln!(file, "{}", self.header)?;
             self.file = Some(file);
         }
@@ -112,19 +126,31 @@ impl Journal {
         self.write(&text);
     }
 
-    fn write(&mut self, text: &str) {
-        if let Err(e) = self.open().and_then(|file| writeln!(file, "{text}")) {
-            if !self.failed {
-                warn!("cannot append to {}: {e}", self.path.display());
-                self.failed = true;
+    fn write(&mut self, text: &str) -> bool {
+        match self.open().and_then(|file| writeln!(file, "{text}")) {
+            Ok(()) => true,
+            Err(e) => {
+                if !self.failed {
+                    warn!("cannot append to {}: {e}", self.path.display());
+                    self.failed = true;
+                }
+                false
             }
         }
+    }
+
+    /// Keeps the record of round `round` that could not be written as a file: the
+    /// supervisor writes it when it can. Whether the journal took it.
+    pub fn keep_record(&mut self, round: u32, ext: &str, record: &str) -> bool {
+        let kept = self.write(&format!("unwritten {round} {ext} {}", escape(record)));
+        self.holds_record |= kept;
+        kept
     }
 
     /// The session ends: without a store the game was recorded and the journal is no
     /// longer needed; with one (`keep`), the supervisor archives it, then removes it.
     pub fn finish(self, keep: bool) {
-        if self.file.is_some() && !keep {
+        if self.file.is_some() && !keep && !self.holds_record {
             let _ = fs::remove_file(&self.path);
         }
     }
@@ -164,6 +190,16 @@ pub struct Contents {
     pub rounds: Vec<Round>,
     /// The supervisor's `aborted` line: the session died (during the last round).
     pub aborted: Option<String>,
+    /// Records to write as files: those `unwritten` and not `written` since.
+    pub records: Vec<Unwritten>,
+}
+
+/// A record the session could not write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unwritten {
+    pub round: u32,
+    pub ext: String,
+    pub text: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -208,6 +244,7 @@ pub fn read(text: &str) -> Result<Contents, String> {
             ..Round::default()
         }],
         aborted: None,
+        records: Vec::new(),
     };
     for line in lines {
         read_line(&mut contents, line).ok_or_else(|| format!("bad journal line {line:?}"))?;
@@ -239,6 +276,17 @@ fn read_line(contents: &mut Contents, line: &str) -> Option<()> {
         }),
         "finished" => round.end = Some(read_end(rest)?),
         "aborted" => contents.aborted = Some(rest.to_owned()),
+        "unwritten" => {
+            let mut words = rest.splitn(3, ' ');
+            let round = words.next()?.parse().ok()?;
+            let ext = words.next()?.to_owned();
+            let text = unescape(words.next().unwrap_or(""))?;
+            contents.records.push(Unwritten { round, ext, text });
+        }
+        "written" => {
+            let round: u32 = rest.parse().ok()?;
+            contents.records.retain(|r| r.round != round);
+        }
         _ => {
             let (notation, took_ms) = match rest.split_once('\t') {
                 Some((notation, ms)) => (notation, Some(ms.parse().ok()?)),
@@ -277,6 +325,33 @@ fn read_end(rest: &str) -> Option<RoundEnd> {
         winner,
         why,
     })
+}
+
+/// A record's text on one line: `\\` for `\`, `\n` for a newline.
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+fn unescape(line: &str) -> Option<String> {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                '\\' => out.push('\\'),
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Notes in the journal at `path` that the record of `round` is written now.
+pub fn note_written(path: &Path, round: u32) -> io::Result<()> {
+    let mut file = OpenOptions::new().append(true).open(path)?;
+    writeln!(file, "written {round}")
 }
 
 /// Whether a live process (the session writing it) holds the journal at `path`.
@@ -460,6 +535,32 @@ mod tests {
         );
         assert!(super::read("game x\n").is_err());
         assert!(super::read("game x id 1 players a\nfinished x\n").is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_record_that_could_not_be_written_is_kept_until_it_is() {
+        let dir = std::env::temp_dir().join(format!("reversid-journal-rec-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let at = path(&dir, 1, 5);
+        let mut j = Journal::new(at.clone(), "game tictactoe id 5 players a b", None);
+        j.append("X b2");
+        let record = "[Game \"Tic-tac-toe\"]\n\nX b2 \\ odd\n";
+        assert!(j.keep_record(1, "txt", record));
+        j.finish(false);
+        assert!(at.exists(), "a journal holding a record stays");
+        let contents = read(&fs::read_to_string(&at).unwrap()).unwrap();
+        assert_eq!(
+            contents.records,
+            [Unwritten {
+                round: 1,
+                ext: "txt".into(),
+                text: record.into()
+            }]
+        );
+        note_written(&at, 1).unwrap();
+        let contents = read(&fs::read_to_string(&at).unwrap()).unwrap();
+        assert!(contents.records.is_empty(), "written since");
         fs::remove_dir_all(&dir).unwrap();
     }
 

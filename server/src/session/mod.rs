@@ -701,6 +701,18 @@ impl<'a> Session<'a> {
             if let Some(dir) = &self.config.record_dir {
                 match write_record(dir, &finished.record, finished.ext, finished.round) {
                     Ok(path) => debug!("recorded as {}", path.display()),
+                    // Kept in the journal: the supervisor writes it when it can, and says
+                    // so once, not once a game.
+                    Err(e)
+                        if self.journal.as_mut().is_some_and(|j| {
+                            j.keep_record(finished.round, finished.ext, &finished.record)
+                        }) =>
+                    {
+                        debug!(
+                            "cannot write the game record into {}: {e}; kept in the journal",
+                            dir.display()
+                        )
+                    }
                     Err(e) => warn!("cannot write the game record into {}: {e}", dir.display()),
                 }
             }
@@ -813,17 +825,28 @@ fn seat_conns(poll: &Poll, seats: Vec<Seat>) -> io::Result<(Vec<Conn>, Vec<Vec<u
 /// Writes a record as `DIR/<unix-millis>-<pid>-<round>.<ext>`, via a temporary name
 /// and a rename, so a reader never sees half a record.
 fn write_record(dir: &Path, text: &str, ext: &str, round: u32) -> io::Result<PathBuf> {
-    use std::io::Write;
     let millis = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let name = format!("{millis}-{}-{round}.{ext}", std::process::id());
+    write_record_as(dir, &name, text)
+}
+
+/// Writes a record as `DIR/<name>` (a temporary name, synced, then renamed). Also the
+/// supervisor's, for records a session kept in its journal.
+pub(crate) fn write_record_as(dir: &Path, name: &str, text: &str) -> io::Result<PathBuf> {
+    use std::io::Write;
     let tmp = dir.join(format!(".{name}.tmp"));
     let path = dir.join(name);
-    let mut file = std::fs::File::create(&tmp)?;
-    writeln!(file, "{}", text.trim_end())?;
-    file.sync_data()?;
-    drop(file);
+    let written = std::fs::File::create(&tmp).and_then(|mut file| {
+        writeln!(file, "{}", text.trim_end())?;
+        file.sync_data()
+    });
+    if let Err(e) = written {
+        // A full disk: what was written of it must not take the room another record needs.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     std::fs::rename(&tmp, &path)?;
     Ok(path)
 }

@@ -24,9 +24,8 @@ pub struct Archive {
     writer: Option<Writer>,
     dir: PathBuf,
     host: String,
-    /// Journals whose games are with the writer: the answers still awaited, and whether
-    /// one said the game was not stored.
-    with_writer: HashMap<PathBuf, (usize, bool)>,
+    /// Journals whose games are with the writer.
+    with_writer: HashMap<PathBuf, Kept>,
     game_journal: HashMap<GameId, PathBuf>,
     /// Journals to hand over again at `retry_at`.
     later: VecDeque<PathBuf>,
@@ -35,12 +34,31 @@ pub struct Archive {
     rescan: bool,
     /// Set while the database refuses games: one error line an outage, not one a game.
     failing: bool,
+    /// `--record-dir`, where records a session could not write are written.
+    records: Option<PathBuf>,
+    /// Set while records cannot be written: one error line, not one a game.
+    records_failing: bool,
+}
+
+/// A journal whose games are with the writer.
+struct Kept {
+    /// Answers still awaited.
+    left: usize,
+    /// The journal must stay: a game was not stored, or a record it holds not written.
+    again: bool,
 }
 
 impl Archive {
     /// Starts the writer on `store` (opened by the caller); `wake` tells the loop when
     /// games were written. Journals left in `dir` by an earlier server are handed over now.
-    pub fn start(store: Box<dyn Store>, dir: &Path, wake: Wake) -> std::io::Result<Archive> {
+    /// `records`: the record directory, where the records sessions kept in their journals
+    /// (a full disk) are written.
+    pub fn start(
+        store: Box<dyn Store>,
+        dir: &Path,
+        records: Option<PathBuf>,
+        wake: Wake,
+    ) -> std::io::Result<Archive> {
         let host = fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_owned())
             .unwrap_or_default();
@@ -54,6 +72,8 @@ impl Archive {
             retry_at: None,
             failing: false,
             rescan: true,
+            records,
+            records_failing: false,
         };
         archive.take_leftovers();
         Ok(archive)
@@ -122,21 +142,21 @@ impl Archive {
     }
 
     fn answered(&mut self, path: PathBuf, refused: bool) {
-        let Some(entry) = self.with_writer.get_mut(&path) else {
+        let Some(kept) = self.with_writer.get_mut(&path) else {
             return;
         };
-        entry.0 -= 1;
-        entry.1 |= refused;
-        if entry.0 > 0 {
+        kept.left -= 1;
+        kept.again |= refused;
+        if kept.left > 0 {
             return;
         }
-        let failed = entry.1;
+        let again = kept.again;
         self.with_writer.remove(&path);
-        if failed {
+        if again {
             self.try_later(path);
             return;
         }
-        if self.failing {
+        if self.failing && !refused {
             info!("the store takes games again");
             self.failing = false;
         }
@@ -145,13 +165,48 @@ impl Archive {
         }
     }
 
+    /// Writes the records the journal at `path` keeps; whether all are written.
+    fn write_records(&mut self, path: &Path, contents: &journal::Contents) -> bool {
+        let Some(dir) = self.records.clone() else {
+            return true;
+        };
+        for record in &contents.records {
+            let name = format!(
+                "{}-{}-{}-{}.{}",
+                journal::unix_ms(),
+                supervisor_of(path).unwrap_or(0),
+                contents.id,
+                record.round,
+                record.ext
+            );
+            let written = crate::session::write_record_as(&dir, &name, &record.text)
+                .and_then(|_| journal::note_written(path, record.round));
+            if let Err(e) = written {
+                if !self.records_failing {
+                    error!(
+                        "cannot write records into {}: {e}; each is kept in its game's journal \
+                         and written when it can",
+                        dir.display()
+                    );
+                    self.records_failing = true;
+                }
+                return false;
+            }
+            if self.records_failing {
+                info!("records are written into {} again", dir.display());
+                self.records_failing = false;
+            }
+        }
+        true
+    }
+
     /// Reads the journal at `path` and queues its games; a full queue leaves it for later.
     fn hand_over(&mut self, path: PathBuf) {
         if self.with_writer.contains_key(&path) {
             return;
         }
-        let games = match self.read(&path) {
-            Ok(games) => games,
+        let (contents, games) = match self.read(&path) {
+            Ok(read) => read,
             Err(why) => {
                 error!(
                     "cannot archive the journal {} (kept): {why}",
@@ -161,6 +216,7 @@ impl Archive {
                 return;
             }
         };
+        let records_left = !self.write_records(&path, &contents);
         let count = games.len();
         for (i, game) in games.into_iter().enumerate() {
             let id = game.id.clone();
@@ -173,7 +229,11 @@ impl Archive {
                     // The games handed over already stay with the writer; all are
                     // handed over again later (storing twice is harmless).
                     if i > 0 {
-                        self.with_writer.insert(path.clone(), (i, true));
+                        let kept = Kept {
+                            left: i,
+                            again: true,
+                        };
+                        self.with_writer.insert(path.clone(), kept);
                     } else {
                         self.try_later(path);
                     }
@@ -181,10 +241,24 @@ impl Archive {
                 }
             }
         }
-        self.with_writer.insert(path, (count, false));
+        let kept = Kept {
+            left: count,
+            again: records_left,
+        };
+        if count == 0 {
+            // Nothing for the writer: only records, written or not.
+            self.with_writer
+                .insert(path.clone(), Kept { left: 1, ..kept });
+            self.answered(path, false);
+            return;
+        }
+        self.with_writer.insert(path, kept);
     }
 
-    fn read(&self, path: &Path) -> Result<Vec<reversi_store::FinishedGame>, String> {
+    fn read(
+        &self,
+        path: &Path,
+    ) -> Result<(journal::Contents, Vec<reversi_store::FinishedGame>), String> {
         let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
         let contents = journal::read(&text)?;
         let modified_ms = fs::metadata(path)
@@ -199,7 +273,8 @@ impl Archive {
             modified_ms,
             unfinished: "the server stopped",
         };
-        journal_game::games(&contents, &origin)
+        let games = journal_game::games(&contents, &origin)?;
+        Ok((contents, games))
     }
 
     fn try_later(&mut self, path: PathBuf) {

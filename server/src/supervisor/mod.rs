@@ -198,7 +198,12 @@ impl Supervisor {
             let _ = waker.wake();
         });
         let dir = setting.journal_dir();
-        match crate::store::archive::Archive::start(store, &dir, wake) {
+        let records = self
+            .games
+            .sessions
+            .values()
+            .find_map(|s| s.record_dir.clone());
+        match crate::store::archive::Archive::start(store, &dir, records, wake) {
             Ok(archive) => self.archive = Some(archive),
             // Games are still played, and their journals kept for a start that can archive them.
             Err(e) => error!(
