@@ -172,3 +172,44 @@ fn records_that_cannot_be_written_wait_in_their_journals_with_one_error_line() {
         assert!(text.contains("f5"), "{text}");
     }
 }
+
+/// `GET path` on the server's port; the whole answer.
+fn get(server: &Server, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(server.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn the_archive_is_served_as_pages_and_exports() {
+    let server = Server::start(&["--fixed-colours"]);
+    one_move_game(&server);
+    let game = archived(server.data_dir(), 1).remove(0);
+    let id = game.id.as_str();
+    let replay = get(&server, &format!("/games/{id}"));
+    assert!(replay.starts_with("HTTP/1.1 200 OK\r\n"), "{replay}");
+    assert!(
+        replay.contains("text/html") && replay.contains("f5"),
+        "{replay}"
+    );
+    let json = get(&server, &format!("/games/{id}.json"));
+    assert!(
+        json.contains("application/json") && json.contains("\"f5\""),
+        "{json}"
+    );
+    let ggf = get(&server, &format!("/games/{id}.ggf"));
+    assert!(ggf.contains("(;GM[Othello]"), "{ggf}");
+    let board = get(&server, "/leaderboard/reversi");
+    assert!(board.starts_with("HTTP/1.1 200 OK\r\n"), "{board}");
+    let nobody = get(&server, "/players/nobody1");
+    assert!(nobody.starts_with("HTTP/1.1 404 Not Found\r\n"), "{nobody}");
+    let without = Server::start(&["--no-store"]);
+    let answer = get(&without, &format!("/games/{id}"));
+    assert!(answer.contains("--no-store"), "{answer}");
+}

@@ -13,6 +13,7 @@ mod text;
 mod web;
 
 pub use web::Operator;
+pub use web::{pages, response as http_response};
 
 use std::net::SocketAddr;
 
@@ -183,6 +184,9 @@ pub enum Verdict {
     Watch { id: u64, used: usize },
     /// The client leaves: close it, send nothing.
     Leave,
+    /// An HTTP request for a store's page: the connection goes to a store worker, which
+    /// answers and closes it (spec/STORE.md §11).
+    Page(pages::Page),
     /// Send `farewell` and close. `note`: what the log says of it (a refusal's reason).
     Close {
         farewell: Vec<u8>,
@@ -206,7 +210,7 @@ impl Verdict {
             Verdict::Reply { used, .. }
             | Verdict::Join { used, .. }
             | Verdict::Watch { used, .. } => *used,
-            Verdict::Wait | Verdict::Leave | Verdict::Close { .. } => 0,
+            Verdict::Wait | Verdict::Leave | Verdict::Close { .. } | Verdict::Page(_) => 0,
         }
     }
 }

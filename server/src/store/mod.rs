@@ -6,6 +6,7 @@
 pub mod archive;
 pub mod journal_game;
 pub mod options;
+pub mod workers;
 
 use std::fs;
 use std::io;

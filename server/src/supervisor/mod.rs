@@ -116,6 +116,8 @@ pub struct Supervisor {
     archive: Option<crate::store::archive::Archive>,
     /// Held while the supervisor runs: the data directory is its alone.
     data_dir_lock: Option<std::fs::File>,
+    /// The threads that make the store's pages.
+    pages: Option<crate::store::workers::Workers>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -175,6 +177,7 @@ impl Supervisor {
             store: None,
             archive: None,
             data_dir_lock: None,
+            pages: None,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -198,6 +201,12 @@ impl Supervisor {
             let _ = waker.wake();
         });
         let dir = setting.journal_dir();
+        match crate::store::workers::Workers::start(setting) {
+            Ok(workers) => self.pages = Some(workers),
+            Err(e) => {
+                error!("cannot start the store's page workers: {e}; its pages are not served")
+            }
+        }
         let records = self
             .games
             .sessions
@@ -213,6 +222,31 @@ impl Supervisor {
             ),
         }
         Ok(())
+    }
+
+    /// An HTTP request for a store's page: the connection goes to a page worker, which
+    /// answers and closes it; the loop answers itself only when there is none or all are busy.
+    fn serve_page(&mut self, index: usize, page: crate::protocols::pages::Page) {
+        use std::os::fd::{FromRawFd, IntoRawFd};
+        let Some(mut conn) = self.pending.remove(index) else {
+            return;
+        };
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        self.metrics
+            .connection(conn.wire.map_or("none", crate::protocols::WireKind::name));
+        // SAFETY: the descriptor moves from the mio stream to a std one.
+        let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
+        let refusal = match &self.pages {
+            Some(workers) => match workers.hand(stream, page) {
+                Ok(()) => return,
+                Err(stream) => (stream, crate::store::workers::busy()),
+            },
+            None => (stream, crate::store::workers::no_store()),
+        };
+        // One short write to a socket that has sent only its request: it fits.
+        let (mut stream, bytes) = refusal;
+        let _ = io::Write::write(&mut stream, &bytes);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
     }
 
     /// What to do on SIGHUP (default: log it).

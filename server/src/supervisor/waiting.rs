@@ -417,6 +417,10 @@ impl Supervisor {
                 self.hand_to_viewer(index, id);
                 return false;
             }
+            Verdict::Page(page) => {
+                self.serve_page(index, page);
+                return false;
+            }
             Verdict::Leave => {
                 self.note(peer, format_args!("{peer}: left before being paired"));
                 self.close(index);
