@@ -213,3 +213,102 @@ fn the_archive_is_served_as_pages_and_exports() {
     let answer = get(&without, &format!("/games/{id}"));
     assert!(answer.contains("--no-store"), "{answer}");
 }
+
+/// Figures, not a check: page latency with a seeded store (`REVERSID_SEED_GAMES` games,
+/// default 100,000, among 500 accounts, 60 moves each). Prints p50 and p99 a page.
+#[test]
+#[ignore = "figures: cargo test -p reversi-tests --test server_store figures -- --ignored --nocapture"]
+fn figures_page_latency_with_a_seeded_store() {
+    use reversi_store::*;
+    let games: usize = std::env::var("REVERSID_SEED_GAMES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000);
+    const PLAYERS: usize = 500;
+    let data = Scratch::new("store-figures");
+    let started = Instant::now();
+    let mut store = SqliteStore::open(data.path()).unwrap();
+    let password = Password::new("correct horse").unwrap();
+    let now = UnixMillis::now();
+    let accounts: Vec<Account> = (0..PLAYERS)
+        .map(|i| {
+            let name = Name::new(&format!("player{i}")).unwrap();
+            store.register(&name, &password, now).unwrap()
+        })
+        .collect();
+    let writer = Writer::start(Box::new(store), 1024, None);
+    for i in 0..games {
+        let (a, b) = (i % PLAYERS, (i * 7 + 1) % PLAYERS);
+        let b = if a == b { (b + 1) % PLAYERS } else { b };
+        let mut game = FinishedGame {
+            id: GameId::new(&format!("seed:{i}")).unwrap(),
+            kind: "reversi".into(),
+            mode: Mode::Rated,
+            time_control: "5m".into(),
+            seed: 0,
+            seats: vec![
+                Seat {
+                    team: 0,
+                    player: Player::Account(accounts[a].id),
+                },
+                Seat {
+                    team: 1,
+                    player: Player::Account(accounts[b].id),
+                },
+            ],
+            moves: (0..60)
+                .map(|m| MoveRecord {
+                    team: (m % 2) as u8,
+                    notation: "d3".into(),
+                    took_ms: 1500,
+                })
+                .collect(),
+            outcome: Outcome::Win {
+                team: (i % 2) as u8,
+                ending: Ending::Rules,
+            },
+            why: "40-24".into(),
+            started: UnixMillis(i as i64 * 1000),
+            ended: UnixMillis(i as i64 * 1000 + 600_000),
+            host: "seed".into(),
+        };
+        loop {
+            match writer.submit(game) {
+                Ok(()) => break,
+                Err(Submit::Full(back)) => {
+                    game = *back;
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(Submit::Stopped(_)) => panic!("the writer stopped"),
+            }
+        }
+    }
+    let written = writer.finish();
+    assert!(written.iter().all(|w| w.result.is_ok()));
+    println!(
+        "seeded {games} games, {PLAYERS} accounts in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let dir = data.path().to_str().unwrap();
+    let server = Server::start(&["--data-dir", dir]);
+    for (what, path) in [
+        ("profile", "/players/player7".to_owned()),
+        ("leaderboard", "/leaderboard/reversi".to_owned()),
+        ("replay", format!("/games/seed:{}", games / 2)),
+    ] {
+        let mut took: Vec<Duration> = (0..200)
+            .map(|_| {
+                let at = Instant::now();
+                let answer = get(&server, &path);
+                assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+                at.elapsed()
+            })
+            .collect();
+        took.sort();
+        println!(
+            "{what} {path}: p50 {:.1} ms, p99 {:.1} ms (200 requests, one at a time)",
+            took[100].as_secs_f64() * 1000.0,
+            took[197].as_secs_f64() * 1000.0
+        );
+    }
+}
