@@ -312,3 +312,36 @@ fn figures_page_latency_with_a_seeded_store() {
         );
     }
 }
+
+/// Figures, not a check: `REVERSID_BURST` games (default 300) end together; how long until
+/// every one is archived, and the longest the supervisor's loop spent on the archive at once.
+#[test]
+#[ignore = "figures: cargo test -p reversi-tests --test server_store figures -- --ignored --nocapture"]
+fn figures_a_burst_of_games_ending_together() {
+    let games: usize = std::env::var("REVERSID_BURST")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
+    let mut server = Server::start(&["--fixed-colours"]);
+    let mut pairs: Vec<(Client, Client)> = (0..games).map(|_| server.pair()).collect();
+    for (black, white) in &mut pairs {
+        black.expect(Msg::Turn);
+        black.place(5, 4);
+        while !matches!(white.recv(), Msg::UpdateBoard(..)) {}
+    }
+    let started = Instant::now();
+    for (black, _) in &pairs {
+        black.hang_up();
+    }
+    archived(server.data_dir(), games);
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{games} games ended together: all archived {seconds:.2} s after the first ended \
+         ({:.0} games/s, sessions' ends included)",
+        games as f64 / seconds
+    );
+    drop(pairs);
+    server.signal(Signal::SIGTERM);
+    server.wait_exit();
+    println!("{}", server.wait_log("games archived; the longest"));
+}

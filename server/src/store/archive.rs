@@ -38,6 +38,9 @@ pub struct Archive {
     records: Option<PathBuf>,
     /// Set while records cannot be written: one error line, not one a game.
     records_failing: bool,
+    /// Games stored, and the longest the loop spent in one call here: said at exit.
+    stored: u64,
+    longest: Duration,
 }
 
 /// A journal whose games are with the writer.
@@ -74,6 +77,8 @@ impl Archive {
             rescan: true,
             records,
             records_failing: false,
+            stored: 0,
+            longest: Duration::ZERO,
         };
         archive.take_leftovers();
         Ok(archive)
@@ -81,10 +86,17 @@ impl Archive {
 
     /// The journal of a session that ended: its games go to the writer.
     pub fn take(&mut self, supervisor: u32, id: u64) {
+        let started = Instant::now();
         let path = journal::path(&self.dir, supervisor, id);
         if path.exists() {
             self.hand_over(path);
         }
+        self.timed(started);
+    }
+
+    /// Notes how long the loop spent in a call that began at `started`.
+    fn timed(&mut self, started: Instant) {
+        self.longest = self.longest.max(started.elapsed());
     }
 
     /// When [`Archive::on_timer`] has work.
@@ -96,6 +108,7 @@ impl Archive {
         if self.retry_at.is_none_or(|t| t > now) {
             return;
         }
+        let started = Instant::now();
         self.retry_at = None;
         if self.rescan {
             self.take_leftovers();
@@ -103,17 +116,22 @@ impl Archive {
         for path in std::mem::take(&mut self.later) {
             self.hand_over(path);
         }
+        self.timed(started);
     }
 
     /// The writer's answers: a journal all of whose games are stored is removed.
     pub fn on_written(&mut self) {
+        let started = Instant::now();
         let written = self.writer.as_ref().map(Writer::written);
         for written in written.unwrap_or_default() {
             let Some(path) = self.game_journal.remove(&written.id) else {
                 continue;
             };
             let refused = match written.result {
-                Ok(Recorded::Stored) => false,
+                Ok(Recorded::Stored) => {
+                    self.stored += 1;
+                    false
+                }
                 Ok(Recorded::AlreadyStored) => {
                     debug!("game {} was stored already", written.id);
                     false
@@ -125,6 +143,7 @@ impl Archive {
             };
             self.answered(path, refused);
         }
+        self.timed(started);
     }
 
     /// At exit: the writer stores what it was given; journals not stored stay for the next start.
@@ -135,6 +154,11 @@ impl Archive {
                 self.answered(path, written.result.is_err());
             }
         }
+        info!(
+            "store: {} games archived; the longest the loop spent on the archive at once: {:.2} ms",
+            self.stored,
+            self.longest.as_secs_f64() * 1000.0
+        );
         let left = self.with_writer.len() + self.later.len();
         if left > 0 {
             warn!("{left} journals not archived yet; the next start stores them");
