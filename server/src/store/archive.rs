@@ -18,6 +18,9 @@ use crate::session::journal;
 const RETRY: Duration = Duration::from_secs(5);
 /// Games waiting for the writer at most.
 const QUEUE: usize = 1024;
+/// The writer's answers dealt with in one call (each may remove a journal): a burst's
+/// answers are spread over several turns of the loop.
+const ANSWERS_A_TURN: usize = 16;
 
 pub struct Archive {
     /// Taken at exit only.
@@ -27,6 +30,8 @@ pub struct Archive {
     /// Journals whose games are with the writer.
     with_writer: HashMap<PathBuf, Kept>,
     game_journal: HashMap<GameId, PathBuf>,
+    /// The writer's answers not dealt with yet.
+    answers: VecDeque<reversi_store::Written>,
     /// Journals to hand over again at `retry_at`.
     later: VecDeque<PathBuf>,
     retry_at: Option<Instant>,
@@ -38,9 +43,22 @@ pub struct Archive {
     records: Option<PathBuf>,
     /// Set while records cannot be written: one error line, not one a game.
     records_failing: bool,
-    /// Games stored, and the longest the loop spent in one call here: said at exit.
+    /// Games stored, and the longest the loop spent in one call here (wall clock, which
+    /// counts the time the thread was not run, and the thread's CPU time): said at exit.
     stored: u64,
     longest: Duration,
+    longest_cpu: Duration,
+}
+
+/// The calling thread's CPU time so far.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// A journal whose games are with the writer.
@@ -71,6 +89,7 @@ impl Archive {
             host,
             with_writer: HashMap::new(),
             game_journal: HashMap::new(),
+            answers: VecDeque::new(),
             later: VecDeque::new(),
             retry_at: None,
             failing: false,
@@ -79,6 +98,7 @@ impl Archive {
             records_failing: false,
             stored: 0,
             longest: Duration::ZERO,
+            longest_cpu: Duration::ZERO,
         };
         archive.take_leftovers();
         Ok(archive)
@@ -86,7 +106,7 @@ impl Archive {
 
     /// The journal of a session that ended: its games go to the writer.
     pub fn take(&mut self, supervisor: u32, id: u64) {
-        let started = Instant::now();
+        let started = (Instant::now(), thread_cpu());
         let path = journal::path(&self.dir, supervisor, id);
         if path.exists() {
             self.hand_over(path);
@@ -94,21 +114,29 @@ impl Archive {
         self.timed(started);
     }
 
-    /// Notes how long the loop spent in a call that began at `started`.
-    fn timed(&mut self, started: Instant) {
+    /// Notes how long the loop spent in a call that began at `started` (`cpu`: the
+    /// thread's CPU time then).
+    fn timed(&mut self, (started, cpu): (Instant, Duration)) {
         self.longest = self.longest.max(started.elapsed());
+        self.longest_cpu = self.longest_cpu.max(thread_cpu().saturating_sub(cpu));
     }
 
     /// When [`Archive::on_timer`] has work.
     pub fn deadline(&self) -> Option<Instant> {
+        if !self.answers.is_empty() {
+            return Some(Instant::now());
+        }
         self.retry_at
     }
 
     pub fn on_timer(&mut self, now: Instant) {
+        if !self.answers.is_empty() {
+            self.on_written();
+        }
         if self.retry_at.is_none_or(|t| t > now) {
             return;
         }
-        let started = Instant::now();
+        let started = (Instant::now(), thread_cpu());
         self.retry_at = None;
         if self.rescan {
             self.take_leftovers();
@@ -121,9 +149,13 @@ impl Archive {
 
     /// The writer's answers: a journal all of whose games are stored is removed.
     pub fn on_written(&mut self) {
-        let started = Instant::now();
-        let written = self.writer.as_ref().map(Writer::written);
-        for written in written.unwrap_or_default() {
+        let started = (Instant::now(), thread_cpu());
+        if let Some(writer) = &self.writer {
+            self.answers.extend(writer.written());
+        }
+        let count = self.answers.len().min(ANSWERS_A_TURN);
+        let turn: Vec<_> = self.answers.drain(..count).collect();
+        for written in turn {
             let Some(path) = self.game_journal.remove(&written.id) else {
                 continue;
             };
@@ -149,15 +181,21 @@ impl Archive {
     /// At exit: the writer stores what it was given; journals not stored stay for the next start.
     pub fn finish(mut self) {
         let results = self.writer.take().map(Writer::finish);
-        for written in results.unwrap_or_default() {
+        let answers = std::mem::take(&mut self.answers);
+        for written in answers.into_iter().chain(results.unwrap_or_default()) {
+            if let Ok(Recorded::Stored) = written.result {
+                self.stored += 1;
+            }
             if let Some(path) = self.game_journal.remove(&written.id) {
                 self.answered(path, written.result.is_err());
             }
         }
         info!(
-            "store: {} games archived; the longest the loop spent on the archive at once: {:.2} ms",
+            "store: {} games archived; the longest the loop spent on the archive at once: \
+             {:.2} ms ({:.2} ms of CPU)",
             self.stored,
-            self.longest.as_secs_f64() * 1000.0
+            self.longest.as_secs_f64() * 1000.0,
+            self.longest_cpu.as_secs_f64() * 1000.0
         );
         let left = self.with_writer.len() + self.later.len();
         if left > 0 {
