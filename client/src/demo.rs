@@ -89,7 +89,7 @@ fn start_server(addr: &str) -> Result<Server, String> {
     let path = reversid_path()?;
     let mut command = Command::new(&path);
     command
-        .args(["--listen", addr, "--fixed-colours"])
+        .args(["--listen", addr, "--fixed-colours", "--no-store"])
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null());

@@ -37,6 +37,7 @@ fuzz_target!(|data: &[u8]| {
     match request::screen(&input, &games, &OPERATOR) {
         Answer::Wait => assert!(input.len() < request::MAX_HEAD),
         Answer::Respond(response) => assert!(response.starts_with(b"HTTP/1.1 ")),
+        Answer::Page(path) => assert!(path.starts_with('/')),
         Answer::Upgrade { response, used } => {
             assert!(used <= input.len());
             assert!(response.starts_with(b"HTTP/1.1 101 "));

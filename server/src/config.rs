@@ -42,6 +42,9 @@ pub struct Cli {
     #[command(flatten)]
     pub log: crate::log::Options,
 
+    #[command(flatten)]
+    pub store: crate::store::Options,
+
     /// Write each finished game into this directory (GGF for Reversi; each game's own format).
     #[arg(long, value_name = "DIR")]
     pub record_dir: Option<PathBuf>,
@@ -89,6 +92,7 @@ impl Cli {
     /// Makes every path option absolute (against the current directory).
     pub fn absolutize_paths(&mut self) -> std::io::Result<()> {
         self.start_dir = std::env::current_dir()?;
+        self.store.absolutize()?;
         for path in [
             &mut self.record_dir,
             &mut self.pid_file,
@@ -121,8 +125,10 @@ impl Cli {
             journals: journals.path(),
         });
         let handshake = std::time::Duration::from_secs(self.supervisor.handshake_timeout);
+        let keep_journals = self.store.setting().is_ok_and(|s| s.is_some());
         for session in games.sessions.values_mut() {
             session.silent_first_move_timeout = (!handshake.is_zero()).then_some(handshake);
+            session.keep_journals = keep_journals;
         }
         games
     }
@@ -131,6 +137,8 @@ impl Cli {
     pub fn journals_named_by(&self) -> &'static str {
         if self.journal_dir.is_some() {
             "--journal-dir"
+        } else if self.store_journals().is_some() {
+            "--data-dir"
         } else if self.record_dir.is_some() {
             "--record-dir"
         } else {
@@ -138,13 +146,21 @@ impl Cli {
         }
     }
 
-    /// Where running games keep their journals: --journal-dir, else the record directory,
-    /// else a directory of this server's under the system's temporary one.
+    /// Where running games keep their journals: --journal-dir, else with a store the data
+    /// directory's `journals` (kept across runs: what a killed server left is archived at the
+    /// next start), else the record directory, else a directory of this server's under the
+    /// system's temporary one.
     pub fn journals(&self) -> JournalDir {
-        match self.journal_dir.as_ref().or(self.record_dir.as_ref()) {
-            Some(given) => JournalDir::Given(given.clone()),
+        let given = self.journal_dir.clone().or_else(|| self.store_journals());
+        match given.or_else(|| self.record_dir.clone()) {
+            Some(given) => JournalDir::Given(given),
             None => JournalDir::own_in(&std::env::temp_dir()),
         }
+    }
+
+    /// The store's journal directory, when a store is on.
+    fn store_journals(&self) -> Option<std::path::PathBuf> {
+        self.store.setting().ok().flatten().map(|s| s.journal_dir())
     }
 }
 
@@ -172,6 +188,7 @@ mod tests {
             "--record-dir",
             "/tmp/records",
             "--fork-directly",
+            "--no-store",
         ]);
         let sup = cli.supervisor();
         assert_eq!(sup.listen, vec!["127.0.0.1:1".parse().unwrap()]);

@@ -224,6 +224,8 @@ impl Options {
             record_dir: dirs.records.map(PathBuf::from),
             settings: module.settings(&self.game_option),
             journal_dir: dirs.journals.to_owned(),
+            // Set with the store's options (config.rs).
+            keep_journals: false,
             viewers: ViewerLimits {
                 per_game: self.max_viewers,
                 per_address: self.max_viewers_per_address,

@@ -16,6 +16,7 @@ mod protocols;
 mod session;
 mod signals;
 mod spawn;
+mod store;
 mod supervisor;
 mod terms;
 
@@ -73,13 +74,17 @@ fn run(cli: &Cli) -> std::io::Result<()> {
     if let Some(dir) = &cli.record_dir {
         paths::check_dir("--record-dir", dir)?;
     }
+    let store = cli.store.setting().map_err(std::io::Error::other)?;
+    if let Some(setting) = &store {
+        store::prepare(setting)?;
+    }
     let journals = cli.journals();
     let named_by = cli.journals_named_by();
     journals
         .create()
         .map_err(|e| paths::create_dir_error(named_by, journals.path(), e))?;
     paths::check_dir(named_by, journals.path())?;
-    match serve(cli) {
+    match serve(cli, store) {
         // Every session has ended (or none started): no journal in it is needed unless
         // one was left behind, and then it is kept. (A daemon's parent _exits before this.)
         Ok(()) => {
@@ -109,7 +114,7 @@ impl From<std::io::Error> for Failure {
 }
 
 /// Sets up the listeners and the supervisor, detaches if asked, and serves until shutdown.
-fn serve(cli: &Cli) -> Result<(), Failure> {
+fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
     if cli.daemon && cli.log_file.is_none() {
         warn!("--daemon without --log-file: the daemon's log goes nowhere");
     }
@@ -129,15 +134,15 @@ fn serve(cli: &Cli) -> Result<(), Failure> {
         .collect();
     // Everything that can fail is set up before detaching, so errors reach the terminal.
     let reopen = cli.log_file.clone();
-    let supervisor = Supervisor::new(cli.games(), supervisor_config, listeners)?.on_hangup(
-        move || match &reopen {
+    let supervisor = Supervisor::new(cli.games(), supervisor_config, listeners)?
+        .with_store(store)
+        .on_hangup(move || match &reopen {
             Some(path) => match log::redirect_stderr(path) {
                 Ok(()) => info!("SIGHUP: reopened {}", path.display()),
                 Err(e) => error!("SIGHUP: cannot reopen {}: {e}", path.display()),
             },
             None => info!("SIGHUP ignored (no --log-file to reopen)"),
-        },
-    );
+        });
     let log_file = cli.log_file.clone();
     let set_up = |pid_file: &mut Option<daemon::PidFile>| -> std::io::Result<()> {
         if let Some(pid_file) = pid_file {

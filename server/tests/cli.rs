@@ -4,8 +4,30 @@
 
 use std::process::Command;
 
+/// reversid without a store: these tests start many at once, and a store would be in the
+/// one default data directory (`store_at_start` names its own).
 fn reversid() -> Command {
+    let mut command = store_at_start();
+    command.arg("--no-store");
+    command
+}
+
+fn store_at_start() -> Command {
     Command::new(env!("CARGO_BIN_EXE_reversid"))
+}
+
+#[test]
+fn a_data_dir_that_cannot_be_made_stops_the_start_and_says_why() {
+    let out = store_at_start()
+        .args(["--listen", "127.0.0.1:0", "--data-dir", "/proc/reversid"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("--data-dir /proc/reversid: cannot be created in /proc"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -28,6 +50,9 @@ fn help_lists_every_option() {
         "--log-file",
         "--games",
         "--listen-seed",
+        "--data-dir",
+        "--database",
+        "--no-store",
     ] {
         assert!(text.contains(option), "--help lacks {option}");
     }

@@ -83,7 +83,13 @@ pub enum Player {
     Account(AccountId),
     /// A name picked for the connection only.
     Guest(Name),
+    /// A player who gave no name (a binary Reversi client, a text client that never sent
+    /// `GAME NAME`): stored as [`ANONYMOUS`].
+    Anonymous,
 }
+
+/// The name an anonymous player's seat is stored with (a reserved word: no one can take it).
+pub const ANONYMOUS: &str = "anonymous";
 
 /// One player of a finished game and the team they played for (teams count from 0).
 #[derive(Clone, PartialEq, Eq, Debug)]

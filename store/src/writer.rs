@@ -43,18 +43,28 @@ pub struct Writer {
 impl Writer {
     /// Starts the writer's thread with `store` (opened by the caller, so that
     /// a bad database is known at start) and room for `capacity` waiting games.
+    /// Panics if the thread cannot be made: [`Writer::try_start`] says why instead.
     pub fn start(store: Box<dyn Store>, capacity: usize, wake: Option<Wake>) -> Writer {
+        Writer::try_start(store, capacity, wake).expect("spawning the store's writer thread")
+    }
+
+    /// As [`Writer::start`]; an error if the thread cannot be made (out of memory, or a
+    /// process limit: `RLIMIT_NPROC` counts threads).
+    pub fn try_start(
+        store: Box<dyn Store>,
+        capacity: usize,
+        wake: Option<Wake>,
+    ) -> std::io::Result<Writer> {
         let (queue, games) = mpsc::sync_channel::<FinishedGame>(capacity);
         let (done, written) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || write_all(store, &games, &done, wake))
-            .expect("spawning the store's writer thread");
-        Writer {
+            .spawn(move || write_all(store, &games, &done, wake))?;
+        Ok(Writer {
             queue: Some(queue),
             written,
             thread: Some(thread),
-        }
+        })
     }
 
     /// Queues `game` for storing, without waiting.

@@ -173,6 +173,9 @@ pub struct Server {
     /// Its TMPDIR, where it keeps journals unless told otherwise: removed after it,
     /// so a killed server leaves nothing behind.
     temp_dir: Scratch,
+    /// Its --data-dir (its SQLite store and journals), its own: parallel tests never share
+    /// a database. A test's own --data-dir (or --no-store) wins.
+    data_dir: Scratch,
 }
 
 impl Server {
@@ -203,11 +206,14 @@ impl Server {
 
     fn spawn(args: &[&str], rust_log: &str, limit: Limit) -> Server {
         let temp_dir = Scratch::new("reversid-tmp");
+        let data_dir = Scratch::new("reversid-data");
         // As /tmp is: a server run as another user (Limit::NoFork) makes its directory too.
         let open_to_all =
             <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o1777);
-        std::fs::set_permissions(temp_dir.path(), open_to_all)
+        std::fs::set_permissions(temp_dir.path(), open_to_all.clone())
             .expect("open the server's TMPDIR to every user");
+        std::fs::set_permissions(data_dir.path(), open_to_all)
+            .expect("open the server's data directory to every user");
         let mut cmd = Command::new(reversid_binary());
         let apply = move || -> io::Result<()> {
             let check = |rc: libc::c_int| {
@@ -253,6 +259,8 @@ impl Server {
             // a first move has the ordinary move clock.
             .args(UNLIMITED)
             .args(AS_BEFORE)
+            .arg("--data-dir")
+            .arg(data_dir.path())
             .args(args)
             .env("RUST_LOG", rust_log)
             .env("TMPDIR", temp_dir.path())
@@ -280,6 +288,7 @@ impl Server {
             log,
             exited: None,
             temp_dir,
+            data_dir,
         };
         let line = server.wait_log("listening on ");
         let addr = line.rsplit("listening on ").next().unwrap().trim();
@@ -294,6 +303,11 @@ impl Server {
     /// The TMPDIR it was started with.
     pub fn temp_dir(&self) -> &Scratch {
         &self.temp_dir
+    }
+
+    /// The --data-dir it was started with.
+    pub fn data_dir(&self) -> &Scratch {
+        &self.data_dir
     }
 
     pub fn pid(&self) -> i32 {

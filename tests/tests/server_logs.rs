@@ -51,7 +51,13 @@ impl Drop for Reversid {
 #[test]
 fn json_lines_from_the_supervisor_and_its_sessions() {
     let mut child = Command::new(reversid_binary())
-        .args(["--listen", "127.0.0.1:0", "--log-format", "json"])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--no-store",
+            "--log-format",
+            "json",
+        ])
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

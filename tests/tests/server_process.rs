@@ -280,7 +280,7 @@ fn daemon_with_a_pid_file_refuses_a_second_instance() {
     let listen = format!("127.0.0.1:{port}");
     let run = |extra: &[&str]| {
         std::process::Command::new(reversid_binary())
-            .args(["--listen", &listen, "--daemon", "--pid-file"])
+            .args(["--listen", &listen, "--no-store", "--daemon", "--pid-file"])
             .arg(&pid_file)
             .arg("--log-file")
             .arg(&log_file)
@@ -305,7 +305,13 @@ fn daemon_with_a_pid_file_refuses_a_second_instance() {
     let _guard = Kill(daemon);
     // A second instance with the same pid file refuses to start, with a reason.
     let second = std::process::Command::new(reversid_binary())
-        .args(["--listen", "127.0.0.1:0", "--daemon", "--pid-file"])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--no-store",
+            "--daemon",
+            "--pid-file",
+        ])
         .arg(&pid_file)
         .output()
         .unwrap();
@@ -415,7 +421,7 @@ fn own_journals(server: &Server) -> String {
 
 #[test]
 fn a_clean_shutdown_removes_the_servers_own_journal_directory() {
-    let mut server = Server::start(&[]);
+    let mut server = Server::start(&["--no-store"]);
     assert_eq!(server.temp_dir().entries(), [own_journals(&server)]);
     let (mut black, mut white) = server.pair();
     let pid = session_pid(&server.wait_log("session "));
@@ -428,7 +434,7 @@ fn a_clean_shutdown_removes_the_servers_own_journal_directory() {
 
 #[test]
 fn a_journal_still_there_at_exit_is_kept_and_the_log_says_where() {
-    let mut server = Server::start(&[]);
+    let mut server = Server::start(&["--no-store"]);
     let dir = server.temp_dir().path().join(own_journals(&server));
     // As a session that could not be reaped would leave it.
     let journal = dir.join(".journal-1-1");

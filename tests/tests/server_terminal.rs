@@ -41,7 +41,7 @@ impl Terminal {
         let pty = nix::pty::openpty(None, None).expect("openpty");
         let tmp = Scratch::new("terminal");
         let mut cmd = Command::new(reversid_binary());
-        cmd.args(["--listen", "127.0.0.1:0"])
+        cmd.args(["--listen", "127.0.0.1:0", "--no-store"])
             .args(UNLIMITED)
             .args(AS_BEFORE)
             .args(args)

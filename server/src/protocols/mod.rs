@@ -13,6 +13,7 @@ mod text;
 mod web;
 
 pub use web::Operator;
+pub use web::{pages, response as http_response};
 
 use std::net::SocketAddr;
 
@@ -197,6 +198,9 @@ pub enum Verdict {
     Resume { token: String, used: usize },
     /// The client leaves: close it, send nothing.
     Leave,
+    /// An HTTP request for a store's page: the connection goes to a store worker, which
+    /// answers and closes it (spec/STORE.md §11).
+    Page(pages::Page),
     /// Send `farewell` and close. `note`: what the log says of it (a refusal's reason).
     Close {
         farewell: Vec<u8>,
@@ -224,7 +228,7 @@ impl Verdict {
             | Verdict::JoinCode { used, .. }
             | Verdict::Challenges { used }
             | Verdict::Resume { used, .. } => *used,
-            Verdict::Wait | Verdict::Leave | Verdict::Close { .. } => 0,
+            Verdict::Wait | Verdict::Leave | Verdict::Close { .. } | Verdict::Page(_) => 0,
         }
     }
 }

@@ -1,18 +1,36 @@
 //! The journal: each move appended as it is played, so that a session that
-//! is killed loses nothing. A session that ends cleanly writes its record and
-//! removes its journal; the supervisor, reaping one that did not, turns the
-//! journal into an aborted game's record and log line ([`recover`]).
+//! is killed loses nothing. Without a store, a session that ends cleanly writes
+//! its record and removes its journal; with one, it leaves the journal, ended
+//! games and all, for the supervisor to archive (`crate::store`). Reaping a
+//! session that died, the supervisor turns the journal into an aborted game's
+//! record and log line ([`recover`]).
 //!
-//! `DIR/.journal-<supervisor pid>-<game id>`, text: a first line
-//! `game <name> id <id> players <a> <b>…`, then one line a move,
-//! `<team name> <notation>`, and `round <n>` when a rematch starts.
+//! `DIR/.journal-<supervisor pid>-<game id>`, text, one line each (spec/STORE.md §10):
+//!
+//! ```text
+//! game <name> id <id> players <a> <b>…    the header
+//! started <unix ms>                       when the game (or a rematch round) started
+//! control <words>                         the game's time control, when a challenge set one
+//! <team name> <notation>\t<ms>            a move, and the ms since the last one (or the start)
+//! round <n>                               a rematch round starts (then its `started`)
+//! finished <unix ms> <end> <teams> <result> <why…>   the round ended (see [`finished_line`])
+//! aborted <why>                           the supervisor's: the session died
+//! unwritten <round> <ext> <record>        a record file the session could not write (its
+//!                                         text, `\\` and `\n` escaped), for the supervisor
+//! written <round>                         the supervisor's: it wrote that record since
+//! ```
+//!
+//! Older journals have no `started`, `control`, `finished` nor move times; they read the same.
+//! The session holds an exclusive `flock` on its journal while it lives, so a later supervisor
+//! can tell a journal left behind from one a running (orphaned) session still writes.
 //! Appends are plain writes (no fsync): a killed process's writes are in the
 //! kernel already; only a machine crash can lose the last ones.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use log::warn;
 
@@ -22,21 +40,43 @@ pub fn path(dir: &Path, supervisor: u32, id: u64) -> PathBuf {
 }
 
 pub struct Journal {
-    /// Created with the first move: a game that never starts costs no file.
+    /// Created with the first line: a game that never starts costs no file.
     file: Option<File>,
     header: String,
     path: PathBuf,
     /// One warning at most: a full disk must not flood the log.
     failed: bool,
+    /// The last move (or the round's start): a move's time is counted from it.
+    last: Instant,
+    /// A record is kept here: the journal must stay, whatever happens to the game.
+    holds_record: bool,
+}
+
+/// Room reserved for a journal when it is made, so that a disk that fills while the game is
+/// played still takes its moves, its end and a record it holds.
+const RESERVE: i64 = 64 * 1024;
+
+/// Milliseconds since the Unix epoch, now.
+pub fn unix_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 impl Journal {
-    pub fn new(path: PathBuf, header: &str) -> Journal {
+    /// The journal of a game starting now; `control`: its time control, if one was chosen.
+    pub fn new(path: PathBuf, header: &str, control: Option<&str>) -> Journal {
+        let mut header = format!("{header}\nstarted {}", unix_ms());
+        if let Some(control) = control {
+            header.push_str(&format!("\ncontrol {control}"));
+        }
         Journal {
             file: None,
-            header: header.to_owned(),
+            header,
             path,
             failed: false,
+            last: Instant::now(),
+            holds_record: false,
         }
     }
 
@@ -56,27 +96,272 @@ impl Journal {
                     ),
                     _ => e,
                 })?;
+            // Held while this process lives: see the module's documentation. The room is
+            // reserved without changing the size (where the file system cannot, it is not).
+            // SAFETY: flock and fallocate on a descriptor we own.
+            unsafe {
+                libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB);
+                libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, RESERVE);
+            }
             writeln!(file, "{}", self.header)?;
             self.file = Some(file);
         }
         Ok(self.file.as_mut().expect("just opened"))
     }
 
+    /// Appends one of the referee's lines (a move, `round <n>`, `finished …`), with what
+    /// the session adds: a move's time, a round's start.
     pub fn append(&mut self, line: &str) {
-        if let Err(e) = self.open().and_then(|file| writeln!(file, "{line}")) {
-            if !self.failed {
-                warn!("cannot append to {}: {e}", self.path.display());
-                self.failed = true;
+        let now = Instant::now();
+        let text = if line.starts_with("round ") {
+            self.last = now;
+            format!("{line}\nstarted {}", unix_ms())
+        } else if line.starts_with("finished ") {
+            line.to_owned()
+        } else {
+            let took = now.duration_since(self.last).as_millis();
+            self.last = now;
+            format!("{line}\t{took}")
+        };
+        self.write(&text);
+    }
+
+    fn write(&mut self, text: &str) -> bool {
+        match self.open().and_then(|file| writeln!(file, "{text}")) {
+            Ok(()) => true,
+            Err(e) => {
+                if !self.failed {
+                    warn!("cannot append to {}: {e}", self.path.display());
+                    self.failed = true;
+                }
+                false
             }
         }
     }
 
-    /// The game was recorded: the journal is no longer needed.
-    pub fn finish(self) {
-        if self.file.is_some() {
+    /// Keeps the record of round `round` that could not be written as a file: the
+    /// supervisor writes it when it can. Whether the journal took it.
+    pub fn keep_record(&mut self, round: u32, ext: &str, record: &str) -> bool {
+        let kept = self.write(&format!("unwritten {round} {ext} {}", escape(record)));
+        self.holds_record |= kept;
+        kept
+    }
+
+    /// The session ends: without a store the game was recorded and the journal is no
+    /// longer needed; with one (`keep`), the supervisor archives it, then removes it.
+    pub fn finish(self, keep: bool) {
+        if self.file.is_some() && !keep && !self.holds_record {
             let _ = fs::remove_file(&self.path);
         }
     }
+}
+
+/// The `finished` line of a round that ended at `ended_ms`: `end` is how (the log's word,
+/// `normal`, `quit`, `drop`, `timeout`, `malformed`, `illegal`, `never-started`, `aborted`),
+/// `teams` each seat's team (from 0), `winner` the winning team (`Some(None)`: a draw;
+/// `None`: no result), `why` the result in words.
+pub fn finished_line(
+    ended_ms: i64,
+    end: &str,
+    teams: &[u8],
+    winner: Option<Option<u8>>,
+    why: &str,
+) -> String {
+    let teams: Vec<String> = teams.iter().map(u8::to_string).collect();
+    let result = match winner {
+        Some(Some(team)) => format!("win-{team}"),
+        Some(None) => "draw".to_owned(),
+        None => "none".to_owned(),
+    };
+    format!(
+        "finished {ended_ms} {end} {} {result} {why}",
+        teams.join(",")
+    )
+}
+
+/// A journal read back: the game, its players and each round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contents {
+    pub game: String,
+    pub id: u64,
+    /// As the header has them (the players' addresses).
+    pub players: Vec<String>,
+    pub control: Option<String>,
+    pub rounds: Vec<Round>,
+    /// The supervisor's `aborted` line: the session died (during the last round).
+    pub aborted: Option<String>,
+    /// Records to write as files: those `unwritten` and not `written` since.
+    pub records: Vec<Unwritten>,
+}
+
+/// A record the session could not write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unwritten {
+    pub round: u32,
+    pub ext: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Round {
+    pub number: u32,
+    pub started_ms: Option<i64>,
+    pub moves: Vec<Move>,
+    pub end: Option<RoundEnd>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub team: String,
+    pub notation: String,
+    /// `None` in an older journal.
+    pub took_ms: Option<u32>,
+}
+
+/// A `finished` line, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundEnd {
+    pub ended_ms: i64,
+    pub end: String,
+    pub teams: Vec<u8>,
+    pub winner: Option<Option<u8>>,
+    pub why: String,
+}
+
+/// Reads a journal's text; an error names the line that makes no sense.
+pub fn read(text: &str) -> Result<Contents, String> {
+    let mut lines = text.lines();
+    let header = lines.next().ok_or("empty journal")?;
+    let (game, id, players) =
+        read_header(header).ok_or_else(|| format!("bad header {header:?}"))?;
+    let mut contents = Contents {
+        game,
+        id,
+        players,
+        control: None,
+        rounds: vec![Round {
+            number: 1,
+            ..Round::default()
+        }],
+        aborted: None,
+        records: Vec::new(),
+    };
+    for line in lines {
+        read_line(&mut contents, line).ok_or_else(|| format!("bad journal line {line:?}"))?;
+    }
+    Ok(contents)
+}
+
+fn read_header(line: &str) -> Option<(String, u64, Vec<String>)> {
+    let mut words = line.split(' ');
+    let ["game", game, "id", id, "players"] = [(); 5].map(|()| words.next().unwrap_or("")) else {
+        return None;
+    };
+    Some((
+        game.to_owned(),
+        id.parse().ok()?,
+        words.map(str::to_owned).collect(),
+    ))
+}
+
+fn read_line(contents: &mut Contents, line: &str) -> Option<()> {
+    let round = contents.rounds.last_mut().expect("one round at least");
+    let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+    match word {
+        "started" => round.started_ms = Some(rest.parse().ok()?),
+        "control" => contents.control = Some(rest.to_owned()),
+        "round" => contents.rounds.push(Round {
+            number: rest.parse().ok()?,
+            ..Round::default()
+        }),
+        "finished" => round.end = Some(read_end(rest)?),
+        "aborted" => contents.aborted = Some(rest.to_owned()),
+        "unwritten" => {
+            let mut words = rest.splitn(3, ' ');
+            let round = words.next()?.parse().ok()?;
+            let ext = words.next()?.to_owned();
+            let text = unescape(words.next().unwrap_or(""))?;
+            contents.records.push(Unwritten { round, ext, text });
+        }
+        "written" => {
+            let round: u32 = rest.parse().ok()?;
+            contents.records.retain(|r| r.round != round);
+        }
+        _ => {
+            let (notation, took_ms) = match rest.split_once('\t') {
+                Some((notation, ms)) => (notation, Some(ms.parse().ok()?)),
+                None => (rest, None),
+            };
+            round.moves.push(Move {
+                team: word.to_owned(),
+                notation: notation.to_owned(),
+                took_ms,
+            });
+        }
+    }
+    Some(())
+}
+
+fn read_end(rest: &str) -> Option<RoundEnd> {
+    let mut words = rest.splitn(5, ' ');
+    let ended_ms = words.next()?.parse().ok()?;
+    let end = words.next()?.to_owned();
+    let teams = words
+        .next()?
+        .split(',')
+        .map(str::parse)
+        .collect::<Result<Vec<u8>, _>>()
+        .ok()?;
+    let winner = match words.next()? {
+        "draw" => Some(None),
+        "none" => None,
+        win => Some(Some(win.strip_prefix("win-")?.parse().ok()?)),
+    };
+    let why = words.next().unwrap_or("").to_owned();
+    Some(RoundEnd {
+        ended_ms,
+        end,
+        teams,
+        winner,
+        why,
+    })
+}
+
+/// A record's text on one line: `\\` for `\`, `\n` for a newline.
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+fn unescape(line: &str) -> Option<String> {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                '\\' => out.push('\\'),
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Notes in the journal at `path` that the record of `round` is written now.
+pub fn note_written(path: &Path, round: u32) -> io::Result<()> {
+    let mut file = OpenOptions::new().append(true).open(path)?;
+    writeln!(file, "written {round}")
+}
+
+/// Whether a live process (the session writing it) holds the journal at `path`.
+pub fn in_use(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    // SAFETY: flock on a descriptor we own; the lock goes with it.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    rc != 0
 }
 
 /// A journal left behind by a session that did not end cleanly.
@@ -85,35 +370,52 @@ pub struct Orphan {
     pub moves: Vec<String>,
 }
 
-/// Takes the journal of game `id`, if its session left one: reads it, and moves it to
-/// `record_dir` as `<unix-millis>-<id>-aborted.txt` (with a last line saying why), or
-/// removes it when there is no record directory.
+/// Takes the journal of game `id`, if its session left one: reads it, and writes an aborted
+/// game's record into `record_dir` as `<unix-millis>-<id>-aborted.txt` (its header, every
+/// move, and a last line `aborted <why>`). Without a store the journal then goes; with one
+/// (`keep`) it stays, `aborted <why>` appended, for the supervisor to archive.
 pub fn recover(
     dir: &Path,
     supervisor: u32,
     id: u64,
     why: &str,
     record_dir: Option<&Path>,
+    keep: bool,
 ) -> Option<Orphan> {
     let journal = path(dir, supervisor, id);
     let text = fs::read_to_string(&journal).ok()?;
-    // The first line is the header: the supervisor knows the game and its players.
-    let moves = text
-        .lines()
-        .skip(1)
-        .filter(|l| !l.starts_with("round "))
-        .map(str::to_owned)
-        .collect();
-    let kept = record_dir.and_then(|records| {
-        let millis = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
+    let header = text.lines().next().unwrap_or_default();
+    let moves: Vec<String> = match read(&text) {
+        Ok(contents) => contents
+            .rounds
+            .iter()
+            .flat_map(|r| &r.moves)
+            .map(|m| format!("{} {}", m.team, m.notation))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    if let Some(records) = record_dir {
+        let millis = unix_ms();
+        let mut record = format!("{header}\n");
+        for line in &moves {
+            record.push_str(&format!("{line}\n"));
+        }
+        record.push_str(&format!("aborted {why}\n"));
         let target = records.join(format!("{millis}-{id}-aborted.txt"));
-        let mut file = OpenOptions::new().append(true).open(&journal).ok()?;
-        writeln!(file, "aborted {why}").ok()?;
-        fs::rename(&journal, &target).ok()
-    });
-    if kept.is_none() {
+        let tmp = records.join(format!(".{millis}-{id}-aborted.tmp"));
+        if let Err(e) = fs::write(&tmp, record).and_then(|()| fs::rename(&tmp, &target)) {
+            warn!("cannot write {}: {e}", target.display());
+        }
+    }
+    if keep {
+        let appended = OpenOptions::new()
+            .append(true)
+            .open(&journal)
+            .and_then(|mut file| writeln!(file, "aborted {why}"));
+        if let Err(e) = appended {
+            warn!("cannot append to {}: {e}", journal.display());
+        }
+    } else {
         let _ = fs::remove_file(&journal);
     }
     Some(Orphan { moves })
@@ -130,7 +432,7 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let there = path(&dir, 1, 3);
         fs::write(&there, "game x id 3 players a b\nX b2\n").unwrap();
-        let mut j = Journal::new(there.clone(), "game y id 3 players c d");
+        let mut j = Journal::new(there.clone(), "game y id 3 players c d", None);
         let err = j.open().expect_err("refused");
         assert!(err.to_string().contains("already exists"), "{err}");
         j.append("O a1");
@@ -148,36 +450,121 @@ mod tests {
             std::env::temp_dir().join(format!("reversid-journal-test-{}", std::process::id()));
         let records = dir.join("records");
         fs::create_dir_all(&records).unwrap();
-        let mut j = Journal::new(path(&dir, 1, 7), "game tictactoe id 7 players a b");
+        let mut j = Journal::new(path(&dir, 1, 7), "game tictactoe id 7 players a b", None);
         j.append("X b2");
         j.append("O a1");
         drop(j); // killed: no finish
-        let orphan = recover(&dir, 1, 7, "killed by SIGKILL", Some(&records)).unwrap();
+        let orphan = recover(&dir, 1, 7, "killed by SIGKILL", Some(&records), false).unwrap();
         assert_eq!(orphan.moves, ["X b2", "O a1"]);
         let kept: Vec<_> = fs::read_dir(&records).unwrap().flatten().collect();
         assert_eq!(kept.len(), 1);
         let text = fs::read_to_string(kept[0].path()).unwrap();
-        assert!(
-            text.ends_with("O a1\naborted killed by SIGKILL\n"),
-            "{text}"
+        assert_eq!(
+            text,
+            "game tictactoe id 7 players a b\nX b2\nO a1\naborted killed by SIGKILL\n"
         );
-        assert!(recover(&dir, 1, 7, "again", None).is_none(), "taken once");
-        let mut j = Journal::new(path(&dir, 1, 8), "game x");
-        j.append("X b2");
-        j.finish();
         assert!(
-            recover(&dir, 1, 8, "", None).is_none(),
+            recover(&dir, 1, 7, "again", None, false).is_none(),
+            "taken once"
+        );
+        let mut j = Journal::new(path(&dir, 1, 8), "game x", None);
+        j.append("X b2");
+        j.finish(false);
+        assert!(
+            recover(&dir, 1, 8, "", None, false).is_none(),
             "a finished game leaves none"
         );
-        Journal::new(path(&dir, 1, 9), "game x").finish();
+        Journal::new(path(&dir, 1, 9), "game x", None).finish(false);
         assert!(
             !path(&dir, 1, 9).exists(),
             "a game without moves never made a file"
         );
         assert!(
-            recover(&dir, 1, 8, "", None).is_none(),
+            recover(&dir, 1, 8, "", None, false).is_none(),
             "a finished game leaves none"
         );
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_journal_reads_back_with_its_rounds_times_and_ends() {
+        let dir =
+            std::env::temp_dir().join(format!("reversid-journal-read-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let at = path(&dir, 1, 4);
+        let mut j = Journal::new(
+            at.clone(),
+            "game tictactoe id 4 players 1.2.3.4:5 6.7.8.9:10",
+            Some("5m+3s"),
+        );
+        j.append("X b2");
+        j.append(&finished_line(
+            1000,
+            "normal",
+            &[0, 1],
+            Some(Some(0)),
+            "X wins (three in a row)",
+        ));
+        j.append("round 2");
+        j.append("O a1");
+        assert!(in_use(&at), "held while its session lives");
+        j.finish(true);
+        let text = fs::read_to_string(&at).unwrap();
+        assert!(!in_use(&at), "no one holds it now");
+        let read = read(&text).unwrap();
+        assert_eq!((read.game.as_str(), read.id), ("tictactoe", 4));
+        assert_eq!(read.players, ["1.2.3.4:5", "6.7.8.9:10"]);
+        assert_eq!(read.control.as_deref(), Some("5m+3s"));
+        assert_eq!(read.rounds.len(), 2);
+        let first = &read.rounds[0];
+        assert!(first.started_ms.is_some() && read.rounds[1].started_ms.is_some());
+        assert_eq!(first.moves[0].notation, "b2");
+        assert!(first.moves[0].took_ms.is_some());
+        let end = first.end.as_ref().unwrap();
+        assert_eq!((end.ended_ms, end.end.as_str()), (1000, "normal"));
+        assert_eq!(
+            (end.teams.as_slice(), end.winner),
+            (&[0u8, 1][..], Some(Some(0)))
+        );
+        assert_eq!(end.why, "X wins (three in a row)");
+        assert_eq!(read.rounds[1].end, None, "still playing when it stopped");
+        let old = read_old("game reversi id 1 players a b\nblack f5\n");
+        assert_eq!(
+            old.rounds[0].moves[0].took_ms, None,
+            "an older journal reads too"
+        );
+        assert!(super::read("game x\n").is_err());
+        assert!(super::read("game x id 1 players a\nfinished x\n").is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_record_that_could_not_be_written_is_kept_until_it_is() {
+        let dir = std::env::temp_dir().join(format!("reversid-journal-rec-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let at = path(&dir, 1, 5);
+        let mut j = Journal::new(at.clone(), "game tictactoe id 5 players a b", None);
+        j.append("X b2");
+        let record = "[Game \"Tic-tac-toe\"]\n\nX b2 \\ odd\n";
+        assert!(j.keep_record(1, "txt", record));
+        j.finish(false);
+        assert!(at.exists(), "a journal holding a record stays");
+        let contents = read(&fs::read_to_string(&at).unwrap()).unwrap();
+        assert_eq!(
+            contents.records,
+            [Unwritten {
+                round: 1,
+                ext: "txt".into(),
+                text: record.into()
+            }]
+        );
+        note_written(&at, 1).unwrap();
+        let contents = read(&fs::read_to_string(&at).unwrap()).unwrap();
+        assert!(contents.records.is_empty(), "written since");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn read_old(text: &str) -> Contents {
+        read(text).unwrap()
     }
 }

@@ -124,6 +124,9 @@ pub struct SessionConfig {
     pub settings: Settings,
     /// Where journals are kept while games run (the record directory, or a temporary one).
     pub journal_dir: PathBuf,
+    /// A store is on: the journal, with every game ended, stays for the supervisor to
+    /// archive (it removes it then).
+    pub keep_journals: bool,
     pub viewers: ViewerLimits,
     /// The first-move clock of a game whose every seat joined on arrival, without a word
     /// (seed 000's listener): the handshake timeout, when shorter (TEXT-PROTOCOL.md §14).
@@ -167,7 +170,7 @@ pub fn run(
     session.serve()?;
     session.write_records();
     if let Some(journal) = session.journal.take() {
-        journal.finish();
+        journal.finish(config.keep_journals);
     }
     Ok(exit_code(&session.referee))
 }
@@ -255,7 +258,11 @@ impl<'a> Session<'a> {
             config,
             started: Instant::now(),
             // Opened with the first move: a game that never starts costs no file.
-            journal: Some(journal::Journal::new(journal_path, &header)),
+            journal: Some(journal::Journal::new(
+                journal_path,
+                &header,
+                group.control.map(|c| c.to_string()).as_deref(),
+            )),
             poll,
             abort,
             viewers,
@@ -781,6 +788,18 @@ impl<'a> Session<'a> {
             if let Some(dir) = &self.config.record_dir {
                 match write_record(dir, &finished.record, finished.ext, finished.round) {
                     Ok(path) => debug!("recorded as {}", path.display()),
+                    // Kept in the journal: the supervisor writes it when it can, and says
+                    // so once, not once a game.
+                    Err(e)
+                        if self.journal.as_mut().is_some_and(|j| {
+                            j.keep_record(finished.round, finished.ext, &finished.record)
+                        }) =>
+                    {
+                        debug!(
+                            "cannot write the game record into {}: {e}; kept in the journal",
+                            dir.display()
+                        )
+                    }
                     Err(e) => warn!("cannot write the game record into {}: {e}", dir.display()),
                 }
             }
@@ -911,17 +930,28 @@ fn seat_conns(poll: &Poll, seats: Vec<Seat>) -> io::Result<(Vec<Conn>, Vec<Vec<u
 /// Writes a record as `DIR/<unix-millis>-<pid>-<round>.<ext>`, via a temporary name
 /// and a rename, so a reader never sees half a record.
 fn write_record(dir: &Path, text: &str, ext: &str, round: u32) -> io::Result<PathBuf> {
-    use std::io::Write;
     let millis = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let name = format!("{millis}-{}-{round}.{ext}", std::process::id());
+    write_record_as(dir, &name, text)
+}
+
+/// Writes a record as `DIR/<name>` (a temporary name, synced, then renamed). Also the
+/// supervisor's, for records a session kept in its journal.
+pub(crate) fn write_record_as(dir: &Path, name: &str, text: &str) -> io::Result<PathBuf> {
+    use std::io::Write;
     let tmp = dir.join(format!(".{name}.tmp"));
     let path = dir.join(name);
-    let mut file = std::fs::File::create(&tmp)?;
-    writeln!(file, "{}", text.trim_end())?;
-    file.sync_data()?;
-    drop(file);
+    let written = std::fs::File::create(&tmp).and_then(|mut file| {
+        writeln!(file, "{}", text.trim_end())?;
+        file.sync_data()
+    });
+    if let Err(e) = written {
+        // A full disk: what was written of it must not take the room another record needs.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     std::fs::rename(&tmp, &path)?;
     Ok(path)
 }
@@ -985,6 +1015,7 @@ mod tests {
             record_dir: None,
             settings: Settings::default(),
             journal_dir: PathBuf::new(),
+            keep_journals: false,
             viewers: ViewerLimits {
                 per_game: 1,
                 per_address: 1,

@@ -44,6 +44,8 @@ use reaper::Children;
 use turns::{ReadyList, Turn};
 
 const SIGNAL: Token = Token(0);
+/// The store's writer has written games (`crate::store::archive`).
+const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
 
@@ -118,6 +120,14 @@ pub struct Supervisor {
     /// When every child is next asked whether it has exited (after a SIGCHLD; see
     /// [`forking::SWEEP_DELAY`]).
     sweep_at: Option<Instant>,
+    /// The store, when one is on: its archive is started by `run` (after any daemon fork,
+    /// as it runs a thread).
+    store: Option<crate::store::Setting>,
+    archive: Option<crate::store::archive::Archive>,
+    /// Held while the supervisor runs: the data directory is its alone.
+    data_dir_lock: Option<std::fs::File>,
+    /// The threads that make the store's pages.
+    pages: Option<crate::store::workers::Workers>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -178,9 +188,79 @@ impl Supervisor {
             challenges,
             tokens: tokens::Tokens::default(),
             sweep_at: None,
+            store: None,
+            archive: None,
+            data_dir_lock: None,
+            pages: None,
         };
         sup.register_listeners()?;
         Ok(sup)
+    }
+
+    /// Archives every finished game in this store (none: no archive).
+    pub fn with_store(mut self, store: Option<crate::store::Setting>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Starts the store's writer, which first takes the journals an earlier run left.
+    fn start_archive(&mut self) -> io::Result<()> {
+        let Some(setting) = &self.store else {
+            return Ok(());
+        };
+        self.data_dir_lock = Some(crate::store::lock(setting)?);
+        let store = crate::store::open(setting)?;
+        let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
+        let wake = Box::new(move || {
+            let _ = waker.wake();
+        });
+        let dir = setting.journal_dir();
+        match crate::store::workers::Workers::start(setting) {
+            Ok(workers) => self.pages = Some(workers),
+            Err(e) => {
+                error!("cannot start the store's page workers: {e}; its pages are not served")
+            }
+        }
+        let records = self
+            .games
+            .sessions
+            .values()
+            .find_map(|s| s.record_dir.clone());
+        match crate::store::archive::Archive::start(store, &dir, records, wake) {
+            Ok(archive) => self.archive = Some(archive),
+            // Games are still played, and their journals kept for a start that can archive them.
+            Err(e) => error!(
+                "cannot start the store's writer thread: {e}; finished games stay in {} \
+                 until a later start archives them",
+                dir.display()
+            ),
+        }
+        Ok(())
+    }
+
+    /// An HTTP request for a store's page: the connection goes to a page worker, which
+    /// answers and closes it; the loop answers itself only when there is none or all are busy.
+    fn serve_page(&mut self, index: usize, page: crate::protocols::pages::Page) {
+        use std::os::fd::{FromRawFd, IntoRawFd};
+        let Some(mut conn) = self.pending.remove(index) else {
+            return;
+        };
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        self.metrics
+            .connection(conn.wire.map_or("none", crate::protocols::WireKind::name));
+        // SAFETY: the descriptor moves from the mio stream to a std one.
+        let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
+        let refusal = match &self.pages {
+            Some(workers) => match workers.hand(stream, page) {
+                Ok(()) => return,
+                Err(stream) => (stream, crate::store::workers::busy()),
+            },
+            None => (stream, crate::store::workers::no_store()),
+        };
+        // One short write to a socket that has sent only its request: it fits.
+        let (mut stream, bytes) = refusal;
+        let _ = io::Write::write(&mut stream, &bytes);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
     }
 
     /// What to do on SIGHUP (default: log it).
@@ -209,6 +289,7 @@ impl Supervisor {
     /// Runs until a shutdown completes.
     pub fn run(mut self) -> io::Result<()> {
         self.start_fork_server();
+        self.start_archive()?;
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.ready.is_empty() {
@@ -226,6 +307,11 @@ impl Supervisor {
             for event in events.iter() {
                 match event.token() {
                     SIGNAL => self.on_signals(),
+                    ARCHIVE => {
+                        if let Some(archive) = &mut self.archive {
+                            archive.on_written();
+                        }
+                    }
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
@@ -238,6 +324,9 @@ impl Supervisor {
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();
+                if let Some(archive) = self.archive.take() {
+                    archive.finish();
+                }
                 return Ok(());
             }
         }
@@ -356,6 +445,7 @@ impl Supervisor {
             phase,
             summary,
             self.challenges.next_deadline(),
+            self.archive.as_ref().and_then(|a| a.deadline()),
         ]
         .into_iter()
         .flatten()
@@ -431,6 +521,9 @@ impl Supervisor {
         self.log_summary(now);
         self.expire_challenges(now);
         self.sweep_when_due(now, self.phase != Phase::Running);
+        if let Some(archive) = &mut self.archive {
+            archive.on_timer(now);
+        }
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self
                 .pending

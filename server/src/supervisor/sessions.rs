@@ -45,6 +45,9 @@ impl Supervisor {
         if let Some(why) = why {
             self.recover_journal(child, &why);
         }
+        if let Some(archive) = &mut self.archive {
+            archive.take(std::process::id(), child.id);
+        }
         let WaitStatus::Exited(_, code) = status else {
             return;
         };
@@ -82,6 +85,7 @@ impl Supervisor {
             child.id,
             why,
             config.record_dir.as_deref(),
+            self.archive.is_some(),
         );
         let (moves, transcript) = match &orphan {
             Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),

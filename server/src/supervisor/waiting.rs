@@ -423,6 +423,10 @@ impl Supervisor {
             Verdict::JoinCode { code, .. } => return self.join_code(index, &code),
             Verdict::Challenges { .. } => self.list_challenges(index),
             Verdict::Resume { token, .. } => return self.resume(index, &token),
+            Verdict::Page(page) => {
+                self.serve_page(index, page);
+                return false;
+            }
             Verdict::Leave => {
                 self.note(peer, format_args!("{peer}: left before being paired"));
                 self.close(index);

@@ -66,7 +66,7 @@ pub fn check(game: &FinishedGame) -> Result<(), StoreError> {
     let guest = game
         .seats
         .iter()
-        .any(|s| matches!(s.player, Player::Guest(_)));
+        .any(|s| matches!(s.player, Player::Guest(_) | Player::Anonymous));
     if game.mode == Mode::Rated && guest {
         return invalid("a rated game has accounts only (games with guests are casual)");
     }
@@ -75,7 +75,7 @@ pub fn check(game: &FinishedGame) -> Result<(), StoreError> {
         .iter()
         .filter_map(|s| match s.player {
             Player::Account(id) => Some(id),
-            Player::Guest(_) => None,
+            Player::Guest(_) | Player::Anonymous => None,
         })
         .collect();
     let twice = accounts
@@ -110,7 +110,7 @@ pub fn record(
     for (seat, (s, name)) in game.seats.iter().zip(&names).enumerate() {
         let account = match s.player {
             Player::Account(id) => Some(id.0),
-            Player::Guest(_) => None,
+            Player::Guest(_) | Player::Anonymous => None,
         };
         let mut values = vec![
             text(game.id.as_str()),
@@ -162,6 +162,7 @@ fn seat_names(conn: &mut impl Sql, game: &FinishedGame) -> Result<Vec<String>, F
     for seat in &game.seats {
         names.push(match &seat.player {
             Player::Guest(name) => name.as_str().to_owned(),
+            Player::Anonymous => crate::types::ANONYMOUS.to_owned(),
             Player::Account(id) => {
                 let rows = conn.query("SELECT name FROM accounts WHERE id = $1", &[int(id.0)])?;
                 let Some(mut row) = rows.into_iter().next() else {

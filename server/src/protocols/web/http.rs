@@ -18,6 +18,8 @@ pub const SOCKET_PATH: &str = "/ws";
 pub const METRICS_PATH: &str = "/metrics";
 /// The path a load balancer's health check asks (spec/DEPLOY.md).
 pub const HEALTH_PATH: &str = "/health";
+/// Where the store's pages are (`pages.rs`).
+pub const PAGE_PREFIXES: [&str; 3] = ["/players/", "/leaderboard/", "/games/"];
 /// The WebSocket version this server speaks (RFC 6455).
 const WEBSOCKET_VERSION: &str = "13";
 
@@ -40,6 +42,9 @@ pub enum Answer {
     Respond(Vec<u8>),
     /// Send this `101` response; the connection speaks WebSocket from byte `used` on.
     Upgrade { response: Vec<u8>, used: usize },
+    /// A path of the store's pages (one of [`PAGE_PREFIXES`]): made off the loop
+    /// (spec/STORE.md §11), then close.
+    Page(String),
 }
 
 /// Judges `input`, which starts with `GET `: the operator's routes are answered
@@ -89,6 +94,9 @@ pub fn screen(input: &[u8], games: &[&'static Module], operator: &Operator<'_>) 
     }
     if let Some(answer) = operator_route(path, operator) {
         return Answer::Respond(answer);
+    }
+    if PAGE_PREFIXES.iter().any(|prefix| path.starts_with(prefix)) {
+        return Answer::Page(path.to_owned());
     }
     match assets::find(path, games) {
         Some((kind, body)) => Answer::Respond(response("200 OK", kind, &[], &body)),
@@ -174,7 +182,7 @@ fn bad(why: &str) -> Answer {
 }
 
 /// A whole response whose connection closes after it.
-fn response(status: &str, kind: &str, extra: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+pub fn response(status: &str, kind: &str, extra: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
     let mut head = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
          Cache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n",

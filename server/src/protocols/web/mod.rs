@@ -7,6 +7,9 @@ mod adapter;
 mod assets;
 mod frames;
 mod http;
+pub mod pages;
+
+pub use http::response;
 
 use reversi_text::{opening_line, Opening};
 use tungstenite::protocol::frame::coding::CloseCode;
@@ -148,6 +151,18 @@ pub fn screen_http(lobby: &Lobby<'_>, input: &[u8]) -> Verdict {
             bytes: response,
             used,
             becomes: Some(WireKind::WebSocket),
+        },
+        Answer::Page(path) => match pages::route(&path) {
+            Some(page) => Verdict::Page(page),
+            None => Verdict::Close {
+                farewell: http::response(
+                    "404 Not Found",
+                    "text/plain; charset=utf-8",
+                    &[],
+                    format!("404 Not Found: nothing at {path}\n").as_bytes(),
+                ),
+                note: None,
+            },
         },
     }
 }

@@ -124,12 +124,33 @@ impl Referee {
         };
         let record = self.game.record(&meta);
         let summary = self.summary(end, &meta);
+        let end = end.clone();
+        self.journal_end(&end, &meta);
         self.finished.push(Finished {
             summary,
             record,
             ext: self.info().record_ext,
             round: self.round,
         });
+    }
+
+    /// The journal's `finished` line, from which the supervisor archives the game.
+    fn journal_end(&mut self, end: &End, meta: &RecordMeta) {
+        use reversi_games::Outcome;
+        let ended_ms = meta
+            .finished
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let teams: Vec<u8> = self.table.seats.iter().map(|s| s.team.0).collect();
+        let winner = match (&meta.outcome, meta.how) {
+            (None, _) | (_, How::Aborted) => None,
+            (Some(Outcome::Draw { .. }), _) => Some(None),
+            (Some(Outcome::Win { team, .. }), _) => Some(Some(team.0)),
+        };
+        let why = reversi_games::record::result_text(self.info(), meta);
+        let line =
+            crate::session::journal::finished_line(ended_ms, end.kind(), &teams, winner, &why);
+        self.journal.push(line);
     }
 
     /// The one-line account of a finished game, for the log.

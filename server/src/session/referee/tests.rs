@@ -301,9 +301,12 @@ fn tictactoe_is_played_to_a_win_with_each_move_to_everyone() {
         t.finished(),
         ["tictactoe X p0 O p1 end normal result X wins (three in a line: b1 b2 b3) control none moves 5 transcript b2 a1 b1 c1 b3"]
     );
-    assert_eq!(
-        t.referee.take_journal(),
-        ["X b2", "O a1", "X b1", "O c1", "X b3"]
+    let journal = t.referee.take_journal();
+    assert_eq!(journal[..5], ["X b2", "O a1", "X b1", "O c1", "X b3"]);
+    assert!(
+        journal[5].starts_with("finished ")
+            && journal[5].ends_with(" normal 0,1 win-0 X wins (three in a line: b1 b2 b3)"),
+        "the end, for the archive: {journal:?}"
     );
     assert!(
         t.play(1, "a2", 600).is_empty(),
@@ -602,7 +605,9 @@ fn the_journal_marks_each_round() {
     );
     t.send(0, Input::Violation("x".to_owned()), 100);
     assert!(t.referee.is_over(), "a violation ends the series");
-    assert!(t.referee.take_journal().is_empty());
+    let journal = t.referee.take_journal();
+    assert_eq!(journal.len(), 1, "no move, the end only: {journal:?}");
+    assert!(journal[0].contains(" malformed 0,1 win-1 "), "{journal:?}");
     let (mut t, _) = Test::new(
         "tictactoe",
         Rules {
@@ -616,7 +621,12 @@ fn the_journal_marks_each_round() {
     assert!(!t.referee.is_over());
     t.tick(3_200);
     t.play(1, "c3", 3_300);
-    assert_eq!(t.referee.take_journal(), ["X b2", "round 2", "X c3"]);
+    let journal = t.referee.take_journal();
+    assert_eq!(
+        [&journal[0], &journal[2], &journal[3]],
+        ["X b2", "round 2", "X c3"]
+    );
+    assert!(journal[1].contains(" illegal 0,1 win-0 "), "{journal:?}");
     assert_eq!(
         t.eof(0, 3_400),
         // Turned round: seat 0 plays O now.

@@ -1,0 +1,188 @@
+//! A journal read back ([`crate::session::journal::Contents`]) as the finished games the
+//! store archives: one a round, each with its moves, times and result. A round that never
+//! got its `finished` line (the session or the server died) is an aborted game.
+
+use reversi_games::registry;
+use reversi_games::Team;
+use reversi_store::{
+    Ending, FinishedGame, GameId, Mode, MoveRecord, Outcome, Player, Seat, UnixMillis,
+};
+
+use crate::session::journal::{Contents, Round, RoundEnd};
+
+/// Where the journal was found: its supervisor's pid (its name says it) and the host.
+pub struct Origin<'a> {
+    pub supervisor: u32,
+    pub host: &'a str,
+    /// The journal file's last change: when a game without a `finished` line stopped.
+    pub modified_ms: i64,
+    /// Why a game without a `finished` line stopped, when the journal does not say.
+    pub unfinished: &'a str,
+}
+
+/// The games of a journal; an error says why it cannot be archived.
+pub fn games(contents: &Contents, origin: &Origin<'_>) -> Result<Vec<FinishedGame>, String> {
+    let module = registry::find(&contents.game)
+        .ok_or_else(|| format!("no game called {:?} here", contents.game))?;
+    let first_started = contents.rounds[0].started_ms.unwrap_or(origin.modified_ms);
+    contents
+        .rounds
+        .iter()
+        .map(|round| {
+            let id = format!(
+                "{}-{first_started}-{}-{}",
+                origin.supervisor, contents.id, round.number
+            );
+            let id = GameId::new(&id).ok_or_else(|| format!("cannot make a game id of {id}"))?;
+            let team = |name: &str| team_index(module.info, name);
+            game(contents, round, id, origin, &team)
+        })
+        .collect()
+}
+
+fn game(
+    contents: &Contents,
+    round: &Round,
+    id: GameId,
+    origin: &Origin<'_>,
+    team: &dyn Fn(&str) -> Option<u8>,
+) -> Result<FinishedGame, String> {
+    let moves = round
+        .moves
+        .iter()
+        .map(|m| {
+            let team = team(&m.team).ok_or_else(|| format!("no team called {:?}", m.team))?;
+            Ok(MoveRecord {
+                team,
+                notation: m.notation.clone(),
+                took_ms: m.took_ms.unwrap_or(0),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let started = round.started_ms.unwrap_or(origin.modified_ms);
+    let (outcome, why, ended, teams) = match &round.end {
+        Some(end) => (
+            outcome(end),
+            end.why.clone(),
+            end.ended_ms,
+            end.teams.clone(),
+        ),
+        None => {
+            let why = contents.aborted.as_deref().unwrap_or(origin.unfinished);
+            // The seats' teams are not journalled before the end: the order they joined.
+            let teams = (0..contents.players.len()).map(|s| s as u8).collect();
+            (Outcome::Aborted, why.to_owned(), origin.modified_ms, teams)
+        }
+    };
+    let seats = teams
+        .into_iter()
+        .map(|team| Seat {
+            team,
+            player: Player::Anonymous,
+        })
+        .collect();
+    Ok(FinishedGame {
+        id,
+        kind: contents.game.clone(),
+        mode: Mode::Casual,
+        time_control: contents.control.clone().unwrap_or_default(),
+        seed: 0,
+        seats,
+        moves,
+        outcome,
+        why,
+        started: UnixMillis(started),
+        ended: UnixMillis(ended.max(started)),
+        host: origin.host.to_owned(),
+    })
+}
+
+/// The store's outcome of a round's end (the log's word for how it ended).
+fn outcome(end: &RoundEnd) -> Outcome {
+    let ending = match end.end.as_str() {
+        "normal" | "illegal" => Ending::Rules,
+        "quit" => Ending::Resignation,
+        "timeout" => Ending::Time,
+        "drop" | "malformed" => Ending::Abandonment,
+        _ => Ending::Aborted,
+    };
+    match (end.winner, ending) {
+        (_, Ending::Aborted) | (None, _) => Outcome::Aborted,
+        (Some(None), ending) => Outcome::Draw { ending },
+        (Some(Some(team)), ending) => Outcome::Win { team, ending },
+    }
+}
+
+/// The index of the team a journal names (`black`, `X`, or its number).
+fn team_index(info: &reversi_games::GameInfo, name: &str) -> Option<u8> {
+    (0..info.team_count())
+        .map(|t| t as u8)
+        .find(|&t| info.team_name(Team(t)) == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::journal::{finished_line, read};
+
+    const ORIGIN: Origin<'static> = Origin {
+        supervisor: 77,
+        host: "h",
+        modified_ms: 5000,
+        unfinished: "the server stopped",
+    };
+
+    #[test]
+    fn each_round_is_a_game_and_an_unfinished_one_is_aborted() {
+        let end = finished_line(2000, "quit", &[1, 0], Some(Some(0)), "X wins (O left)");
+        let text = format!(
+            "game tictactoe id 9 players a:1 b:2\nstarted 1000\nX b2\t40\nO a1\t7\n{end}\nround 2\nstarted 3000\nO c3\t5\n"
+        );
+        let games = games(&read(&text).unwrap(), &ORIGIN).unwrap();
+        assert_eq!(games.len(), 2);
+        let first = &games[0];
+        assert_eq!(first.id.as_str(), "77-1000-9-1");
+        assert_eq!(
+            first.outcome,
+            Outcome::Win {
+                team: 0,
+                ending: Ending::Resignation
+            }
+        );
+        assert_eq!(
+            first.moves[0],
+            MoveRecord {
+                team: 0,
+                notation: "b2".into(),
+                took_ms: 40
+            }
+        );
+        assert_eq!(first.moves[1].team, 1);
+        assert_eq!(
+            (first.started, first.ended),
+            (UnixMillis(1000), UnixMillis(2000))
+        );
+        assert_eq!(
+            first.seats[0].team, 1,
+            "the seats' teams as the round had them"
+        );
+        let second = &games[1];
+        assert_eq!(second.id.as_str(), "77-1000-9-2");
+        assert_eq!(second.outcome, Outcome::Aborted);
+        assert_eq!(second.why, "the server stopped");
+        assert_eq!(second.ended, UnixMillis(5000));
+    }
+
+    #[test]
+    fn a_supervisors_aborted_line_says_why_and_bad_journals_are_refused() {
+        let text =
+            "game tictactoe id 3 players a:1 b:2\nstarted 10\nX b2\naborted killed by SIGKILL\n";
+        let games = games(&read(text).unwrap(), &ORIGIN).unwrap();
+        assert_eq!(games[0].why, "killed by SIGKILL");
+        assert_eq!(games[0].moves[0].took_ms, 0);
+        let unknown = read("game nosuchgame id 3 players a b\n").unwrap();
+        assert!(super::games(&unknown, &ORIGIN).is_err());
+        let bad_team = read("game tictactoe id 3 players a b\nblack b2\n").unwrap();
+        assert!(super::games(&bad_team, &ORIGIN).is_err());
+    }
+}
