@@ -65,6 +65,39 @@ fn a_player_who_never_moves_aborts_the_game_unscored() {
 }
 
 #[test]
+fn idle_pairs_near_the_session_cap_are_aborted_at_the_handshake_timeout() {
+    // A cap of 4: the fourth game starts with three running, three quarters of the cap.
+    let server = Server::start(&[
+        "--max-sessions",
+        "4",
+        "--first-move-timeout",
+        "60",
+        "--handshake-timeout",
+        "1",
+        "--fixed-colours",
+    ]);
+    let mut idle = Vec::new();
+    for _ in 0..3 {
+        let mut x = TextClient::join(server.addr(), "tictactoe");
+        x.next_is("GAME WAITING 1");
+        let mut o = TextClient::join(server.addr(), "tictactoe");
+        x.expect("READY");
+        o.expect("GAME TURN 1");
+        idle.push((x, o));
+    }
+    let mut x = TextClient::join(server.addr(), "tictactoe");
+    x.next_is("GAME WAITING 1");
+    let mut o = TextClient::join(server.addr(), "tictactoe");
+    x.expect("READY");
+    // The harness's patience is far below the 60 s first-move clock the others have.
+    x.expect("GAME ABORTED X did not make its first move in time");
+    o.expect("GAME ABORTED X did not make its first move in time");
+    let first = &mut idle[0].0;
+    first.send("MOVE b2");
+    first.expect("GAME MOVED 1 b2");
+}
+
+#[test]
 fn an_address_that_abandons_games_again_and_again_must_wait() {
     let server = Server::start(&[
         "--first-move-timeout",

@@ -103,6 +103,7 @@ impl ForkServer {
             game: group.module.info.name.to_owned(),
             control: group.control,
             teams_by_seat: group.teams_by_seat,
+            hurry: group.hurry,
             seats: group
                 .seats
                 .iter()

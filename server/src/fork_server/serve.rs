@@ -121,12 +121,13 @@ fn serve(games: &Games, bytes: &[u8], received: fd_passing::Received) -> Option<
             game,
             control,
             teams_by_seat,
+            hurry,
             seats,
         } => Some(start(
             games,
             id,
             &game,
-            (control, teams_by_seat),
+            (control, teams_by_seat, hurry),
             seats,
             received.fds,
         )),
@@ -150,7 +151,7 @@ fn start(
     games: &Games,
     id: u64,
     game: &str,
-    (control, teams_by_seat): (Option<TimeControl>, bool),
+    (control, teams_by_seat, hurry): (Option<TimeControl>, bool, bool),
     seats: Vec<SeatHeader>,
     mut fds: Vec<OwnedFd>,
 ) -> i32 {
@@ -180,6 +181,7 @@ fn start(
         module,
         control,
         teams_by_seat,
+        hurry,
         seats,
     };
     let forked = spawn::fork_child(

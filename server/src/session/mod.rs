@@ -112,6 +112,9 @@ pub struct Group {
     /// The seats are in team order already (a challenge's: seat i plays team i mod the
     /// teams): no teams are drawn.
     pub teams_by_seat: bool,
+    /// The server is nearly full: a first move must come within the handshake timeout, so
+    /// that pairs who never move give their places back sooner (TEXT-PROTOCOL.md §8.11).
+    pub hurry: bool,
     pub seats: Vec<Seat>,
 }
 
@@ -129,7 +132,8 @@ pub struct SessionConfig {
     pub keep_journals: bool,
     pub viewers: ViewerLimits,
     /// The first-move clock of a game whose every seat joined on arrival, without a word
-    /// (seed 000's listener): the handshake timeout, when shorter (TEXT-PROTOCOL.md §14).
+    /// (seed 000's listener), or that started while the server was nearly full: the
+    /// handshake timeout, when shorter (TEXT-PROTOCOL.md §14, §8).
     pub silent_first_move_timeout: Option<Duration>,
     /// How long a seat that can be taken back is held after a drop (`None`: a drop loses).
     pub grace: Option<Duration>,
@@ -219,7 +223,7 @@ impl<'a> Session<'a> {
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
-        let mut rules = rules_for(config, silent);
+        let mut rules = rules_for(config, silent || group.hurry);
         referee::adapt_rules(&mut rules, group.control, &group.seats);
         rules.fixed_teams |= group.teams_by_seat;
         let (mut referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
@@ -807,7 +811,8 @@ impl<'a> Session<'a> {
     }
 }
 
-/// The rules of a game; `silent`: every seat joined on arrival and has said nothing, so
+/// The rules of a game; `silent`: every seat joined on arrival and has said nothing (or
+/// the server is nearly full), so
 /// its first move is its handshake and has the handshake's time (TEXT-PROTOCOL.md §14).
 fn rules_for(config: &SessionConfig, silent: bool) -> Rules {
     let mut rules = config.rules.clone();

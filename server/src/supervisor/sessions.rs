@@ -168,6 +168,13 @@ impl Supervisor {
         }
     }
 
+    /// Three quarters of the sessions the server may run are running: a new game's first
+    /// moves get the handshake timeout, so that idle pairs cannot hold the last places for
+    /// the whole first-move clock (TEXT-PROTOCOL.md §8.11).
+    fn nearly_full(&self) -> bool {
+        self.children.len() * 4 >= self.config.max_sessions * 3
+    }
+
     /// Whether the seats of a game of `game` may be taken back after a drop: a grace, and
     /// one player a team (the play-together design §5.1; each seat's protocol counts too).
     fn resumable(&self, game: &Module) -> bool {
@@ -237,6 +244,7 @@ impl Supervisor {
             module: game,
             control,
             teams_by_seat,
+            hurry: self.nearly_full(),
             seats,
         };
         let forked = self.fork_session(&keep, config, group, viewers);
