@@ -109,7 +109,7 @@ pub struct Supervisor {
     /// are turned away and `/health` fails, so a balancer sends them to other hosts.
     drained: bool,
     /// When every child is next asked whether it has exited (after a SIGCHLD; see
-    /// [`forking::SWEEP_DELAY`]).
+    /// [`forking::sweep_delay`]).
     sweep_at: Option<Instant>,
 }
 
