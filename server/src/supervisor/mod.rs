@@ -118,7 +118,7 @@ pub struct Supervisor {
     /// Resume tokens of the running sessions.
     tokens: tokens::Tokens,
     /// When every child is next asked whether it has exited (after a SIGCHLD; see
-    /// [`forking::SWEEP_DELAY`]).
+    /// [`forking::sweep_delay`]).
     sweep_at: Option<Instant>,
     /// The store, when one is on: its archive is started by `run` (after any daemon fork,
     /// as it runs a thread).

@@ -10,8 +10,8 @@
 //! that has exited, `waitpid(-1, WNOHANG)` until none is left
 //! ([`Children::sweep`]), and maps each pid to its session. A SIGCHLD names one
 //! child, which is collected at once with `waitpid(pid)`; the sweep, for those
-//! whose SIGCHLD folded into another's, follows a little later, once for a whole
-//! burst, since each `waitpid(-1)` walks every child in the kernel
+//! whose SIGCHLD folded into another's, follows later (the more children, the
+//! later), once for a whole burst, since each `waitpid(-1)` walks every child in the kernel
 //! (`super::forking`, README "Operations" for the cost).
 
 use std::collections::HashMap;
