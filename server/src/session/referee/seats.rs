@@ -509,12 +509,11 @@ mod tests {
 
     use reversi_games::{registry, Settings};
 
-    use super::super::tests::{line, Test};
-    use super::super::{Rules, Seating};
+    use super::super::tests::{clocked, line, rules, Test};
+    use super::super::Seating;
     use super::*;
     use crate::protocols::Input;
     use crate::session::ABANDONED;
-    use crate::terms::TimeControl;
 
     const GRACE: u64 = 1_000;
 
@@ -533,17 +532,7 @@ mod tests {
     /// A game of `name`, both seats resumable, started at 0.
     fn started(name: &str, claims: [bool; 2], grace: u64) -> Test {
         let module = registry::find(name).unwrap();
-        let rules = Rules {
-            control: TimeControl::PerMove {
-                limit: Duration::from_millis(60_000),
-                first: Duration::ZERO,
-            },
-            first_move_timeout: None,
-            fixed_teams: true,
-            rematch: false,
-            lag_allowance: Duration::ZERO,
-            rematch_window: None,
-        };
+        let rules = clocked(60_000, None);
         let seating = Seating {
             id: 7,
             peers: vec!["p0".into(), "p1".into()],
@@ -614,14 +603,7 @@ mod tests {
 
     #[test]
     fn a_seat_without_a_token_loses_when_it_drops_as_before() {
-        let rules = Rules {
-            control: TimeControl::None,
-            first_move_timeout: None,
-            fixed_teams: true,
-            rematch: false,
-            lag_allowance: Duration::ZERO,
-            rematch_window: None,
-        };
+        let rules = rules();
         let (mut test, _) = Test::new("tictactoe", rules, 2);
         let told = test.eof(1, 50);
         assert!(told.contains(&"0 over X wins: O was disconnected, you win".to_owned()));

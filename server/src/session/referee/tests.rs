@@ -18,7 +18,7 @@ const ID: u64 = 7;
 /// Where the tests' wall-clock time starts: 2023.11.14 22:13:20 UTC.
 const WALL: u64 = 1_700_000_000;
 
-fn rules() -> Rules {
+pub(super) fn rules() -> Rules {
     Rules {
         control: TimeControl::None,
         first_move_timeout: None,
@@ -29,7 +29,7 @@ fn rules() -> Rules {
     }
 }
 
-fn clocked(move_ms: u64, first_move_ms: Option<u64>) -> Rules {
+pub(super) fn clocked(move_ms: u64, first_move_ms: Option<u64>) -> Rules {
     Rules {
         control: TimeControl::PerMove {
             limit: Duration::from_millis(move_ms),
