@@ -416,7 +416,7 @@ fn a_break_the_transport_found_ends_the_connection_with_its_words() {
 
 fn timing(line: &str, at: std::time::Instant) -> Event {
     Event::Timing {
-        timing: clock::Timing::parse(line).unwrap(),
+        timing: clock::Timing::of(&ServerMessage::parse(line).unwrap()).unwrap(),
         at,
     }
 }
