@@ -17,6 +17,8 @@ pub enum Timing {
     Clock { team: u8, ms: u64 },
     /// `GAME TIMER name ms text`: `text` happens in `ms` (0: stopped).
     Timer { name: String, ms: u64, text: String },
+    /// `GAME AWAY k ms`: team `team`'s seat is held `ms` more (0: the grace is over).
+    Away { team: u8, ms: u64 },
 }
 
 impl Timing {
@@ -32,6 +34,10 @@ impl Timing {
                 name: name.clone(),
                 ms: *ms,
                 text: text.clone(),
+            }),
+            ServerMessage::Away { team, ms } => Some(Timing::Away {
+                team: *team,
+                ms: *ms,
             }),
             _ => None,
         }
@@ -60,6 +66,13 @@ impl Countdown {
 /// A team's clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clock {
+    pub team: u8,
+    pub time: Countdown,
+}
+
+/// A team whose player dropped, and the grace its seat is held for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Away {
     pub team: u8,
     pub time: Countdown,
 }

@@ -54,9 +54,16 @@ const VIEWER_KEYS: &str = "watching: ? help, q leaves";
 fn keys(game: Option<&Game>) -> &'static str {
     match game.map(Game::team) {
         Some(None) => VIEWER_KEYS,
+        _ if game.is_some_and(|g| g.over.is_some()) => OVER_KEYS,
+        _ if claimable(game) => CLAIM_KEYS,
         _ => KEYS,
     }
 }
+
+/// After a game: a rematch may be offered, accepted or declined.
+const OVER_KEYS: &str = "r rematch (offer or accept), n decline it, q quit";
+/// An opponent did not come back in its grace.
+const CLAIM_KEYS: &str = "w claim the win, d claim a draw (or play on and wait), q quit";
 
 const HELP: &str =
     "Build a move square by square: move the cursor with the arrow keys (or h j k l), \
@@ -217,6 +224,14 @@ impl Screen {
                 self.help = false;
             }
             KeyCode::Char(':') => self.editor = Some(String::new()),
+            KeyCode::Char('r') if self.game().is_some_and(|g| g.over.is_some()) => {
+                self.request(Request::OfferRematch)
+            }
+            KeyCode::Char('n') if self.game().is_some_and(|g| g.over.is_some()) => {
+                self.request(Request::DeclineRematch)
+            }
+            KeyCode::Char('w') if claimable(self.game()) => self.request(Request::ClaimWin),
+            KeyCode::Char('d') if claimable(self.game()) => self.request(Request::ClaimDraw),
             KeyCode::Char('?') => self.help = !self.help,
             _ => {}
         }
@@ -292,6 +307,11 @@ impl Screen {
             Err(why) => self.log.push(format!("refused: {why}")),
         }
     }
+}
+
+/// Whether an opponent's grace is over, so that a win or a draw may be claimed.
+fn claimable(game: Option<&Game>) -> bool {
+    game.is_some_and(|g| g.over.is_none() && g.away.iter().any(|a| a.time.ms == 0))
 }
 
 /// The background of a square kind: colour words are taken at their word,
@@ -454,7 +474,8 @@ impl Screen {
         for clock in words::clocks(game, now) {
             let mut style = Style::new();
             if clock.running {
-                style = style.add_modifier(Modifier::BOLD);
+                // The mover in reverse video: it reads without colour.
+                style = style.add_modifier(Modifier::BOLD | Modifier::REVERSED);
             }
             if clock.low && self.colour {
                 style = style.fg(Color::Indexed(196));
@@ -462,6 +483,11 @@ impl Screen {
             lines.push(Line::styled(format!("clock {}", clock.text), style));
         }
         lines.extend(words::timers(game, now).into_iter().map(Line::raw));
+        lines.extend(words::away(game, now).into_iter().map(Line::raw));
+        if self.driver.client().is_reconnecting() {
+            let style = Style::new().add_modifier(Modifier::BOLD);
+            lines.push(Line::styled("connection lost, reconnecting…", style));
+        }
         lines
     }
 
@@ -742,6 +768,13 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
                     break;
                 }
             }
+        }
+        if screen
+            .driver
+            .redial_due()
+            .is_some_and(|due| due <= std::time::Instant::now())
+        {
+            screen.feed(Event::Redial);
         }
         if let Some(code) = screen.leave {
             break code;
