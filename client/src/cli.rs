@@ -93,6 +93,9 @@ pub enum Cmd {
         /// Print the board after every move.
         #[arg(long)]
         show: bool,
+        /// With --invite, the code is printed on stdout as one line, `code 4821-0937-5562`.
+        #[command(flatten)]
+        together: Together,
     },
     /// Start a reversid and two bots, and watch them play one game.
     Demo {
@@ -205,6 +208,7 @@ impl EngineArgs {
             report: true,
             name: "bot".to_owned(),
             shown_as: None,
+            together: None,
         }
     }
 }

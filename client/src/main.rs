@@ -51,7 +51,15 @@ fn main() -> ExitCode {
             show,
             random_opening,
             opening_seed,
+            together,
         } => {
+            let together = match together.request(game.as_deref()) {
+                Ok(request) => request,
+                Err(why) => {
+                    eprintln!("reversi bot: {why}");
+                    return ExitCode::from(reversi_client::exit::CONNECT_FAILED);
+                }
+            };
             let opening_seed = opening_seed.unwrap_or_else(|| {
                 let seed = fresh_seed();
                 if random_opening > 0 {
@@ -86,6 +94,7 @@ fn main() -> ExitCode {
                             report: true,
                             name: "bot".to_owned(),
                             shown_as: None,
+                            together,
                         },
                     ),
                     None => {

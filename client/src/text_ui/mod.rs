@@ -82,6 +82,7 @@ pub enum Input {
     Net(Event),
 }
 
+pub use together::pick_from_lobby;
 pub use words::{is_failure, notice as notice_words, team as team_words, third_person};
 
 /// The board of `game` as plain text, what the last move changed in
