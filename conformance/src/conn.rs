@@ -52,15 +52,18 @@ pub struct Conn {
     pub seen: Vec<String>,
     /// Closed on purpose, by [`Conn::close`].
     closed: bool,
-    /// The countdowns received (`GAME CLOCK`, `GAME TIMER`, §3), in order: kept
-    /// out of the line-by-line order the other checks judge, and judged by
-    /// their own (§8).
+    /// The clock's lines received (`GAME TIME`, `GAME CLOCK`, `GAME TIMER`, `GAME PING`,
+    /// §3), in order: kept out of the line-by-line order the other checks judge, and
+    /// judged by their own (§8).
     pub countdowns: Vec<String>,
 }
 
-/// Whether `line` is a countdown (§3), which may follow any `GAME TURN` or change.
+/// Whether `line` is one of the clock's (§3, §8): a countdown, which may follow any
+/// `GAME TURN` or change, the time control before the board, or a ping.
 fn is_countdown(line: &str) -> bool {
-    line.starts_with("GAME CLOCK ") || line.starts_with("GAME TIMER ")
+    ["GAME CLOCK ", "GAME TIMER ", "GAME TIME ", "GAME PING "]
+        .iter()
+        .any(|p| line.starts_with(p))
 }
 
 /// A check that is done with a connection leaves with `GAME QUIT`, not by

@@ -17,8 +17,6 @@ mod session;
 mod signals;
 mod spawn;
 mod supervisor;
-// Until the session and the supervisor use every part (issue 25 in progress).
-#[allow(dead_code)]
 mod terms;
 
 use std::process::ExitCode;

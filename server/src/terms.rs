@@ -184,11 +184,6 @@ impl ResumeToken {
         Ok(ResumeToken(token))
     }
 
-    /// The host whose session holds the seat.
-    pub fn host(&self) -> u8 {
-        self.0[0]
-    }
-
     pub fn as_bytes(&self) -> &[u8; TOKEN_LEN] {
         &self.0
     }
@@ -244,6 +239,11 @@ pub fn host_symbol(text: &str) -> Option<u8> {
             .find(|&c| c == one.to_ascii_uppercase()),
         _ => None,
     }
+}
+
+/// Fills `bytes` from the kernel's random source (join codes, seats drawn for a challenge).
+pub(crate) fn random_bytes(bytes: &mut [u8]) -> std::io::Result<()> {
+    getrandom(bytes)
 }
 
 /// Fills `bytes` from the kernel's random source.
@@ -343,7 +343,7 @@ mod tests {
         let token = ResumeToken::draw(b'3').unwrap();
         let text = token.to_string();
         assert_eq!(text.len(), TOKEN_LEN);
-        assert_eq!(token.host(), b'3');
+        assert_eq!(token.as_bytes()[0], b'3', "the host's symbol first");
         assert!(text.bytes().all(|b| CROCKFORD.contains(&b)), "{text}");
         assert_ne!(token, ResumeToken::draw(b'3').unwrap());
         assert_eq!(ResumeToken::parse(&text), Ok(token));

@@ -18,6 +18,7 @@ use scratch::Scratch;
 
 pub mod browser;
 pub mod capture;
+pub mod delay;
 pub mod scratch;
 pub mod text;
 pub mod tmux;
@@ -35,6 +36,19 @@ pub const UNLIMITED: &[&str] = &[
     "0",
     "--log-burst",
     "1000000",
+];
+
+/// reversid's options that keep the transcripts suites were written for: a drop loses at
+/// once (no `GAME TOKEN`), no lag allowance (so no `GAME PING`) and no rematch window
+/// (each connection closed at once after its game, as before). The suites of those
+/// features set them again (a later value wins).
+pub const AS_BEFORE: &[&str] = &[
+    "--grace",
+    "0",
+    "--lag-allowance",
+    "0",
+    "--rematch-window",
+    "0",
 ];
 
 /// Says that the running test skips, and why, where `cargo test` shows it
@@ -234,6 +248,7 @@ impl Server {
             // abandonment penalty are off unless a test sets them (a later value wins), and
             // a first move has the ordinary move clock.
             .args(UNLIMITED)
+            .args(AS_BEFORE)
             .args(args)
             .env("RUST_LOG", rust_log)
             .env("TMPDIR", temp_dir.path())

@@ -12,8 +12,11 @@ use crate::PATIENCE;
 pub struct TextClient {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
-    /// Every line received so far, in order.
+    /// Every line received so far, in order (skipped ones too).
     pub seen: Vec<String>,
+    /// Lines that start so are noted in `seen` but never returned: suites written before
+    /// `GAME TIME` (TEXT-PROTOCOL.md §8.1) skip it; the clock suite returns every line.
+    pub skip: Vec<&'static str>,
     /// The board as DRAW lines left it: (x, y) to (square kind, piece and team).
     pub board: BTreeMap<(u8, u8), (String, Option<String>)>,
     last_square: Option<(u8, u8)>,
@@ -30,6 +33,7 @@ impl TextClient {
             writer: stream.try_clone().unwrap(),
             reader: BufReader::new(stream),
             seen: Vec::new(),
+            skip: vec!["GAME TIME "],
             board: BTreeMap::new(),
             last_square: None,
         }
@@ -54,8 +58,23 @@ impl TextClient {
         self.writer.write_all(bytes).expect("send to reversid");
     }
 
-    /// The next line, `None` at EOF (a reset counts as EOF).
+    /// The next line not skipped (see `skip`), `None` at EOF (a reset counts as EOF).
     pub fn recv(&mut self) -> Option<String> {
+        loop {
+            let line = self.recv_any()?;
+            if !self.skip.iter().any(|s| line.starts_with(s)) {
+                return Some(line);
+            }
+        }
+    }
+
+    /// Every line returned, none skipped.
+    pub fn keep_every_line(mut self) -> TextClient {
+        self.skip.clear();
+        self
+    }
+
+    fn recv_any(&mut self) -> Option<String> {
         let mut line = String::new();
         match self.reader.read_line(&mut line) {
             Ok(0) | Err(_) if line.is_empty() => None,

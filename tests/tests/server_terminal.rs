@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use reversi_tests::scratch::Scratch;
 use reversi_tests::text::TextClient;
-use reversi_tests::{reversid_binary, PATIENCE, UNLIMITED};
+use reversi_tests::{reversid_binary, AS_BEFORE, PATIENCE, UNLIMITED};
 
 /// What the terminal shows, line by line.
 #[derive(Default)]
@@ -43,6 +43,7 @@ impl Terminal {
         let mut cmd = Command::new(reversid_binary());
         cmd.args(["--listen", "127.0.0.1:0"])
             .args(UNLIMITED)
+            .args(AS_BEFORE)
             .args(args)
             .env("RUST_LOG", "info")
             .env("TMPDIR", tmp.path())

@@ -102,6 +102,7 @@ impl ForkServer {
             id: group.id,
             game: group.module.info.name.to_owned(),
             control: group.control,
+            teams_by_seat: group.teams_by_seat,
             seats: group
                 .seats
                 .iter()

@@ -20,7 +20,7 @@
 //!
 //! | message | bytes | descriptors (SCM_RIGHTS) |
 //! |---|---|---|
-//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token | one socket per seat in order, then the viewers' listener |
+//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), seats in team order `u8` (1: a challenge's, no teams drawn), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token | one socket per seat in order, then the viewers' listener |
 //! | reopen the log | `2` | the new stderr |
 //! | the fork server is ready (its first message) | `3` | none |
 //! | answer to a start | the session's pid as `i32`, or minus an errno | none |
@@ -72,6 +72,8 @@ pub enum Request {
         game: String,
         /// A challenge's control; `None`: the game's default.
         control: Option<TimeControl>,
+        /// The seats are in team order (a challenge's): the session draws no teams.
+        teams_by_seat: bool,
         seats: Vec<SeatHeader>,
     },
     /// Take the descriptor that comes with this message as stderr (log rotation).
@@ -117,12 +119,14 @@ impl Request {
                 id,
                 game,
                 control,
+                teams_by_seat,
                 seats,
             } => {
                 let mut out = vec![START];
                 out.extend_from_slice(&id.to_le_bytes());
                 put_short(&mut out, game.as_bytes());
                 put_control(&mut out, *control);
+                out.push(u8::from(*teams_by_seat));
                 out.push(seats.len() as u8);
                 for seat in seats {
                     out.push(handoff::kind_byte(seat.wire));
@@ -148,6 +152,7 @@ impl Request {
                 let id = u64::from_le_bytes(r.array()?);
                 let game = String::from_utf8_lossy(r.short()?).into_owned();
                 let control = r.control()?;
+                let teams_by_seat = r.byte()? != 0;
                 let count = usize::from(r.byte()?);
                 if count > MAX_SEATS {
                     return Err(BadRequest::TooManySeats(count));
@@ -159,6 +164,7 @@ impl Request {
                     id,
                     game,
                     control,
+                    teams_by_seat,
                     seats,
                 }
             }
@@ -286,6 +292,7 @@ mod tests {
             id: 7,
             game: "ttt".into(),
             control: None,
+            teams_by_seat: true,
             seats: vec![
                 SeatHeader {
                     wire: WireKind::default(),
@@ -306,7 +313,8 @@ mod tests {
     #[test]
     fn a_start_message_in_bytes() {
         let mut expected = vec![1, 7, 0, 0, 0, 0, 0, 0, 0, 3, b't', b't', b't'];
-        expected.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+        // The default control, seats in team order, two seats.
+        expected.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2]);
         expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE\0");
         expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0\0");
         assert_eq!(start().encode(), expected);
@@ -362,13 +370,13 @@ mod tests {
     fn bad_fields_are_named() {
         assert_eq!(Request::decode(&[9]), Err(BadRequest::UnknownTag(9)));
         let mut bytes = start().encode();
-        bytes[23] = 200; // the first seat's wire kind
+        bytes[24] = 200; // the first seat's wire kind
         assert_eq!(Request::decode(&bytes), Err(BadRequest::UnknownWire(200)));
         let mut bytes = start().encode();
-        bytes[25] = b'x'; // inside the first seat's address
+        bytes[26] = b'x'; // inside the first seat's address
         assert_eq!(Request::decode(&bytes), Err(BadRequest::BadAddress));
         let mut bytes = start().encode();
-        bytes[22] = 65; // seat count
+        bytes[23] = 65; // seat count
         assert_eq!(Request::decode(&bytes), Err(BadRequest::TooManySeats(65)));
         let mut bytes = start().encode();
         bytes[13] = 7; // the control's kind

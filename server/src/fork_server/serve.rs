@@ -120,8 +120,16 @@ fn serve(games: &Games, bytes: &[u8], received: fd_passing::Received) -> Option<
             id,
             game,
             control,
+            teams_by_seat,
             seats,
-        } => Some(start(games, id, &game, control, seats, received.fds)),
+        } => Some(start(
+            games,
+            id,
+            &game,
+            (control, teams_by_seat),
+            seats,
+            received.fds,
+        )),
     }
 }
 
@@ -142,7 +150,7 @@ fn start(
     games: &Games,
     id: u64,
     game: &str,
-    control: Option<TimeControl>,
+    (control, teams_by_seat): (Option<TimeControl>, bool),
     seats: Vec<SeatHeader>,
     mut fds: Vec<OwnedFd>,
 ) -> i32 {
@@ -171,6 +179,7 @@ fn start(
         id,
         module,
         control,
+        teams_by_seat,
         seats,
     };
     let forked = spawn::fork_child(

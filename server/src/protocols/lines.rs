@@ -37,7 +37,7 @@ impl LineReader {
             match self.lines.next_line() {
                 Ok(None) => return,
                 Ok(Some(line)) => {
-                    debug!("<- {line}");
+                    debug!("<- {}", super::text::loggable(&line));
                     inputs.extend(read(&line));
                 }
                 Err(e @ LineError::NotText) => inputs.push(Input::Confused(e.to_string())),

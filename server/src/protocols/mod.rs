@@ -141,6 +141,11 @@ pub trait Protocol: Sync {
         None
     }
 
+    /// What a client is told about challenges, if this protocol has a way to say it.
+    fn tell(&self, _told: &Told) -> Option<Vec<u8>> {
+        None
+    }
+
     /// A fresh in-game adapter for a connection.
     fn adapter(&self) -> Box<dyn Wire>;
 
@@ -181,6 +186,15 @@ pub enum Verdict {
     Join { game: &'static Module, used: usize },
     /// Watch running game `id`; `used` bytes were the request.
     Watch { id: u64, used: usize },
+    /// Create a challenge (TEXT-PROTOCOL.md §4.1); `used` bytes were the request.
+    Invite { invite: Invite, used: usize },
+    /// Join the challenge of `code`, as the client wrote it; `used` bytes were the request.
+    JoinCode { code: String, used: usize },
+    /// List the public challenges; `used` bytes were the request.
+    Challenges { used: usize },
+    /// Take back a seat with `token`, as the client wrote it; `used` bytes were the request
+    /// (what follows is the seat's input).
+    Resume { token: String, used: usize },
     /// The client leaves: close it, send nothing.
     Leave,
     /// Send `farewell` and close. `note`: what the log says of it (a refusal's reason).
@@ -205,10 +219,49 @@ impl Verdict {
         match self {
             Verdict::Reply { used, .. }
             | Verdict::Join { used, .. }
-            | Verdict::Watch { used, .. } => *used,
+            | Verdict::Watch { used, .. }
+            | Verdict::Invite { used, .. }
+            | Verdict::JoinCode { used, .. }
+            | Verdict::Challenges { used }
+            | Verdict::Resume { used, .. } => *used,
             Verdict::Wait | Verdict::Leave | Verdict::Close { .. } => 0,
         }
     }
+}
+
+/// A challenge as its creator asked for it; the supervisor checks `time` against its bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invite {
+    pub game: &'static Module,
+    /// `time=` as written; `None`: the game's default.
+    pub time: Option<String>,
+    /// `side=`: the creator's team; `None`: drawn.
+    pub side: Option<u8>,
+    pub public: bool,
+}
+
+/// A challenge's terms as lines show them (`GAME CODE`, `GAME CHALLENGE`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offered {
+    pub code: String,
+    pub seconds: u64,
+    pub game: &'static str,
+    /// Every option written out: `time=5+3 side=random private`.
+    pub options: String,
+}
+
+/// What the supervisor tells a waiting client about challenges (the text protocol's
+/// lines; protocols that have none say nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Told {
+    /// Your challenge exists, and the page's link that joins it.
+    Created { offered: Offered, link: String },
+    /// Your challenge expired; you are waiting again.
+    Expired { code: String },
+    /// The public challenges (the answer to a lobby request).
+    Listing(Vec<Offered>),
+    /// A request was refused; the connection stays as it was.
+    Error(String),
 }
 
 /// A game being played, as a waiting client may see it.
@@ -299,10 +352,38 @@ pub enum Input {
     Refresh,
     /// The client leaves.
     Quit,
+    /// The client closed its side of the connection with a goodbye of its protocol (a
+    /// WebSocket close frame, as a browser sends on a reload): a drop for a seat that can be
+    /// taken back (TEXT-PROTOCOL.md §5.5), else leaving as [`Input::Quit`].
+    Hangup,
     /// A message that was not understood or is not for now: the client is told, nothing else happens.
     Confused(String),
     /// The client broke the protocol: its last words are [`Event::Violation`], and it forfeits.
     Violation(String),
+    /// The player claims the game from an opponent whose grace is over (TEXT-PROTOCOL.md §5.5).
+    Claim(Claim),
+    /// The answer to the server's ping `n` ([`Event::Ping`]): a sample of the round trip.
+    Pong(u32),
+    /// The kernel's round trip for a connection whose protocol has no pings, read by
+    /// the session when that connection was owed a ping.
+    Rtt(std::time::Duration),
+    /// About a rematch, after a game (TEXT-PROTOCOL.md §6.4).
+    Rematch(Rematch),
+}
+
+/// What a player says about a rematch.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rematch {
+    Offer,
+    Accept,
+    Decline,
+}
+
+/// What a player may claim from an opponent who did not come back.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Claim {
+    Win,
+    Draw,
 }
 
 /// What the session tells a client: the one message type from the referee to the
@@ -315,6 +396,8 @@ pub enum Event {
         viewer: Viewer,
         cells: Vec<Cell>,
         id: u64,
+        /// The time control of a turn-based game (`None`: a real-time game).
+        time: Option<crate::terms::TimeControl>,
     },
     /// The board changed.
     Update(Update),
@@ -327,8 +410,14 @@ pub enum Event {
     Timer {
         name: &'static str,
         ms: Millis,
-        text: &'static str,
+        text: std::borrow::Cow<'static, str>,
     },
+    /// Answer `Input::Pong(n)` at once (the lag allowance's round trip).
+    Ping(u32),
+    /// `team` offers a rematch; `news` says so in words.
+    OfferedRematch { team: Team, news: String },
+    /// Something worth telling, in words.
+    News(String),
     /// Your move.
     Ready,
     /// Your action was refused; the game goes on. `again`: it is still your move.
@@ -344,6 +433,21 @@ pub enum Event {
     },
     /// The game was stopped with no result (fast shutdown).
     Aborted(String),
+    /// Your seat's resume token, and the grace it is held for after a drop (ms).
+    Token {
+        token: crate::terms::ResumeToken,
+        ms: Millis,
+    },
+    /// You are back in game `id` (the resume sequence, TEXT-PROTOCOL.md §5.5).
+    Resumed(u64),
+    /// The team's player dropped; its seat is held `ms` more (0: the grace is over).
+    Away { team: Team, ms: Millis },
+    /// The team's player is back.
+    Back(Team),
+    /// The team's draw offer stands.
+    OfferedDraw(Team),
+    /// A new connection took this seat over: this one is closed.
+    Replaced,
 }
 
 /// A connection's protocol.
@@ -358,6 +462,11 @@ pub trait Wire: Send {
     /// Writes what the protocol itself owes the client after [`Wire::receive`] (a
     /// WebSocket pong, the echo of its close); most protocols owe nothing.
     fn owed(&mut self, _out: &mut Outbox) {}
+
+    /// Whether its client answers [`Event::Ping`] (else the session asks the kernel).
+    fn answers_pings(&self) -> bool {
+        false
+    }
 
     /// Writes the protocol's goodbye, once, before the server closes the connection
     /// (a WebSocket close frame); most protocols just close.

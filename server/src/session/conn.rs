@@ -49,6 +49,33 @@ pub struct Conn {
     pub watch_writable: bool,
 }
 
+impl Conn {
+    /// The kernel's smoothed round trip to the client (TCP_INFO), on a direct connection
+    /// only: behind a proxy (the client's address is not the socket's peer) it would be
+    /// the proxy's.
+    pub fn kernel_rtt(&self) -> Option<std::time::Duration> {
+        use std::os::fd::AsRawFd;
+        let direct = self.stream.peer_addr().ok()?.to_string() == self.peer;
+        if !direct {
+            return None;
+        }
+        // SAFETY: tcp_info is plain integers, for which all zeroes is a value.
+        let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+        // SAFETY: getsockopt writes at most `len` bytes into `info`, which has them.
+        let rc = unsafe {
+            libc::getsockopt(
+                self.stream.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_INFO,
+                (&mut info as *mut libc::tcp_info).cast(),
+                &mut len,
+            )
+        };
+        (rc == 0).then(|| std::time::Duration::from_micros(u64::from(info.tcpi_rtt)))
+    }
+}
+
 /// What a read found.
 pub enum ReadOutcome {
     /// Everything available was read (WouldBlock).

@@ -19,6 +19,11 @@
 //! closed once it closes, or a linger after; once the game is over every
 //! connection gets its last messages, then our side is shut and input is
 //! discarded until the client closes or the linger ends.
+//!
+//! A seat that can be taken back after a drop (TEXT-PROTOCOL.md §5.5) keeps its
+//! place `i` when its connection ends; a returning player's connection, handed
+//! over as the viewers are, becomes connection `i` again ([`Session::take_back_seat`]).
+//! The session then lives on while such a seat may still come back.
 
 mod conn;
 pub mod handoff;
@@ -85,6 +90,9 @@ pub struct Group {
     pub module: &'static Module,
     /// A challenge's control; `None`: the game's default.
     pub control: Option<TimeControl>,
+    /// The seats are in team order already (a challenge's: seat i plays team i mod the
+    /// teams): no teams are drawn.
+    pub teams_by_seat: bool,
     pub seats: Vec<Seat>,
 }
 
@@ -101,6 +109,8 @@ pub struct SessionConfig {
     /// The first-move clock of a game whose every seat joined on arrival, without a word
     /// (seed 000's listener): the handshake timeout, when shorter (TEXT-PROTOCOL.md §14).
     pub silent_first_move_timeout: Option<Duration>,
+    /// How long a seat that can be taken back is held after a drop (`None`: a drop loses).
+    pub grace: Option<Duration>,
 }
 
 /// How many viewers a game takes (TEXT-PROTOCOL.md §7).
@@ -187,8 +197,12 @@ impl<'a> Session<'a> {
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
-        let rules = rules_for(config, silent);
-        let (referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
+        let mut rules = rules_for(config, silent);
+        referee::adapt_rules(&mut rules, group.control, &group.seats);
+        rules.fixed_teams |= group.teams_by_seat;
+        let (mut referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
+        let returns = group.seats.iter().map(seat_return).collect();
+        referee.hold_seats(config.grace, returns);
         let poll = Poll::new()?;
         poll.registry()
             .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
@@ -287,7 +301,7 @@ impl<'a> Session<'a> {
 
     /// Once the game is over: whether every connection has closed or the linger is over.
     fn done(&mut self) -> bool {
-        if !self.referee.is_over() {
+        if !self.referee.is_over() || self.referee.keeps_session() {
             return false;
         }
         let deadline = *self
@@ -512,7 +526,7 @@ impl<'a> Session<'a> {
 
     fn take_inputs(&mut self, i: usize, inputs: Vec<Input>) {
         for input in inputs {
-            let quit = matches!(input, Input::Quit | Input::Violation(_));
+            let quit = matches!(input, Input::Quit | Input::Hangup | Input::Violation(_));
             match self.conns[i].who {
                 Who::Seat(seat) => {
                     let deliveries = self.referee.input(seat, input, now());
@@ -529,7 +543,7 @@ impl<'a> Session<'a> {
     fn viewer_input(&mut self, i: usize, input: Input) {
         let conn = &mut self.conns[i];
         match input {
-            Input::Quit | Input::Violation(_) => {
+            Input::Quit | Input::Hangup | Input::Violation(_) => {
                 debug!("viewer {} left", conn.peer);
                 conn.finish(Instant::now());
             }
@@ -548,6 +562,7 @@ impl<'a> Session<'a> {
                 journal.append(&line);
             }
         }
+        let mut kernel_rtts = Vec::new();
         for Delivery { to, event } in deliveries {
             if to == Who::Viewer {
                 self.broadcast.push(event);
@@ -556,12 +571,21 @@ impl<'a> Session<'a> {
             let seats = &mut self.conns[..self.seats];
             for conn in seats.iter_mut().filter(|c| !c.closed && c.who == to) {
                 conn.wire.send(&event, &mut conn.out);
+                if let (Event::Ping(_), false) = (&event, conn.wire.answers_pings()) {
+                    kernel_rtts.extend(conn.kernel_rtt().map(|rtt| (to, rtt)));
+                }
+            }
+        }
+        // A client that has no pings: its round trip is the kernel's (TEXT-PROTOCOL.md §8).
+        for (who, rtt) in kernel_rtts {
+            if let Who::Seat(seat) = who {
+                self.referee.input(seat, Input::Rtt(rtt), now());
             }
         }
     }
 
-    /// Takes the viewers the supervisor sent; if its listener fails, no more come and the
-    /// game goes on.
+    /// Takes the viewers and the returning players the supervisor sent; if its listener
+    /// fails, no more come and the game goes on.
     fn take_viewers(&mut self) {
         let Some(listener) = self.viewers.take() else {
             return;
@@ -586,15 +610,7 @@ impl<'a> Session<'a> {
     /// shown the game as it stands, then what it sent is read.
     fn add_viewer(&mut self, handed: handoff::Handed) {
         if let handoff::Role::Seat(seat) = handed.role {
-            warn!(
-                "session {}: asked to take back seat {seat}, which it cannot",
-                self.id
-            );
-            refuse(
-                handed,
-                "no running game has this token (the game may have ended)",
-            );
-            return;
+            return self.take_back_seat(handed, usize::from(seat));
         }
         if let Some(why) = self.viewer_refusal(&handed.peer) {
             debug!("session {}: viewer {} refused: {why}", self.id, handed.peer);
@@ -623,6 +639,58 @@ impl<'a> Session<'a> {
         let mut inputs = Vec::new();
         self.conns[i].receive(&handed.early, &mut inputs);
         self.take_inputs(i, inputs);
+    }
+
+    /// A player comes back to seat `seat` on a new connection (the supervisor checked its
+    /// token): the seat's old connection, if still open, is told it was taken over and
+    /// closed; the new one is told the game as it stands (the resume sequence), then what it
+    /// sent after its `GAME RESUME` line is read as the seat's input.
+    fn take_back_seat(&mut self, handed: handoff::Handed, seat: usize) {
+        let deliveries = (seat < self.seats)
+            .then(|| self.referee.resume(seat, now()))
+            .flatten();
+        let Some(deliveries) = deliveries else {
+            debug!("session {}: seat {seat} cannot be taken back", self.id);
+            return refuse(handed, NO_SUCH_GAME);
+        };
+        let mut stream = mio::net::TcpStream::from_std(handed.stream);
+        let interest = Interest::READABLE | Interest::WRITABLE;
+        self.let_go(seat);
+        if let Err(e) = self
+            .poll
+            .registry()
+            .register(&mut stream, Token(seat), interest)
+        {
+            warn!("cannot watch for returning player {}: {e}", handed.peer);
+            return;
+        }
+        info!(
+            "session {}: {} takes back seat {seat} ({})",
+            self.id,
+            handed.peer,
+            self.referee.info().team_name(self.referee.team_of(seat))
+        );
+        let wire = handed.wire.adapter();
+        self.conns[seat] = Conn::new(stream, handed.peer, Who::Seat(seat), wire);
+        self.deliver(deliveries);
+        let mut inputs = Vec::new();
+        self.conns[seat].receive(&handed.early, &mut inputs);
+        self.take_inputs(seat, inputs);
+    }
+
+    /// The seat's old connection, if still open, is told it was taken over (a WebSocket gets
+    /// a policy close), given what can be written now, and closed.
+    fn let_go(&mut self, seat: usize) {
+        let conn = &mut self.conns[seat];
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        if conn.closed {
+            return;
+        }
+        debug!("session {}: {} is taken over", self.id, conn.peer);
+        conn.wire.send(&Event::Replaced, &mut conn.out);
+        conn.wire.farewell(&mut conn.out);
+        let _ = conn.flush();
+        conn.close();
     }
 
     /// Why a viewer from `peer` may not join (TEXT-PROTOCOL.md §7), if it may not.
@@ -706,7 +774,7 @@ impl<'a> Session<'a> {
 fn rules_for(config: &SessionConfig, silent: bool) -> Rules {
     let mut rules = config.rules.clone();
     if let (true, Some(handshake)) = (silent, config.silent_first_move_timeout) {
-        let first = rules.first_move_timeout.or(rules.move_timeout);
+        let first = rules.first_move_timeout.or(rules.move_limit());
         rules.first_move_timeout = Some(first.map_or(handshake, |f| f.min(handshake)));
     }
     rules
@@ -721,7 +789,7 @@ fn new_referee(
     id: u64,
     peers: Vec<String>,
 ) -> (Referee, u64) {
-    let first_team_seat = if config.rules.fixed_teams || !module.info.random_teams {
+    let first_team_seat = if rules.fixed_teams || !module.info.random_teams {
         0
     } else {
         random_below(module.info.team_count())
@@ -776,6 +844,24 @@ fn host_of(peer: &str) -> Option<crate::supervisor::addresses::Host> {
     peer.parse()
         .ok()
         .map(crate::supervisor::addresses::Host::of)
+}
+
+/// What a returning player is told when its seat cannot be taken back.
+pub const NO_SUCH_GAME: &str = "no running game has this token (the game may have ended)";
+
+/// What the referee is told of a seat for coming back: its token, and whether its
+/// protocol can claim a game from an opponent who did not come back.
+fn seat_return(seat: &Seat) -> referee::Return {
+    referee::Return {
+        token: seat.token,
+        can_claim: resumable_wire(seat.wire),
+    }
+}
+
+/// Whether a seat on this protocol can be taken back after a drop (and can claim a game):
+/// the text protocol and its WebSocket form (the play-together design §5.1).
+pub fn resumable_wire(wire: WireKind) -> bool {
+    matches!(wire, WireKind::Text | WireKind::WebSocket)
 }
 
 /// Tells a viewer it may not join, in its protocol, and closes it. One short write to a
@@ -847,10 +933,17 @@ mod tests {
         let secs = |s: Option<u64>| s.map(Duration::from_secs);
         SessionConfig {
             rules: Rules {
-                move_timeout: secs(moves),
+                control: moves.map_or(crate::terms::TimeControl::None, |m| {
+                    crate::terms::TimeControl::PerMove {
+                        limit: Duration::from_secs(m),
+                        first: Duration::ZERO,
+                    }
+                }),
                 first_move_timeout: secs(first),
                 fixed_teams: false,
                 rematch: false,
+                lag_allowance: Duration::ZERO,
+                rematch_window: None,
             },
             record_dir: None,
             settings: Settings::default(),
@@ -860,6 +953,7 @@ mod tests {
                 per_address: 1,
             },
             silent_first_move_timeout: secs(handshake),
+            grace: None,
         }
     }
 

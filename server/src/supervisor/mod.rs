@@ -11,14 +11,17 @@
 //! their exits seen by [`reaper`].
 
 pub(crate) mod addresses;
+mod challenges;
 mod cidr;
 mod forking;
+mod inviting;
 mod listener;
 mod options;
 mod origin;
 mod pending;
 mod reaper;
 mod sessions;
+pub mod tokens;
 mod turns;
 mod waiting;
 
@@ -108,6 +111,10 @@ pub struct Supervisor {
     /// Told to take no new games (`reversid ctl drain`): running games finish, players
     /// are turned away and `/health` fails, so a balancer sends them to other hosts.
     drained: bool,
+    /// Open challenges, ended codes, tries per address (challenges.rs).
+    challenges: inviting::Registry,
+    /// Resume tokens of the running sessions.
+    tokens: tokens::Tokens,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -139,6 +146,7 @@ impl Supervisor {
         poll.registry()
             .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
         let hosts = Hosts::new(config.limits.clone(), Instant::now());
+        let challenges = challenges::Challenges::new(config.challenges);
         let mut sup = Supervisor {
             games,
             next_id: 0,
@@ -164,6 +172,8 @@ impl Supervisor {
             fork_server: None,
             metrics: Metrics::new(),
             drained: false,
+            challenges,
+            tokens: tokens::Tokens::default(),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -344,6 +354,7 @@ impl Supervisor {
             self.backoff_until,
             phase,
             summary,
+            self.challenges.next_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -430,6 +441,7 @@ impl Supervisor {
 
     fn on_timers(&mut self, now: Instant) {
         self.log_summary(now);
+        self.expire_challenges(now);
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self
                 .pending

@@ -82,6 +82,30 @@ pub struct Options {
     /// operator's; bind an address of your own (another --listen, firewalled) for them.
     #[arg(long)]
     pub metrics: bool,
+
+    /// Seconds a challenge's join code lives (TEXT-PROTOCOL.md §4.1).
+    #[arg(long, value_name = "SECS", default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..))]
+    pub code_ttl: u64,
+
+    /// Most challenges open at once; more are refused.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_challenges: u64,
+
+    /// The web page's address as players reach it, for the links that join a challenge
+    /// (`GAME LINK`). Default: http:// and the first --listen address.
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+
+    /// This host's symbol, the first of every resume token it draws (one of 0-9 A-Z without
+    /// I L O U): in a cluster, a token names the host whose session holds its seat.
+    #[arg(long, value_name = "S", default_value = "0", value_parser = host_id)]
+    pub host_id: u8,
+}
+
+/// Reads `--host-id`: one Crockford symbol.
+fn host_id(text: &str) -> Result<u8, String> {
+    crate::terms::host_symbol(text)
+        .ok_or_else(|| format!("{text:?} is not one of 0-9 A-Z without I L O U"))
 }
 
 /// What the supervisor runs by, whatever game it serves.
@@ -98,8 +122,14 @@ pub struct SupervisorConfig {
     pub shutdown_timeout: Duration,
     /// Whether `GET /metrics` is answered.
     pub metrics: bool,
+    /// Join codes' life and how many challenges may be open.
+    pub challenges: super::challenges::Limits,
+    /// `--public-url`; `None`: the first listener's.
+    pub public_url: Option<String>,
     /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
     pub fork_server: Option<ForkServerSpec>,
+    /// This host's symbol in the resume tokens it draws.
+    pub host_id: u8,
 }
 
 fn count(n: u64) -> usize {
@@ -136,6 +166,12 @@ impl Options {
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout),
             metrics: self.metrics,
             fork_server,
+            host_id: self.host_id,
+            challenges: super::challenges::Limits {
+                ttl: Duration::from_secs(self.code_ttl),
+                max: count(self.max_challenges),
+            },
+            public_url: self.public_url.clone(),
         }
     }
 }
@@ -165,6 +201,10 @@ mod tests {
         assert_eq!(sup.limits.strike_window, STRIKE_WINDOW);
         assert!(!sup.metrics);
         assert!(config(&["--metrics"]).metrics);
+        assert_eq!(sup.host_id, b'0');
+        assert_eq!(config(&["--host-id", "k"]).host_id, b'K');
+        assert!(Cli::try_parse_from(["reversid", "--host-id", "U"]).is_err());
+        assert!(Cli::try_parse_from(["reversid", "--host-id", "12"]).is_err());
     }
 
     #[test]

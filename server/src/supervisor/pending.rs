@@ -289,6 +289,32 @@ impl Pending {
         }
     }
 
+    /// Handshake to Queued in no queue: an Inviting creator, or a joiner waiting for a
+    /// challenge's other players (supervisor/challenges.rs has them).
+    pub fn hold(&mut self, index: usize) {
+        if let Some(conn) = self.get_mut(index) {
+            debug_assert_eq!(conn.state, State::Handshake);
+            conn.state = State::Queued;
+            conn.game = None;
+        }
+    }
+
+    /// A held connection back to Handshake, with a fresh handshake `deadline`.
+    pub fn release(&mut self, index: usize, deadline: Instant) {
+        // A new serial: the timer of its first handshake, if still listed, is stale now.
+        let serial = self.next_serial + 1;
+        let Some(conn) = self.get_mut(index) else {
+            return;
+        };
+        if conn.state != State::Queued || conn.game.is_some() {
+            return;
+        }
+        conn.state = State::Handshake;
+        conn.serial = serial;
+        self.next_serial = serial;
+        self.handshake_timers.push_back((deadline, (index, serial)));
+    }
+
     /// Joins and departures so far, in all queues.
     pub fn queue_moves(&self) -> u64 {
         self.queue_moves
@@ -522,6 +548,26 @@ mod tests {
         assert_eq!([pair[0].peer, pair[1].peer], [peers[4], peer]);
         // Each game has its own queue.
         assert!(p.front_group("tictactoe", 1).is_none());
+    }
+
+    #[test]
+    fn a_held_connection_waits_in_no_queue_without_a_timeout_until_released() {
+        let (served, _clients) = conns(1);
+        let now = Instant::now();
+        let secs = |n| now + Duration::from_secs(n);
+        let mut p = Pending::default();
+        let (s, peer) = served.into_iter().next().unwrap();
+        let i = p.insert(s, peer, DIRECT, secs(10));
+        p.hold(i);
+        assert_eq!(p.get(i).map(|c| c.state), Some(State::Queued));
+        assert_eq!((p.waiting(), p.queued()), (1, 0));
+        p.release(i, secs(20));
+        assert_eq!(p.get(i).map(|c| c.state), Some(State::Handshake));
+        // Its first handshake's deadline is stale: only the fresh one counts.
+        assert!(p.expired_handshakes(secs(10)).is_empty());
+        assert_eq!(p.expired_handshakes(secs(20)), [i]);
+        p.remove(i);
+        assert!(p.is_empty());
     }
 
     #[test]

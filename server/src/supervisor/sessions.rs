@@ -10,10 +10,12 @@ use log::{error, info, warn};
 use reversi_games::registry::Module;
 
 use super::addresses::Host;
+use super::pending::Conn;
 use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
+use crate::terms::{ResumeToken, TimeControl};
 
 impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
@@ -26,6 +28,7 @@ impl Supervisor {
         for peer in &child.peers {
             self.hosts.game_ended(Host::of(*peer));
         }
+        self.tokens.forget_game(child.id);
         let why = match status {
             WaitStatus::Exited(_, code) if code == 0 || session::abandoned_by(code).is_some() => {
                 None
@@ -152,32 +155,65 @@ impl Supervisor {
             let Some(conns) = self.pending.pop_group(name, needed) else {
                 return;
             };
-            let seats: Vec<session::Seat> = conns
-                .into_iter()
-                .map(|mut conn| {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                    // SAFETY: the descriptor moves from the mio stream to a std one.
-                    let stream =
-                        unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
-                    let mut early = conn.input;
-                    early.shrink_to_fit();
-                    session::Seat {
-                        stream,
-                        peer: conn.peer,
-                        early,
-                        wire: conn.wire.unwrap_or_default(),
-                        token: None,
-                    }
-                })
-                .collect();
-            self.start_session(game, seats);
+            let seats: Vec<session::Seat> = conns.into_iter().map(|c| self.seat(c)).collect();
+            self.start_session(game, seats, None, false);
         }
     }
 
-    fn start_session(&mut self, game: &'static Module, seats: Vec<session::Seat>) {
+    /// Whether the seats of a game of `game` may be taken back after a drop: a grace, and
+    /// one player a team (the play-together design §5.1; each seat's protocol counts too).
+    fn resumable(&self, game: &Module) -> bool {
+        let config = self.games.sessions.get(game.info.name);
+        config.is_some_and(|c| c.grace.is_some()) && self.games.team_size == 1
+    }
+
+    /// A fresh resume token of this host, or none (and a seat a drop loses) if the kernel
+    /// gives no random bits.
+    fn draw_token(&self) -> Option<ResumeToken> {
+        ResumeToken::draw(self.config.host_id)
+            .map_err(|e| warn!("cannot draw a resume token: {e}"))
+            .ok()
+    }
+
+    /// A waiting connection, taken from the loop, as a seat of a session about to start
+    /// (its resume token is drawn in `start_session`, which knows the game).
+    pub(super) fn seat(&mut self, mut conn: Conn) -> session::Seat {
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        // SAFETY: the descriptor moves from the mio stream to a std one.
+        let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
+        let mut early = conn.input;
+        early.shrink_to_fit();
+        session::Seat {
+            stream,
+            peer: conn.peer,
+            early,
+            wire: conn.wire.unwrap_or_default(),
+            token: None,
+        }
+    }
+
+    /// Starts a session of `game` for `seats`, on `control` (`None`: the game's default);
+    /// `teams_by_seat`: the seats are in team order (a challenge's), no teams are drawn.
+    pub(super) fn start_session(
+        &mut self,
+        game: &'static Module,
+        mut seats: Vec<session::Seat>,
+        control: Option<TimeControl>,
+        teams_by_seat: bool,
+    ) {
+        if self.resumable(game) {
+            for seat in seats.iter_mut().filter(|s| session::resumable_wire(s.wire)) {
+                seat.token = self.draw_token();
+            }
+        }
         let setting_up = Instant::now();
         self.next_id += 1;
         let id = self.next_id;
+        let tokens: Vec<(u8, ResumeToken)> = seats
+            .iter()
+            .enumerate()
+            .filter_map(|(s, seat)| Some((s as u8, seat.token?)))
+            .collect();
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
         let wires: Vec<&'static str> = seats.iter().map(|s| s.wire.name()).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
@@ -191,13 +227,17 @@ impl Supervisor {
         let group = Group {
             id,
             module: game,
-            control: None,
+            control,
+            teams_by_seat,
             seats,
         };
         let forked = self.fork_session(&keep, config, group, viewers);
         match forked {
             Ok((pid, group, pidfd)) => {
                 drop(group);
+                for (seat, token) in tokens {
+                    self.tokens.insert(token, id, seat);
+                }
                 for peer in &peers {
                     self.hosts.game_started(Host::of(*peer));
                 }
@@ -225,7 +265,12 @@ impl Supervisor {
         }
     }
 
-    fn cannot_start(&mut self, game: &'static Module, seats: Vec<session::Seat>, e: &io::Error) {
+    pub(super) fn cannot_start(
+        &mut self,
+        game: &'static Module,
+        seats: Vec<session::Seat>,
+        e: &io::Error,
+    ) {
         let who: Vec<String> = seats.iter().map(|s| s.peer.to_string()).collect();
         error!(
             "cannot start a session of {} for {}: {e}",

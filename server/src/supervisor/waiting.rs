@@ -237,11 +237,13 @@ impl Supervisor {
     }
 
     fn linger_at(&mut self, index: usize, farewell: &[u8], now: Instant) {
+        self.leave_challenge(index);
         self.pending.start_closing(index, farewell, now + LINGER);
         self.service(index);
     }
 
     pub(super) fn close(&mut self, index: usize) {
+        self.leave_challenge(index);
         if let Some(mut conn) = self.pending.remove(index) {
             let _ = self.poll.registry().deregister(&mut conn.stream);
             self.metrics
@@ -417,6 +419,10 @@ impl Supervisor {
                 self.hand_to_viewer(index, id);
                 return false;
             }
+            Verdict::Invite { invite, .. } => self.invite(index, invite),
+            Verdict::JoinCode { code, .. } => return self.join_code(index, &code),
+            Verdict::Challenges { .. } => self.list_challenges(index),
+            Verdict::Resume { token, .. } => return self.resume(index, &token),
             Verdict::Leave => {
                 self.note(peer, format_args!("{peer}: left before being paired"));
                 self.close(index);
@@ -469,35 +475,38 @@ impl Supervisor {
         running
     }
 
-    /// Hands a connection that asked to watch game `id` to that game's process.
+    /// Hands connection `index` to game `id`'s process as `role`, with the bytes it sent
+    /// after its request; the connection is the session's then, and gone from here.
+    pub(super) fn hand_over(
+        &mut self,
+        index: usize,
+        id: u64,
+        role: handoff::Role,
+    ) -> io::Result<()> {
+        let conn = self.pending.get(index).ok_or(io::ErrorKind::NotFound)?;
+        self.children.by_id(id).ok_or(io::ErrorKind::NotFound)?;
+        let wire = conn.wire.unwrap_or_default();
+        let peer = conn.peer.to_string();
+        handoff::send(id, conn.stream.as_raw_fd(), &peer, wire, role, &conn.input)?;
+        // The session has its own copy of the descriptor now.
+        if let Some(mut conn) = self.pending.remove(index) {
+            let _ = self.poll.registry().deregister(&mut conn.stream);
+            self.metrics.connection(wire.name());
+        }
+        Ok(())
+    }
+
     fn hand_to_viewer(&mut self, index: usize, id: u64) {
-        let Some(child) = self.children.by_id(id) else {
+        if self.children.by_id(id).is_none() {
             let why = format!("game {id} cannot take a viewer now");
             self.metrics.refused(Refused::Viewer);
             return self.refuse(index, &why, Instant::now());
-        };
-        let Some(conn) = self.pending.get(index) else {
+        }
+        let Some(peer) = self.pending.get(index).map(|c| c.peer) else {
             return;
         };
-        let wire = conn.wire.unwrap_or_default();
-        let sent = handoff::send(
-            child.id,
-            conn.stream.as_raw_fd(),
-            &conn.peer.to_string(),
-            wire,
-            handoff::Role::Viewer,
-            &conn.input,
-        );
-        let peer = conn.peer;
-        match sent {
-            Ok(()) => {
-                self.note(peer, format_args!("{peer}: watches game {id}"));
-                // The session has its own copy of the descriptor now.
-                if let Some(mut conn) = self.pending.remove(index) {
-                    let _ = self.poll.registry().deregister(&mut conn.stream);
-                    self.metrics.connection(wire.name());
-                }
-            }
+        match self.hand_over(index, id, handoff::Role::Viewer) {
+            Ok(()) => self.note(peer, format_args!("{peer}: watches game {id}")),
             Err(e) => {
                 self.note(
                     peer,
@@ -594,7 +603,6 @@ impl Supervisor {
     }
 }
 
-/// The metrics' reason for a host's refusal.
 fn refused(refusal: &Refusal) -> Refused {
     match refusal {
         Refusal::TooManyWaiting(_) | Refusal::NetworkTooManyWaiting(_) => Refused::AddressWaiting,

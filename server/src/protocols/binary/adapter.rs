@@ -162,7 +162,17 @@ impl Wire for Binary {
             }
             | Event::Turn(_)
             | Event::Clock { .. }
-            | Event::Timer { .. } => {}
+            | Event::Timer { .. }
+            | Event::Ping(_)
+            | Event::OfferedRematch { .. } => {}
+            // Nor seats that can be taken back (play-together design §8): none of their news.
+            Event::Token { .. }
+            | Event::Resumed(_)
+            | Event::Away { .. }
+            | Event::Back(_)
+            | Event::OfferedDraw(_)
+            | Event::News(_)
+            | Event::Replaced => {}
         }
     }
 }
@@ -184,7 +194,7 @@ mod tests {
             Event::Timer {
                 name: "tide",
                 ms: 10_000,
-                text: "the tide turns",
+                text: "the tide turns".into(),
             },
         ] {
             wire.send(&event, &mut out);

@@ -151,6 +151,8 @@ impl Wire for Seed002 {
         match event {
             // The seed's protocol has no turns and no timers.
             Event::Start { .. } | Event::Turn(_) | Event::Clock { .. } | Event::Timer { .. } => {}
+            // Nor the lag allowance's pings, nor rematch offers.
+            Event::Ping(_) | Event::OfferedRematch { .. } => {}
             Event::Update(update) => {
                 self.draw(&update.cells);
                 self.send_board(me, out);
@@ -184,6 +186,14 @@ impl Wire for Seed002 {
                     winner: None,
                 },
             ),
+            // Nor seats that can be taken back (play-together design §8): none of their news.
+            Event::Token { .. }
+            | Event::Resumed(_)
+            | Event::Away { .. }
+            | Event::Back(_)
+            | Event::OfferedDraw(_)
+            | Event::News(_)
+            | Event::Replaced => {}
         }
     }
 }
@@ -215,6 +225,7 @@ mod tests {
                 viewer,
                 cells,
                 id: 1,
+                time: None,
             },
             &mut out,
         );
@@ -284,6 +295,7 @@ mod tests {
             viewer: Viewer::Team(Team::SECOND),
             cells,
             id: 1,
+            time: None,
         };
         assert_eq!(said(&mut wire, refresh), format!("BEB {letters}\n"));
     }
@@ -355,7 +367,7 @@ mod tests {
         let tide = Event::Timer {
             name: "tide",
             ms: 10_000,
-            text: "the tide turns",
+            text: "the tide turns".into(),
         };
         assert_eq!(said(&mut fox, tide), "", "the seed has no timers");
         let won = Outcome::Win {

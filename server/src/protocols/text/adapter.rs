@@ -6,7 +6,8 @@ use reversi_text::{ClientMessage, ServerMessage, Standing};
 
 use crate::outbox::Outbox;
 use crate::protocols::lines::LineReader;
-use crate::protocols::{Event, Input, Wire};
+use crate::protocols::{Claim, Event, Input, Rematch, Wire};
+use crate::terms::TimeControl;
 
 pub struct Text {
     lines: LineReader,
@@ -55,6 +56,11 @@ fn input(message: ClientMessage) -> Input {
         ClientMessage::OfferDraw => Input::Act(Action::OfferDraw),
         ClientMessage::AcceptDraw => Input::Act(Action::AcceptDraw),
         ClientMessage::DeclineDraw => Input::Act(Action::DeclineDraw),
+        ClientMessage::ClaimWin => Input::Claim(Claim::Win),
+        ClientMessage::ClaimDraw => Input::Claim(Claim::Draw),
+        ClientMessage::Resume { .. } => Input::Confused(
+            "you are in a game already (GAME RESUME is for a new connection)".to_owned(),
+        ),
         ClientMessage::Quit => Input::Quit,
         ClientMessage::Join { .. } | ClientMessage::Watch { .. } | ClientMessage::List => {
             Input::Confused("not during a game (GAME QUIT first)".to_owned())
@@ -67,6 +73,46 @@ fn input(message: ClientMessage) -> Input {
         // before the codec (GAME PONG, rematches) where the session knows them.
         other => Input::Confused(format!("{other}: not now")),
     }
+}
+
+/// The lines of issue 25's clocks and rematches a client sends (TEXT-PROTOCOL.md §3):
+/// `GAME PONG n`, `GAME OFFER|ACCEPT|DECLINE REMATCH`; `None` for any other line.
+fn clock_addition(line: &str) -> Option<Input> {
+    let words: Vec<String> = line
+        .split_whitespace()
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["GAME", "PONG", n] => Some(n.parse().map_or_else(
+            |_| Input::Confused(format!("GAME PONG: {n:?} is not a ping's number")),
+            Input::Pong,
+        )),
+        ["GAME", "OFFER", "REMATCH"] => Some(Input::Rematch(Rematch::Offer)),
+        ["GAME", "ACCEPT", "REMATCH"] => Some(Input::Rematch(Rematch::Accept)),
+        ["GAME", "DECLINE", "REMATCH"] => Some(Input::Rematch(Rematch::Decline)),
+        _ => None,
+    }
+}
+
+/// `GAME TIME …`: the time control, in milliseconds (TEXT-PROTOCOL.md §8).
+fn time_line(control: TimeControl) -> String {
+    let ms = |d: std::time::Duration| d.as_millis();
+    match control {
+        TimeControl::None => "GAME TIME none".to_owned(),
+        TimeControl::PerMove { limit, first } => {
+            format!("GAME TIME move {} {}", ms(limit), ms(first))
+        }
+        TimeControl::Fischer { base, increment } => {
+            format!("GAME TIME fischer {} {}", ms(base), ms(increment))
+        }
+    }
+}
+
+/// Writes one line that `ServerMessage` does not hold (issue 25's additions).
+fn write_line(out: &mut Outbox, line: &str) {
+    debug!("-> {line}");
+    out.push(format!("{line}\n").as_bytes());
 }
 
 pub fn write(out: &mut Outbox, message: &ServerMessage) {
@@ -96,12 +142,22 @@ fn draw_lines(cells: &[reversi_games::Cell]) -> Vec<ServerMessage> {
 
 impl Wire for Text {
     fn receive(&mut self, bytes: &[u8], inputs: &mut Vec<Input>) {
-        self.lines
-            .receive(bytes, inputs, |line| match ClientMessage::parse(line) {
+        let additions = self.additions;
+        self.lines.receive(bytes, inputs, |line| {
+            if let Some(input) = clock_addition(line).filter(|_| additions) {
+                return Some(input);
+            }
+            match ClientMessage::parse(line) {
                 Ok(message) => Some(input(message)),
                 Err(reversi_text::ParseError::Empty) => None,
                 Err(e) => Some(Input::Confused(e.to_string())),
-            });
+            }
+        });
+    }
+
+    /// Seed 000's clients know no `GAME PING`.
+    fn answers_pings(&self) -> bool {
+        self.additions
     }
 
     fn send(&mut self, event: &Event, out: &mut Outbox) {
@@ -122,6 +178,7 @@ impl Wire for Text {
                 viewer,
                 cells,
                 id,
+                time,
             } => {
                 write(
                     out,
@@ -169,6 +226,9 @@ impl Wire for Text {
                     ),
                     Viewer::Spectator => write(out, &ServerMessage::Watching { id: *id }),
                 }
+                if let (Some(control), true) = (time, additions) {
+                    write_line(out, &time_line(*control));
+                }
                 draw(out, cells);
             }
             Event::Update(update) => {
@@ -204,9 +264,15 @@ impl Wire for Text {
                 &ServerMessage::Timer {
                     name: (*name).to_owned(),
                     ms: *ms,
-                    text: (*text).to_owned(),
+                    text: text.to_string(),
                 },
             ),
+            Event::Ping(n) if additions => write_line(out, &format!("GAME PING {n}")),
+            Event::OfferedRematch { team, news } if additions => {
+                write_line(out, &format!("GAME OFFERED REMATCH {}", team.number()));
+                write(out, &ServerMessage::News { text: news.clone() });
+            }
+            Event::Ping(_) | Event::OfferedRematch { .. } => {}
             Event::Ready => write(out, &ServerMessage::Ready),
             Event::Illegal { why, again } | Event::Confused { why, again } => {
                 // Seed 000: ERROR, then READY again when the move is still yours.
@@ -263,9 +329,58 @@ impl Wire for Text {
                     why: why.to_owned(),
                 },
             ),
+            seat_news @ (Event::Token { .. }
+            | Event::Resumed(_)
+            | Event::Away { .. }
+            | Event::Back(_)
+            | Event::OfferedDraw(_)
+            | Event::News(_)
+            | Event::Replaced) => self.send_seat_news(seat_news, out),
         }
     }
 }
+
+impl Text {
+    /// The lines of a seat that can be taken back (TEXT-PROTOCOL.md §5.5): additions all,
+    /// so a client of seed 000 alone gets none (it never has a token).
+    fn send_seat_news(&self, event: &Event, out: &mut Outbox) {
+        if !self.additions {
+            return;
+        }
+        let message = match event {
+            Event::Token { token, ms } => {
+                // A token never reaches the log whole: its line is written unlogged.
+                debug!("-> GAME TOKEN {token:?} {ms}");
+                let line = ServerMessage::Token {
+                    token: token.to_string(),
+                    ms: *ms,
+                };
+                out.push(format!("{line}\n").as_bytes());
+                return;
+            }
+            Event::Resumed(id) => ServerMessage::Resumed { id: *id },
+            Event::Away { team, ms } => ServerMessage::Away {
+                team: team.number(),
+                ms: *ms,
+            },
+            Event::Back(team) => ServerMessage::Back {
+                team: team.number(),
+            },
+            Event::OfferedDraw(team) => ServerMessage::OfferedDraw {
+                team: team.number(),
+            },
+            Event::News(text) => ServerMessage::News { text: text.clone() },
+            Event::Replaced => ServerMessage::Error {
+                why: REPLACED.to_owned(),
+            },
+            _ => return,
+        };
+        write(out, &message);
+    }
+}
+
+/// What a connection whose seat was taken over by a new one is told last.
+pub const REPLACED: &str = "this seat was taken over by a new connection";
 
 #[cfg(test)]
 mod tests {
@@ -279,6 +394,7 @@ mod tests {
             viewer: Viewer::Team(Team::FIRST),
             cells: Vec::new(),
             id: 1,
+            time: None,
         };
         lines(wire, &[event])
     }
@@ -339,7 +455,7 @@ mod tests {
             Event::Timer {
                 name: "tide",
                 ms: 10_000,
-                text: "the tide turns",
+                text: "the tide turns".into(),
             },
         ];
         assert_eq!(
@@ -351,5 +467,140 @@ mod tests {
             ]
         );
         assert!(lines(Text::seed_only(), &events).is_empty());
+    }
+
+    #[test]
+    fn a_seat_that_can_come_back_is_told_in_additions_only() {
+        let token = crate::terms::ResumeToken::parse("0P9QK3M2X9AV0C4TZP8RWD5NHJ6").unwrap();
+        let events = [
+            Event::Token { token, ms: 60_000 },
+            Event::Resumed(4),
+            Event::Away {
+                team: Team::SECOND,
+                ms: 0,
+            },
+            Event::Back(Team::SECOND),
+            Event::OfferedDraw(Team::FIRST),
+            Event::News("O is back".to_owned()),
+            Event::Replaced,
+        ];
+        assert_eq!(
+            lines(Text::new(), &events),
+            [
+                "GAME TOKEN 0P9QK3M2X9AV0C4TZP8RWD5NHJ6 60000",
+                "GAME RESUMED 4",
+                "GAME AWAY 2 0",
+                "GAME BACK 2",
+                "GAME OFFERED DRAW 1",
+                "GAME NEWS O is back",
+                "ERROR this seat was taken over by a new connection",
+            ]
+        );
+        assert!(lines(Text::seed_only(), &events).is_empty());
+    }
+
+    #[test]
+    fn claims_are_inputs_and_a_resume_in_a_game_is_not() {
+        let mut wire = Text::new();
+        let mut inputs = Vec::new();
+        wire.receive(
+            b"GAME CLAIM WIN\ngame claim draw\nGAME RESUME 0P9\n",
+            &mut inputs,
+        );
+        assert_eq!(
+            inputs[..2],
+            [Input::Claim(Claim::Win), Input::Claim(Claim::Draw)]
+        );
+        assert!(matches!(&inputs[2], Input::Confused(why) if why.contains("in a game already")));
+    }
+
+    #[test]
+    fn time_pings_and_rematch_offers_are_additions() {
+        let s = std::time::Duration::from_secs;
+        let start = |time| Event::Start {
+            info: registry::find("tictactoe").unwrap().info,
+            viewer: Viewer::Team(Team::FIRST),
+            cells: vec![reversi_games::Cell {
+                at: Point::new(1, 1),
+                square: "EMPTY",
+                piece: None,
+            }],
+            id: 1,
+            time: Some(time),
+        };
+        let fischer = TimeControl::Fischer {
+            base: s(300),
+            increment: s(3),
+        };
+        let per_move = TimeControl::PerMove {
+            limit: s(600),
+            first: s(30),
+        };
+        let events = [
+            start(fischer),
+            start(per_move),
+            start(TimeControl::None),
+            Event::Ping(1),
+            Event::OfferedRematch {
+                team: Team::SECOND,
+                news: "O offers a rematch".to_owned(),
+            },
+            Event::News("X declines the rematch".to_owned()),
+        ];
+        let told: Vec<String> = lines(Text::new(), &events)
+            .into_iter()
+            .filter(|l| !l.starts_with("GAME T") || l.starts_with("GAME TIME"))
+            .filter(|l| !l.starts_with("GAME BOARD") && !l.starts_with("GAME COLUMNS"))
+            .filter(|l| !l.starts_with("GAME ROWS"))
+            .collect();
+        assert_eq!(
+            told,
+            [
+                "GAME TIME fischer 300000 3000",
+                "DRAW SQUARE EMPTY 1 1",
+                "GAME TIME move 600000 30000",
+                "DRAW SQUARE EMPTY 1 1",
+                "GAME TIME none",
+                "DRAW SQUARE EMPTY 1 1",
+                "GAME PING 1",
+                "GAME OFFERED REMATCH 2",
+                "GAME NEWS O offers a rematch",
+                "GAME NEWS X declines the rematch",
+            ]
+        );
+        let seed = lines(Text::seed_only(), &events);
+        let seed_has = |l: &String| {
+            ["GAME TYPE", "GAME BOARD", "DRAW"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        };
+        assert!(seed.iter().all(seed_has), "{seed:?}");
+    }
+
+    #[test]
+    fn pongs_and_rematch_answers_are_read_in_any_case() {
+        let mut wire = Text::new();
+        let mut inputs = Vec::new();
+        wire.receive(
+            b"GAME PONG 3\ngame offer rematch\nGAME ACCEPT REMATCH\nGAME DECLINE REMATCH\nGAME PONG x\n",
+            &mut inputs,
+        );
+        assert_eq!(
+            inputs[..4],
+            [
+                Input::Pong(3),
+                Input::Rematch(Rematch::Offer),
+                Input::Rematch(Rematch::Accept),
+                Input::Rematch(Rematch::Decline),
+            ]
+        );
+        assert!(matches!(&inputs[4], Input::Confused(why) if why.contains("ping")));
+        let mut seed = Text::seed_only();
+        let mut inputs = Vec::new();
+        seed.receive(b"GAME PONG 3\n", &mut inputs);
+        assert!(
+            matches!(&inputs[..], [Input::Confused(_)]),
+            "not in seed 000"
+        );
     }
 }

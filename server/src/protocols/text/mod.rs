@@ -6,13 +6,14 @@
 //! request: the web protocol's (an HTTP request line is a line of text).
 
 mod adapter;
+mod challenges;
 
 pub use adapter::Text as Adapter;
 
 use reversi_text::{is_opening_text, opening_line, ClientMessage, Opening, ServerMessage};
 
 use super::lines::{not_text, too_long};
-use super::{web, Lobby, Protocol, Running, Stage, Verdict, Wire, WireKind};
+use super::{web, Lobby, Protocol, Running, Stage, Told, Verdict, Wire, WireKind};
 
 pub struct Text;
 
@@ -42,6 +43,10 @@ impl Protocol for Text {
         }))
     }
 
+    fn tell(&self, told: &Told) -> Option<Vec<u8>> {
+        Some(challenges::tell(told))
+    }
+
     fn adapter(&self) -> Box<dyn Wire> {
         Box::new(Adapter::new())
     }
@@ -53,7 +58,7 @@ pub fn screen_lines(lobby: &Lobby<'_>, stage: Stage, input: &[u8]) -> Verdict {
     match opening_line(input) {
         Opening::Incomplete => Verdict::Wait,
         Opening::Line { text, used } => {
-            log::debug!("<- {text}");
+            log::debug!("<- {}", loggable(&text));
             answer(lobby, stage, &text, used)
         }
         Opening::NotText(byte) => Verdict::Close {
@@ -73,9 +78,24 @@ pub fn screen_lines(lobby: &Lobby<'_>, stage: Stage, input: &[u8]) -> Verdict {
     }
 }
 
+/// A client's line as the log may show it: a resume token never whole (the play-together
+/// design §5.2), only its first symbols.
+pub fn loggable(line: &str) -> std::borrow::Cow<'_, str> {
+    match ClientMessage::parse(line) {
+        Ok(ClientMessage::Resume { token }) => {
+            let shown: String = token.chars().take(3).collect();
+            format!("GAME RESUME {shown}…").into()
+        }
+        _ => line.into(),
+    }
+}
+
 /// Answers one whole line of a waiting client; `used` bytes were that line.
 pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdict {
     let error = |why: String| Verdict::reply(error_line(&why), used);
+    if let Some(verdict) = challenges::answer(lobby, stage, line, used) {
+        return verdict;
+    }
     let message = match ClientMessage::parse(line) {
         Ok(message) => message,
         Err(reversi_text::ParseError::Empty) => return Verdict::reply(Vec::new(), used),
@@ -87,7 +107,7 @@ pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdi
             None => error(format!("no game {game:?} here; games: {}", lobby.names())),
         },
         (Stage::Queued, ClientMessage::Join { .. } | ClientMessage::Watch { .. }) => {
-            error("waiting for a game already (GAME QUIT to leave the queue)".to_owned())
+            error(challenges::WAITING_ALREADY.to_owned())
         }
         (_, ClientMessage::List) => Verdict::reply(listing(&(lobby.running)()), used),
         (Stage::Handshake, ClientMessage::Watch { id }) => {
@@ -216,6 +236,20 @@ mod tests {
         assert!(reply(text(Stage::Handshake, "GAME WATCH 8\n"))
             .starts_with("ERROR no game 8 is running"));
         assert_eq!(text(Stage::Queued, "GAME QUIT\n"), Verdict::Leave);
+        let token = "0P9QK3M2X9AV0C4TZP8RWD5NHJ6";
+        assert!(matches!(
+            text(Stage::Handshake, &format!("game resume {token}\n")),
+            Verdict::Resume { used: 40, .. }
+        ));
+        assert!(
+            reply(text(Stage::Queued, &format!("GAME RESUME {token}\n")))
+                .starts_with("ERROR waiting for a game already")
+        );
+        assert_eq!(
+            loggable(&format!("GAME RESUME {token}")),
+            "GAME RESUME 0P9…"
+        );
+        assert_eq!(loggable("MOVE d3"), "MOVE d3");
         assert!(reply(text(Stage::Handshake, "GAME TYPE chess\n"))
             .starts_with("ERROR no game \"chess\" here; games: reversi tictactoe"));
         assert!(reply(text(Stage::Handshake, "MOVE 1 1 1\n")).starts_with("ERROR not in a game"));

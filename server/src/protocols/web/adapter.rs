@@ -41,17 +41,23 @@ impl WebSocket {
             Message::Line(line) => self.text.receive(&line, inputs),
             Message::NotUnderstood(why) => inputs.push(Input::Confused(why.to_owned())),
             Message::Ping(payload) => self.owed.extend(frames::pong(&payload)),
-            Message::Pong => {}
+            // The pong of our ping n (its payload): the lag allowance's sample.
+            Message::Pong(payload) => inputs.extend(pong_number(&payload).map(Input::Pong)),
             Message::Close(payload) => {
                 self.deaf = true;
                 if !self.closed {
                     self.closed = true;
                     self.owed.extend(frames::close_echo(&payload));
                 }
-                inputs.push(Input::Quit);
+                inputs.push(Input::Hangup);
             }
         }
     }
+}
+
+/// The number a pong's payload echoes, if it is one of our pings'.
+fn pong_number(payload: &[u8]) -> Option<u32> {
+    std::str::from_utf8(payload).ok()?.parse().ok()
 }
 
 impl Wire for WebSocket {
@@ -83,12 +89,26 @@ impl Wire for WebSocket {
         if self.closed {
             return;
         }
+        if let Event::Replaced = event {
+            // Taken over by a new connection (TEXT-PROTOCOL.md §5.5): a policy close.
+            self.close_code = CloseCode::Policy;
+        }
+        // The page need not answer: the browser pongs a ping frame by itself.
+        if let Event::Ping(n) = event {
+            out.push(&frames::ping(n.to_string().as_bytes()));
+            return;
+        }
         let mut lines = Outbox::new();
         self.text.send(event, &mut lines);
         let mut bytes = Vec::with_capacity(lines.pending());
         // Into a Vec: cannot fail.
         let _ = lines.flush(&mut bytes);
         out.push(&frames::text_frames(&bytes));
+    }
+
+    /// The browser pongs by itself.
+    fn answers_pings(&self) -> bool {
+        true
     }
 
     fn owed(&mut self, out: &mut Outbox) {
@@ -157,7 +177,7 @@ mod tests {
             &[client(8, &[0x03, 0xe8]), client(1, b"GAME QUIT")].concat(),
             &mut inputs,
         );
-        assert_eq!(inputs, [Input::Quit], "nothing is read after a close");
+        assert_eq!(inputs, [Input::Hangup], "nothing is read after a close");
         ws.owed(&mut out);
         ws.send(&Event::Ready, &mut out);
         ws.farewell(&mut out);
@@ -166,6 +186,18 @@ mod tests {
             frames::close(CloseCode::Normal),
             "after the close echo nothing more"
         );
+    }
+
+    #[test]
+    fn our_pings_are_ping_frames_and_their_pongs_are_lag_samples() {
+        let mut ws = WebSocket::new();
+        let mut out = Outbox::new();
+        ws.send(&Event::Ping(7), &mut out);
+        assert_eq!(written(&mut out), frames::ping(b"7"));
+        let mut inputs = Vec::new();
+        ws.receive(&client(10, b"7"), &mut inputs);
+        ws.receive(&client(10, b"not ours"), &mut inputs);
+        assert_eq!(inputs, [Input::Pong(7)]);
     }
 
     #[test]
@@ -179,6 +211,7 @@ mod tests {
                 viewer: Viewer::Spectator,
                 cells: Vec::new(),
                 id: 4,
+                time: None,
             },
             &mut out,
         );

@@ -25,8 +25,8 @@ pub enum Incoming {
     Binary,
     /// A ping, with the payload its pong must echo.
     Ping(Vec<u8>),
-    /// A pong (to nothing we sent: ignored).
-    Pong,
+    /// A pong, with the payload of the ping it answers (or any: pongs may be unsolicited).
+    Pong(Vec<u8>),
     /// The client closes; the payload (code and reason) is echoed.
     Close(Vec<u8>),
 }
@@ -73,7 +73,7 @@ pub fn next(input: &[u8]) -> Result<Option<(Incoming, usize)>, Violation> {
         OpCode::Data(Data::Text) => Incoming::Text(utf8(payload)?),
         OpCode::Data(_) => Incoming::Binary,
         OpCode::Control(Control::Ping) => Incoming::Ping(payload),
-        OpCode::Control(Control::Pong) => Incoming::Pong,
+        OpCode::Control(Control::Pong) => Incoming::Pong(payload),
         OpCode::Control(_) => Incoming::Close(close_payload(payload)?),
     };
     Ok(Some((frame, end)))
@@ -181,6 +181,13 @@ pub fn text_frames(lines: &[u8]) -> Vec<u8> {
 pub fn pong(payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 2);
     format(Frame::pong(payload.to_vec()), &mut out);
+    out
+}
+
+/// A ping of ours with `payload` (the lag allowance's: its number in decimal).
+pub fn ping(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 2);
+    format(Frame::ping(payload.to_vec()), &mut out);
     out
 }
 

@@ -40,7 +40,7 @@ impl Protocol for Web {
             Message::Line(line) => line,
             Message::NotUnderstood(why) => return error(why),
             Message::Ping(payload) => return Verdict::reply(frames::pong(&payload), used),
-            Message::Pong => return Verdict::reply(Vec::new(), used),
+            Message::Pong(_) => return Verdict::reply(Vec::new(), used),
             Message::Close(payload) => {
                 return Verdict::Close {
                     farewell: frames::close_echo(&payload),
@@ -50,7 +50,7 @@ impl Protocol for Web {
         };
         match opening_line(&line) {
             Opening::Line { text, used: _ } => {
-                log::debug!("<- {text}");
+                log::debug!("<- {}", text::loggable(&text));
                 match text::answer(lobby, stage, &text, used) {
                     Verdict::Reply { bytes, used, .. } => {
                         Verdict::reply(frames::text_frames(&bytes), used)
@@ -88,6 +88,12 @@ impl Protocol for Web {
             .map(|lines| frames::text_frames(&lines))
     }
 
+    fn tell(&self, told: &super::Told) -> Option<Vec<u8>> {
+        text::Text
+            .tell(told)
+            .map(|lines| frames::text_frames(&lines))
+    }
+
     fn adapter(&self) -> Box<dyn Wire> {
         Box::new(adapter::WebSocket::new())
     }
@@ -101,7 +107,7 @@ enum Message {
     /// A message the text protocol cannot take, and why.
     NotUnderstood(&'static str),
     Ping(Vec<u8>),
-    Pong,
+    Pong(Vec<u8>),
     /// The client closes, with this payload (echoed back).
     Close(Vec<u8>),
 }
@@ -123,7 +129,7 @@ impl Message {
                 Message::NotUnderstood("binary messages are not understood: send text")
             }
             Incoming::Ping(payload) => Message::Ping(payload),
-            Incoming::Pong => Message::Pong,
+            Incoming::Pong(payload) => Message::Pong(payload),
             Incoming::Close(payload) => Message::Close(payload),
         }
     }

@@ -27,6 +27,13 @@ pub enum End {
     NeverMoved(usize),
     /// Fast shutdown.
     Aborted,
+    /// The seat dropped and did not come back: its opponent claimed the win (or the server
+    /// did for it).
+    Left(usize),
+    /// The seat dropped and did not come back: its opponent claimed a draw.
+    LeftDraw(usize),
+    /// Every player dropped and none came back in its grace.
+    Deserted,
 }
 
 impl End {
@@ -34,7 +41,8 @@ impl End {
         match *self {
             End::Quit(s) | End::Drop(s) | End::Timeout(s) | End::NeverMoved(s) => Some(s),
             End::Violation(s, _) | End::Illegal(s, _) => Some(s),
-            End::Board | End::Aborted => None,
+            End::Left(s) | End::LeftDraw(s) => Some(s),
+            End::Board | End::Aborted | End::Deserted => None,
         }
     }
 
@@ -42,7 +50,7 @@ impl End {
     /// moved), for the supervisor's penalties; a resignation is not abandonment.
     pub fn abandoned_by(&self) -> Option<usize> {
         match *self {
-            End::Drop(s) | End::Timeout(s) | End::NeverMoved(s) => Some(s),
+            End::Drop(s) | End::Timeout(s) | End::NeverMoved(s) | End::Left(s) => Some(s),
             _ => None,
         }
     }
@@ -58,6 +66,9 @@ impl End {
             End::Illegal(..) => "illegal",
             End::NeverMoved(_) => "never-started",
             End::Aborted => "aborted",
+            End::Left(_) => "left",
+            End::LeftDraw(_) => "left-draw",
+            End::Deserted => "deserted",
         }
     }
 
@@ -65,7 +76,7 @@ impl End {
         match self {
             End::Board => How::OnTheBoard,
             End::Timeout(_) => How::OnTime,
-            End::Aborted | End::NeverMoved(_) => How::Aborted,
+            End::Aborted | End::NeverMoved(_) | End::Deserted => How::Aborted,
             _ => How::Forfeit,
         }
     }
@@ -84,14 +95,17 @@ impl End {
             End::Violation(_, why) => format!("{name} broke the protocol: {why}"),
             End::Illegal(_, why) => format!("{name} played an illegal move: {why}"),
             End::NeverMoved(_) => format!("{name} never moved"),
-            End::Board | End::Aborted => String::new(),
+            End::Left(_) => format!("{name} left the game and did not come back"),
+            // A claimed draw's words name the claimer too: said where it is claimed.
+            End::Board | End::Aborted | End::LeftDraw(_) | End::Deserted => String::new(),
         }
     }
 }
 
 /// A finished game, for the log and the record.
 pub struct Finished {
-    /// One line: the game, the players, how it ended, the moves.
+    /// One line: the game, the players, how it ended, the time control, the lag credited,
+    /// how late a flag fell, the moves.
     pub summary: String,
     pub record: String,
     pub ext: &'static str,
@@ -135,11 +149,21 @@ impl Referee {
         if let End::Violation(_, why) | End::Illegal(_, why) = end {
             let _ = write!(s, " ({why})");
         }
+        s += &self.away_summary(meta.finished);
         let _ = write!(
             s,
             " result {}",
             reversi_games::record::result_text(info, meta)
         );
+        if self.pace.is_turn_based() {
+            let _ = write!(s, " control {}", self.clock.control());
+            if self.lag.is_on() {
+                let _ = write!(s, " lag {}", self.lag_summary());
+            }
+        }
+        if let (End::Timeout(_), Some(late)) = (end, self.flag_late) {
+            let _ = write!(s, " flag late {:.1} ms", late.as_secs_f64() * 1000.0);
+        }
         let moves: Vec<String> = self
             .game
             .history()

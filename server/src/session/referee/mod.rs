@@ -7,12 +7,18 @@
 //! anything is given the time ([`Now`]): the instant for clocks and game time,
 //! the wall-clock time for the records of games that end.
 
+mod clock;
 mod end;
+mod lag;
 mod pace;
+mod rematch;
+mod seats;
 mod table;
 #[cfg(test)]
 mod tests;
+mod timekeeping;
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant, SystemTime};
 
 use reversi_games::registry::Module;
@@ -21,9 +27,14 @@ use reversi_games::{
     Viewer,
 };
 
-use crate::protocols::{Event, Input};
+use crate::protocols::{Event, Input, WireKind};
+use crate::terms::TimeControl;
+use clock::Clock;
 pub use end::{End, Finished};
+use lag::Lag;
 use pace::Pace;
+use rematch::Window;
+pub use seats::Return;
 use table::Table;
 pub use table::Who;
 
@@ -33,8 +44,9 @@ pub const REMATCH_DELAY: Duration = Duration::from_secs(3);
 /// Session settings of one game type.
 #[derive(Clone, Debug)]
 pub struct Rules {
-    /// `None`: no move clock.
-    pub move_timeout: Option<Duration>,
+    /// How a turn-based game's time is kept (real-time games: none). A per-move limit's
+    /// first move is `first_move_timeout`'s, which rules here.
+    pub control: TimeControl,
     /// The clock of each seat's first move of a game (shorter: a player who never moves
     /// must not hold the opponent for a whole move clock). When it runs out the game never
     /// started: it is aborted, not scored.
@@ -43,6 +55,34 @@ pub struct Rules {
     pub fixed_teams: bool,
     /// A new game follows each game with the teams turned round, until a player leaves.
     pub rematch: bool,
+    /// The most lag credited to a move (zero: none, and no pings).
+    pub lag_allowance: Duration,
+    /// After a game with no automatic rematch, how long its players may offer one
+    /// (`None`: no offers).
+    pub rematch_window: Option<Duration>,
+}
+
+/// The rules of one session's game: a challenge's control for the game's default
+/// (`None`: the default), and no rematch offers unless every seat can answer one
+/// (a text or WebSocket client: binary and seed clients are closed as before).
+pub fn adapt_rules(rules: &mut Rules, control: Option<TimeControl>, seats: &[super::Seat]) {
+    if let Some(control) = control {
+        rules.control = control;
+    }
+    let can_answer = |s: &super::Seat| matches!(s.wire, WireKind::Text | WireKind::WebSocket);
+    if !seats.iter().all(can_answer) {
+        rules.rematch_window = None;
+    }
+}
+
+impl Rules {
+    /// The per-move limit, if the control is one.
+    pub fn move_limit(&self) -> Option<Duration> {
+        match self.control {
+            TimeControl::PerMove { limit, .. } => Some(limit),
+            TimeControl::None | TimeControl::Fischer { .. } => None,
+        }
+    }
 }
 
 /// The time of a call, as the caller read it.
@@ -78,6 +118,14 @@ pub struct Referee {
     game: Box<dyn Game>,
     table: Table,
     pace: Pace,
+    clock: Clock,
+    lag: Lag,
+    /// A `GAME TIMER abort` is running: some seat has not made its first move.
+    abort_told: bool,
+    /// How late the last flag fell: the instant it was judged minus its due instant.
+    flag_late: Option<Duration>,
+    /// The rematch window after a game, while open.
+    window: Option<Window>,
     /// When the current game started (game time is measured from here).
     started: Instant,
     /// The game's timers as everyone was last told them.
@@ -90,6 +138,8 @@ pub struct Referee {
     finished: Vec<Finished>,
     /// Journal lines not yet taken: each move, and the start of each rematch round.
     journal: Vec<String>,
+    /// Which seats may come back after a drop, and which are away.
+    hold: seats::Holds,
 }
 
 impl Referee {
@@ -102,6 +152,14 @@ impl Referee {
     ) -> Referee {
         let info = module.info;
         let table = Table::new(seating.peers, seating.first_team_seat, info.team_count());
+        let control = if info.realtime {
+            TimeControl::None
+        } else {
+            rules.control
+        };
+        let clock = Clock::new(control, rules.first_move_timeout, info.team_count());
+        let lag = Lag::new(rules.lag_allowance, table.seats.len());
+        let hold = seats::Holds::none(table.seats.len());
         Referee {
             module,
             rules,
@@ -109,6 +167,11 @@ impl Referee {
             settings,
             id: seating.id,
             pace: Pace::new(info.realtime, &table),
+            clock,
+            lag,
+            abort_told: false,
+            flag_late: None,
+            window: None,
             table,
             started: now,
             timers: Vec::new(),
@@ -118,6 +181,7 @@ impl Referee {
             rematch_at: None,
             finished: Vec::new(),
             journal: Vec::new(),
+            hold,
         }
     }
 
@@ -129,9 +193,9 @@ impl Referee {
         self.table.seats[seat].team
     }
 
-    /// The current game ended and no rematch follows.
+    /// The current game ended, no rematch follows and none may be offered.
     pub fn is_over(&self) -> bool {
-        self.end.is_some() && self.rematch_at.is_none()
+        self.end.is_some() && self.rematch_at.is_none() && self.window.is_none()
     }
 
     /// Games finished since the last call, to log and record.
@@ -139,7 +203,10 @@ impl Referee {
         std::mem::take(&mut self.finished)
     }
 
-    /// Journal lines since the last call: `<team name> <notation>` a move, `round <n>`.
+    /// Journal lines since the last call: `<team name> <notation>` a move, followed by
+    /// ` <ms>` under a Fischer clock (the mover's time left after the move, with the
+    /// increment); `round <n>`; `away <team name>` and `back <team name>` (a resumable
+    /// seat dropped, came back).
     pub fn take_journal(&mut self) -> Vec<String> {
         std::mem::take(&mut self.journal)
     }
@@ -147,13 +214,20 @@ impl Referee {
     /// The next moment [`Referee::tick`] has work.
     pub fn deadline(&self) -> Option<Instant> {
         if self.end.is_some() {
-            return self.rematch_at;
+            let window = self.window.as_ref().map(|w| w.until);
+            return [self.rematch_at, window, self.hold_deadline()]
+                .into_iter()
+                .flatten()
+                .min();
         }
         let wake = self
             .game
             .wake_at()
             .map(|ms| self.started + Duration::from_millis(ms));
-        [self.pace.clock(), wake].into_iter().flatten().min()
+        [self.clock.deadline(), wake, self.hold_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The process's exit code for the supervisor: 0, or [`super::ABANDONED`] plus the seat
@@ -171,6 +245,9 @@ impl Referee {
         self.tell_start(&mut out);
         self.tell_timers(now.at, &mut out);
         self.announce_turn(now.at, &mut out);
+        for seat in 0..self.table.seats.len() {
+            self.ping(seat, now.at, &mut out);
+        }
         out
     }
 
@@ -182,18 +259,19 @@ impl Referee {
             // A forfeit can end a game whose board still has a side to move: the end
             // is told, not that turn (spec §7).
             told.extend(self.over_event(Viewer::Spectator));
+            told.extend(self.window_timer(now));
             return told;
         }
         let turn = self.game.turn();
         told.extend(turn.map(Event::Turn));
-        if let (Some(team), Some(deadline)) = (turn, self.pace.clock()) {
-            let ms = deadline.saturating_duration_since(now).as_millis() as Millis;
-            told.push(Event::Clock { team, ms });
+        if turn.is_some() {
+            told.extend(self.clock_events(now));
         }
         let t = self.game_time(now);
         let timers = self.game.timers();
         let running = timers.iter().filter(|timer| timer.due.is_some());
         told.extend(running.map(|timer| timer_event(timer, t)));
+        told.extend(self.away_events(None, now));
         told
     }
 
@@ -204,7 +282,11 @@ impl Referee {
             return out;
         }
         match input {
-            Input::Quit => self.forfeit(End::Quit(seat), now, &mut out),
+            Input::Hangup if self.may_hold(seat) => out = self.hold_seat(seat, now),
+            Input::Pong(n) => self.lag.pong(seat, n, now.at),
+            Input::Rtt(rtt) => self.lag.measured(seat, rtt),
+            Input::Rematch(answer) => self.rematch(seat, answer, now, &mut out),
+            Input::Quit | Input::Hangup => self.forfeit(End::Quit(seat), now, &mut out),
             Input::Violation(why) => {
                 tell(&mut out, seat, Event::Violation(why.clone()));
                 self.forfeit(End::Violation(seat, why), now, &mut out);
@@ -216,6 +298,7 @@ impl Referee {
                 Err(why) => self.confused(seat, why.0, &mut out),
             },
             Input::Act(action) => self.act(seat, action, now, &mut out),
+            Input::Claim(claim) => self.claim(seat, claim, now, &mut out),
             // The board as it stands, to the seat alone; the game is not asked anything.
             Input::Refresh => {
                 let viewer = Viewer::Team(self.team_of(seat));
@@ -227,12 +310,21 @@ impl Referee {
 
     /// The seat's connection is gone.
     pub fn eof(&mut self, seat: usize, now: Now) -> Vec<Delivery> {
+        if self.may_hold(seat) {
+            return self.hold_seat(seat, now);
+        }
+        if self.is_away(seat) {
+            // Its connection ended already (a WebSocket's close frame): held, not lost.
+            return Vec::new();
+        }
         let mut out = Vec::new();
         if !self.table.seats[seat].gone {
             if self.end.is_none() {
                 self.forfeit(End::Drop(seat), now, &mut out);
             } else {
                 self.rematch_at = None;
+                self.table.seats[seat].gone = true;
+                self.close_window(&mut out);
             }
             self.table.seats[seat].gone = true;
         }
@@ -242,14 +334,19 @@ impl Referee {
     /// Time passed: the move clock, the game's own events, a rematch's start.
     pub fn tick(&mut self, now: Now) -> Vec<Delivery> {
         let mut out = Vec::new();
+        self.tick_holds(now, &mut out);
         if self.end.is_some() {
             if self.rematch_at.is_some_and(|t| t <= now.at) {
                 self.next_round(now, &mut out);
             }
+            if self.window.as_ref().is_some_and(|w| w.until <= now.at) {
+                self.close_window(&mut out);
+            }
             return out;
         }
-        if self.pace.clock().is_some_and(|t| t <= now.at) {
+        if let Some(due) = self.clock.deadline().filter(|&t| t <= now.at) {
             if let Some(seat) = self.pace.mover(&self.table, &*self.game) {
+                self.flag_late = Some(now.at.saturating_duration_since(due));
                 self.out_of_time(seat, now, &mut out);
                 return out;
             }
@@ -261,9 +358,7 @@ impl Referee {
             }
             self.after_change(now, &mut out);
         } else {
-            let game = &*self.game;
-            let at = (now.at, t);
-            (self.pace).recheck(&self.table, game, &self.rules, at, &mut out);
+            (self.pace).recheck(&self.table, &*self.game, t, &mut out);
         }
         out
     }
@@ -272,6 +367,7 @@ impl Referee {
     pub fn abort(&mut self, now: Now) -> Vec<Delivery> {
         let mut out = Vec::new();
         self.rematch_at = None;
+        self.window = None;
         if self.end.is_none() {
             let why = "the server is shutting down".to_owned();
             self.table
@@ -291,6 +387,7 @@ impl Referee {
             viewer,
             cells: self.game.view(viewer),
             id: self.id,
+            time: self.pace.is_turn_based().then(|| self.told_control()),
         }
     }
 
@@ -304,6 +401,9 @@ impl Referee {
     }
 
     fn tell_start(&self, out: &mut Vec<Delivery>) {
+        if self.hold.has_tokens() {
+            return self.tell_start_with_tokens(out);
+        }
         self.table
             .tell_everyone(out, |viewer| Some(self.start_event(viewer)));
     }
@@ -312,7 +412,11 @@ impl Referee {
     fn tell_update(&mut self, update: Update, out: &mut Vec<Delivery>) {
         if let Some(moved) = &update.moved {
             let team = self.info().team_name(moved.team);
-            self.journal.push(format!("{team} {}", moved.notation));
+            let mut line = format!("{team} {}", moved.notation);
+            if let Some(ms) = self.clock.take_after_move() {
+                line += &format!(" {ms}");
+            }
+            self.journal.push(line);
         }
         let game = &*self.game;
         self.table
@@ -335,13 +439,16 @@ impl Referee {
         self.timers = timers;
     }
 
-    /// After a change: READY to whoever may act now (turn-based: whose turn, the clock).
+    /// After a change: READY to whoever may act now (turn-based: whose turn, the clocks).
     fn announce_turn(&mut self, now: Instant, out: &mut Vec<Delivery>) {
         if self.end.is_some() {
             return;
         }
-        let at = (now, self.game_time(now));
-        (self.pace).announce(&self.table, &*self.game, &self.rules, at, out);
+        if self.pace.is_turn_based() {
+            return self.announce_move(now, out);
+        }
+        let t = self.game_time(now);
+        (self.pace).announce(&self.table, &*self.game, t, out);
     }
 
     fn act(&mut self, seat: usize, action: Action, now: Now, out: &mut Vec<Delivery>) {
@@ -360,7 +467,9 @@ impl Referee {
                 self.table.seats[seat].moved |= is_move;
                 if was_mover {
                     self.pace.moved(&self.table, team);
+                    self.charge(seat, is_move, now.at);
                 }
+                self.note_action(team, &action);
                 self.tell_update(update, out);
                 self.after_change(now, out);
             }
@@ -387,8 +496,8 @@ impl Referee {
         if loses {
             self.forfeit(End::Illegal(seat, illegal.0), now, out);
         } else {
-            let at = (now.at, self.game_time(now.at));
-            (self.pace).recheck(&self.table, &*self.game, &self.rules, at, out);
+            let t = self.game_time(now.at);
+            (self.pace).recheck(&self.table, &*self.game, t, out);
         }
     }
 
@@ -428,6 +537,7 @@ impl Referee {
         if self.end.is_some() {
             // Between two games of a rematch: leaving ends the series.
             self.rematch_at = None;
+            self.close_window(out);
             return;
         }
         let team = self.team_of(seat);
@@ -455,15 +565,18 @@ impl Referee {
         self.stop(end, Some(outcome), now.wall);
         self.table
             .tell_everyone(out, |viewer| self.over_event(viewer));
-        let everyone_here = self.table.seats.iter().all(|s| !s.gone);
+        // A seat away is not here: no rematch follows (TEXT-PROTOCOL.md §5.5).
+        let everyone_here = self.table.seats.iter().all(|s| !s.gone) && self.hold.all_present();
         if self.rules.rematch && everyone_here && series_goes_on {
             self.rematch_at = Some(now.at + REMATCH_DELAY);
+        } else if everyone_here && series_goes_on {
+            self.open_window(now.at, out);
         }
     }
 
     /// The game is over: no clock, the end and outcome set, the game kept.
     fn stop(&mut self, end: End, outcome: Option<Outcome>, wall: SystemTime) {
-        self.pace.stop_clock();
+        self.clock.stop();
         self.outcome = outcome;
         self.end = Some(end);
         self.record(wall);
@@ -473,6 +586,10 @@ impl Referee {
     fn next_round(&mut self, now: Now, out: &mut Vec<Delivery>) {
         self.table.turn_round();
         self.pace.reset(&self.table);
+        self.clock.reset();
+        self.abort_told = false;
+        self.flag_late = None;
+        self.window = None;
         self.settings.seed = self.settings.seed.wrapping_add(1);
         self.game = (self.module.new_game)(&self.settings);
         self.started = now.at;
@@ -493,7 +610,7 @@ fn timer_event(timer: &Timer, t: Millis) -> Event {
     Event::Timer {
         name: timer.name,
         ms: timer.due.map_or(0, |due| due.saturating_sub(t)),
-        text: timer.text,
+        text: Cow::Borrowed(timer.text),
     }
 }
 

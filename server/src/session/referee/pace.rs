@@ -1,16 +1,14 @@
 //! How a game is paced, chosen once from the game's facts: the one place where
 //! turn-based and real-time games differ.
 //!
-//! Turn-based: one seat moves at a time (team mates in rotation), everyone is
-//! told whose turn it is, and a move clock runs. Real time: whoever the game
+//! Turn-based: one seat moves at a time (team mates in rotation); the referee
+//! tells whose turn it is and runs the game clock (clock.rs). Real time: whoever the game
 //! allows may act; each is told READY once each time it becomes allowed.
-
-use std::time::Instant;
 
 use reversi_games::{Game, Millis, Team};
 
 use super::table::{Table, Who};
-use super::{Delivery, Rules};
+use super::Delivery;
 use crate::protocols::Event;
 
 pub(super) enum Pace {
@@ -21,8 +19,6 @@ pub(super) enum Pace {
 pub(super) struct Turns {
     /// Per team: which of its seats moves next.
     next_member: Vec<usize>,
-    /// The move clock's deadline.
-    clock: Option<Instant>,
 }
 
 pub(super) struct RealTime {
@@ -39,7 +35,6 @@ impl Pace {
         } else {
             Pace::Turns(Turns {
                 next_member: vec![0; table.teams()],
-                clock: None,
             })
         }
     }
@@ -61,33 +56,15 @@ impl Pace {
             .nth(turns.next_member[usize::from(team.0)] % members)
     }
 
-    /// The move clock's deadline, if one runs.
-    pub fn clock(&self) -> Option<Instant> {
-        match self {
-            Pace::Turns(turns) => turns.clock,
-            Pace::RealTime(_) => None,
-        }
+    pub fn is_turn_based(&self) -> bool {
+        matches!(self, Pace::Turns(_))
     }
 
-    pub fn stop_clock(&mut self) {
-        if let Pace::Turns(turns) = self {
-            turns.clock = None;
-        }
-    }
-
-    /// After a change: who may act now. `now` is the instant, `t` the game's time.
-    pub fn announce(
-        &mut self,
-        table: &Table,
-        game: &dyn Game,
-        rules: &Rules,
-        (now, t): (Instant, Millis),
-        out: &mut Vec<Delivery>,
-    ) {
-        let mover = self.mover(table, game);
-        match self {
-            Pace::Turns(turns) => turns.announce(table, game, rules, mover, now, out),
-            Pace::RealTime(realtime) => realtime.announce(table, game, t, out),
+    /// After a change, in real time: READY to whoever may act now (`t`: the game's
+    /// time). Turn-based games are announced by the referee, with their clocks.
+    pub fn announce(&mut self, table: &Table, game: &dyn Game, t: Millis, out: &mut Vec<Delivery>) {
+        if let Pace::RealTime(realtime) = self {
+            realtime.announce(table, game, t, out);
         }
     }
 
@@ -110,54 +87,8 @@ impl Pace {
     /// After a refusal, or time passing with nothing else to do. Turn-based: nothing
     /// (a refused mover is told it is still its move). Real time: the attempt may have
     /// started a cooldown, or one may have ended: READY to whoever may act now.
-    pub fn recheck(
-        &mut self,
-        table: &Table,
-        game: &dyn Game,
-        rules: &Rules,
-        now: (Instant, Millis),
-        out: &mut Vec<Delivery>,
-    ) {
-        if let Pace::RealTime(_) = self {
-            self.announce(table, game, rules, now, out);
-        }
-    }
-}
-
-impl Turns {
-    /// Whose turn and the time it has to everyone, READY to the mover, and the move
-    /// clock (the shorter first move clock for a seat that has not moved yet).
-    fn announce(
-        &mut self,
-        table: &Table,
-        game: &dyn Game,
-        rules: &Rules,
-        mover: Option<usize>,
-        now: Instant,
-        out: &mut Vec<Delivery>,
-    ) {
-        let Some(team) = game.turn() else {
-            return;
-        };
-        let mut limit = rules.move_timeout;
-        if mover.is_some_and(|seat| !table.seats[seat].moved) {
-            limit = [limit, rules.first_move_timeout]
-                .into_iter()
-                .flatten()
-                .min();
-        }
-        self.clock = limit.map(|limit| now + limit);
-        table.tell_everyone(out, |_| Some(Event::Turn(team)));
-        if let Some(limit) = limit {
-            let ms = limit.as_millis() as Millis;
-            table.tell_everyone(out, |_| Some(Event::Clock { team, ms }));
-        }
-        if let Some(seat) = mover {
-            out.push(Delivery {
-                to: Who::Seat(seat),
-                event: Event::Ready,
-            });
-        }
+    pub fn recheck(&mut self, table: &Table, game: &dyn Game, t: Millis, out: &mut Vec<Delivery>) {
+        self.announce(table, game, t, out);
     }
 }
 

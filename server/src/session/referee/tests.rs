@@ -9,7 +9,9 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use reversi_games::{registry, Action, Outcome, Point, Settings, Standing, Team, Viewer};
 
 use super::*;
+use crate::protocols::Rematch;
 use crate::session::ABANDONED;
+use lag::Lag;
 
 /// The game's id, which viewers are told.
 const ID: u64 = 7;
@@ -18,31 +20,36 @@ const WALL: u64 = 1_700_000_000;
 
 fn rules() -> Rules {
     Rules {
-        move_timeout: None,
+        control: TimeControl::None,
         first_move_timeout: None,
         fixed_teams: true,
         rematch: false,
+        lag_allowance: Duration::ZERO,
+        rematch_window: None,
     }
 }
 
 fn clocked(move_ms: u64, first_move_ms: Option<u64>) -> Rules {
     Rules {
-        move_timeout: Some(Duration::from_millis(move_ms)),
+        control: TimeControl::PerMove {
+            limit: Duration::from_millis(move_ms),
+            first: Duration::ZERO,
+        },
         first_move_timeout: first_move_ms.map(Duration::from_millis),
         ..rules()
     }
 }
 
 /// A referee and the instant its game started (time 0).
-struct Test {
-    referee: Referee,
-    t0: Instant,
+pub(super) struct Test {
+    pub referee: Referee,
+    pub t0: Instant,
 }
 
 impl Test {
     /// A referee of `game` for `seats` players (seat 0 gets the first team), started at 0;
     /// returns it with what the start told.
-    fn new(game: &str, rules: Rules, seats: usize) -> (Test, Vec<String>) {
+    pub(super) fn new(game: &str, rules: Rules, seats: usize) -> (Test, Vec<String>) {
         let module = registry::find(game).unwrap();
         let seating = Seating {
             id: ID,
@@ -61,14 +68,14 @@ impl Test {
     }
 
     /// The time `ms` after the start.
-    fn at(&self, ms: u64) -> Now {
+    pub(super) fn at(&self, ms: u64) -> Now {
         Now {
             at: self.t0 + Duration::from_millis(ms),
             wall: UNIX_EPOCH + Duration::from_secs(WALL) + Duration::from_millis(ms),
         }
     }
 
-    fn said(
+    pub(super) fn said(
         &mut self,
         call: impl FnOnce(&mut Referee, Now) -> Vec<Delivery>,
         ms: u64,
@@ -80,37 +87,37 @@ impl Test {
     }
 
     /// Seat `seat` sends `input` at `ms`.
-    fn send(&mut self, seat: usize, input: Input, ms: u64) -> Vec<String> {
+    pub(super) fn send(&mut self, seat: usize, input: Input, ms: u64) -> Vec<String> {
         self.said(|r, now| r.input(seat, input, now), ms)
     }
 
     /// Seat `seat` moves, in the game's notation.
-    fn play(&mut self, seat: usize, notation: &str, ms: u64) -> Vec<String> {
+    pub(super) fn play(&mut self, seat: usize, notation: &str, ms: u64) -> Vec<String> {
         self.send(seat, Input::Notation(notation.to_owned()), ms)
     }
 
-    fn eof(&mut self, seat: usize, ms: u64) -> Vec<String> {
+    pub(super) fn eof(&mut self, seat: usize, ms: u64) -> Vec<String> {
         self.said(|r, now| r.eof(seat, now), ms)
     }
 
-    fn tick(&mut self, ms: u64) -> Vec<String> {
+    pub(super) fn tick(&mut self, ms: u64) -> Vec<String> {
         self.said(|r, now| r.tick(now), ms)
     }
 
     /// The referee's next deadline, in ms after the start.
-    fn deadline(&self) -> Option<u64> {
+    pub(super) fn deadline(&self) -> Option<u64> {
         let deadline = self.referee.deadline()?;
         Some(deadline.duration_since(self.t0).as_millis() as u64)
     }
 
     /// The summary lines of the games finished since the last call.
-    fn finished(&mut self) -> Vec<String> {
+    pub(super) fn finished(&mut self) -> Vec<String> {
         let finished = self.referee.take_finished();
         finished.into_iter().map(|f| f.summary).collect()
     }
 
     /// A legal move of `team` at `ms`, with the notation the game will give it.
-    fn legal(&self, team: Team, ms: u64) -> (Action, String) {
+    pub(super) fn legal(&self, team: Team, ms: u64) -> (Action, String) {
         let action = self.referee.game.legal_actions(team).remove(0);
         let mut game = self.referee.game.clone_box();
         let update = game.play(team, &action, ms).unwrap();
@@ -119,7 +126,7 @@ impl Test {
 }
 
 /// One delivery in words.
-fn line(info: &GameInfo, delivery: &Delivery) -> String {
+pub(super) fn line(info: &GameInfo, delivery: &Delivery) -> String {
     let to = match delivery.to {
         Who::Seat(s) => s.to_string(),
         Who::Viewer => "v".to_owned(),
@@ -161,6 +168,15 @@ fn line(info: &GameInfo, delivery: &Delivery) -> String {
             format!("over {result}{yours}")
         }
         Event::Aborted(why) => format!("aborted {why}"),
+        Event::Token { ms, .. } => format!("token {ms}"),
+        Event::Resumed(id) => format!("resumed {id}"),
+        Event::Away { team: t, ms } => format!("away {} {ms}", team(*t)),
+        Event::Back(t) => format!("back {}", team(*t)),
+        Event::OfferedDraw(t) => format!("offered draw {}", team(*t)),
+        Event::News(news) => format!("news {news}"),
+        Event::Replaced => "replaced".to_owned(),
+        Event::Ping(n) => format!("ping {n}"),
+        Event::OfferedRematch { team: t, news } => format!("offered rematch {} ({news})", team(*t)),
     };
     format!("{to} {what}")
 }
@@ -283,7 +299,7 @@ fn tictactoe_is_played_to_a_win_with_each_move_to_everyone() {
     assert_eq!(t.deadline(), None, "no clock, no rematch");
     assert_eq!(
         t.finished(),
-        ["tictactoe X p0 O p1 end normal result X wins (three in a line: b1 b2 b3) moves 5 transcript b2 a1 b1 c1 b3"]
+        ["tictactoe X p0 O p1 end normal result X wins (three in a line: b1 b2 b3) control none moves 5 transcript b2 a1 b1 c1 b3"]
     );
     assert_eq!(
         t.referee.take_journal(),
@@ -420,7 +436,7 @@ fn a_seat_that_never_moves_aborts_the_game_unscored() {
     assert_eq!(t.referee.exit_code(), ABANDONED);
     assert_eq!(
         t.finished(),
-        ["tictactoe X p0 O p1 end never-started by X result aborted moves 0 transcript -"]
+        ["tictactoe X p0 O p1 end never-started by X result aborted control move:10 moves 0 transcript -"]
     );
     // A viewer arriving now sees the board, and no turn: the game is over (spec §7),
     // though it has no result to show.
@@ -954,4 +970,430 @@ fn a_rematch_starts_with_the_first_move_clock_again() {
         ],
         "seat 1 plays X now, and has not moved in this game"
     );
+}
+
+fn fischer(base_ms: u64, increment_ms: u64) -> Rules {
+    Rules {
+        control: TimeControl::Fischer {
+            base: Duration::from_millis(base_ms),
+            increment: Duration::from_millis(increment_ms),
+        },
+        ..rules()
+    }
+}
+
+/// What a viewer arriving at `ms` is told.
+fn welcome(t: &Test, ms: u64) -> Vec<String> {
+    (t.referee.welcome(t.at(ms).at).into_iter())
+        .map(|e| deliver_to_viewers(t, e))
+        .collect()
+}
+
+/// Plays tic-tac-toe to X's win (seat 0 is X), the last move at `ms`.
+fn x_wins(t: &mut Test, ms: u64) -> Vec<String> {
+    for (seat, square) in [(0, "b2"), (1, "a1"), (0, "b1"), (1, "c1")] {
+        t.play(seat, square, ms - 100);
+    }
+    t.play(0, "b3", ms)
+}
+
+#[test]
+fn the_start_tells_the_time_control_of_turn_based_games_only() {
+    let time = |rules: Rules, game: &str| {
+        let module = registry::find(game).unwrap();
+        let seating = Seating {
+            id: ID,
+            peers: vec!["a".into(), "b".into()],
+            first_team_seat: 0,
+        };
+        let mut referee = Referee::new(module, rules, Settings::default(), seating, Instant::now());
+        let now = Now {
+            at: Instant::now(),
+            wall: std::time::SystemTime::now(),
+        };
+        match &referee.start(now)[0].event {
+            Event::Start { time, .. } => *time,
+            other => panic!("{other:?}"),
+        }
+    };
+    let s = Duration::from_secs;
+    assert_eq!(
+        time(fischer(300_000, 3_000), "reversi"),
+        Some(TimeControl::Fischer {
+            base: s(300),
+            increment: s(3)
+        })
+    );
+    let per_move = |first| TimeControl::PerMove {
+        limit: s(600),
+        first: s(first),
+    };
+    assert_eq!(
+        time(clocked(600_000, Some(30_000)), "reversi"),
+        Some(per_move(30))
+    );
+    assert_eq!(
+        time(clocked(600_000, None), "reversi"),
+        Some(per_move(600)),
+        "F = L"
+    );
+    assert_eq!(time(rules(), "draughts"), Some(TimeControl::None));
+    assert_eq!(time(fischer(300_000, 3_000), "foxes"), None, "real time");
+}
+
+#[test]
+fn fischer_charges_each_move_adds_the_increment_and_flags_on_the_instant() {
+    let (mut t, told) = Test::new("tictactoe", fischer(10_000, 2_000), 2);
+    assert_eq!(
+        told[3..],
+        [
+            "0 turn X",
+            "1 turn X",
+            "v turn X",
+            "0 clock X 10000",
+            "1 clock X 10000",
+            "v clock X 10000",
+            "0 clock O 10000",
+            "1 clock O 10000",
+            "v clock O 10000",
+            "0 ready",
+        ],
+        "every team's clock after the turn, team 1 first"
+    );
+    assert_eq!(t.deadline(), Some(10_000));
+    assert_eq!(
+        t.play(0, "b2", 4_000)[3..],
+        [
+            "0 turn O",
+            "1 turn O",
+            "v turn O",
+            "0 clock X 8000",
+            "1 clock X 8000",
+            "v clock X 8000",
+            "0 clock O 10000",
+            "1 clock O 10000",
+            "v clock O 10000",
+            "1 ready",
+        ],
+        "X was charged 4 s and given 2 s"
+    );
+    assert_eq!(t.deadline(), Some(14_000));
+    // An ERROR charges nothing and restarts nothing.
+    t.send(1, Input::Confused("what?".to_owned()), 6_000);
+    assert_eq!(t.deadline(), Some(14_000));
+    t.play(1, "a1", 9_000);
+    assert_eq!(t.deadline(), Some(17_000), "X's 8 s from 9 s");
+    assert_eq!(
+        welcome(&t, 12_000),
+        [
+            "v start watching 7",
+            "v turn X",
+            "v clock X 5000",
+            "v clock O 7000"
+        ]
+    );
+    assert_eq!(t.referee.take_journal(), ["X b2 8000", "O a1 7000"]);
+    assert!(t.tick(16_999).is_empty(), "not 1 ms before");
+    assert_eq!(
+        t.tick(17_000),
+        [
+            "0 over O wins: X ran out of time, you lose",
+            "1 over O wins: X ran out of time, you win",
+            "v over O wins: X ran out of time",
+        ]
+    );
+    let summary = &t.finished()[0];
+    assert!(summary.contains("end timeout by X"), "{summary}");
+    assert!(
+        summary.contains("control 10s+2 flag late 0.0 ms moves 2"),
+        "{summary}"
+    );
+    assert_eq!(t.deadline(), None);
+}
+
+#[test]
+fn a_late_flag_is_measured_and_a_draw_offer_gets_no_increment() {
+    let (mut t, _) = Test::new("draughts", fischer(10_000, 2_000), 2);
+    t.send(0, Input::Act(Action::OfferDraw), 3_000);
+    assert_eq!(
+        t.deadline(),
+        Some(10_000),
+        "7 s left from 3 s: no increment"
+    );
+    t.tick(10_004);
+    let summary = &t.finished()[0];
+    assert!(summary.contains("flag late 4.0 ms"), "{summary}");
+}
+
+#[test]
+fn under_fischer_a_first_move_not_made_in_time_aborts_and_the_countdown_is_told() {
+    let first = Rules {
+        first_move_timeout: Some(Duration::from_millis(30_000)),
+        ..fischer(60_000, 0)
+    };
+    let (mut t, told) = Test::new("tictactoe", first.clone(), 2);
+    assert_eq!(
+        told[9..],
+        [
+            "0 clock O 60000",
+            "1 clock O 60000",
+            "v clock O 60000",
+            "0 timer abort 30000 (the game is aborted unless X moves)",
+            "1 timer abort 30000 (the game is aborted unless X moves)",
+            "v timer abort 30000 (the game is aborted unless X moves)",
+            "0 ready",
+        ]
+    );
+    assert_eq!(t.deadline(), Some(30_000));
+    let o_first = t.play(0, "b2", 1_000);
+    assert_eq!(
+        o_first[12..],
+        [
+            "0 timer abort 30000 (the game is aborted unless O moves)",
+            "1 timer abort 30000 (the game is aborted unless O moves)",
+            "v timer abort 30000 (the game is aborted unless O moves)",
+            "1 ready",
+        ]
+    );
+    assert_eq!(
+        welcome(&t, 11_000)[4..],
+        ["v timer abort 20000 (the game is aborted unless O moves)"]
+    );
+    let both = t.play(1, "a1", 2_000);
+    assert_eq!(
+        both[12..],
+        [
+            "0 timer abort 0 (every side has moved)",
+            "1 timer abort 0 (every side has moved)",
+            "v timer abort 0 (every side has moved)",
+            "0 ready",
+        ]
+    );
+    assert_eq!(t.deadline(), Some(61_000), "X's main time from here");
+    let later = t.play(0, "b1", 3_000);
+    assert!(later.iter().all(|l| !l.contains("timer")), "{later:?}");
+    let (mut t, _) = Test::new("tictactoe", first, 2);
+    assert_eq!(
+        t.tick(30_000)[0],
+        "0 aborted X did not make its first move in time"
+    );
+    assert!(t.finished()[0].contains("end never-started by X"));
+}
+
+#[test]
+fn the_lag_quota_starts_at_twice_the_allowance_and_sustains_half_of_it() {
+    let a = Duration::from_millis(500);
+    let ms = Duration::from_millis;
+    let mut lag = Lag::new(a, 1);
+    assert_eq!(lag.credit(0), Duration::ZERO, "nothing measured yet");
+    lag.sample(0, ms(2_000));
+    assert_eq!(lag.credit(0), a, "at most the allowance");
+    let mut credits = Vec::new();
+    for _ in 0..6 {
+        let credit = lag.credit(0);
+        credits.push(credit.as_millis());
+        lag.spent(0, credit, ms(3_000));
+    }
+    assert_eq!(credits, [500, 500, 500, 250, 250, 250], "then A/2 a move");
+    // A move quicker than its credit uses only what it took, and the quota refills.
+    lag.spent(0, ms(250), ms(100));
+    assert_eq!(lag.credit(0), ms(400));
+    for _ in 0..10 {
+        lag.spent(0, Duration::ZERO, ms(100));
+    }
+    assert_eq!(lag.credit(0), a, "the quota is capped at 2A");
+    // Samples are capped at 2A and weighted a quarter to the newest.
+    let mut lag = Lag::new(a, 1);
+    lag.sample(0, ms(100));
+    lag.sample(0, ms(5_000));
+    assert_eq!(lag.credit(0), ms(325));
+}
+
+#[test]
+fn pings_go_to_idle_seats_one_at_a_time_and_pongs_credit_the_round_trip() {
+    let lagged = Rules {
+        lag_allowance: Duration::from_millis(500),
+        ..fischer(10_000, 0)
+    };
+    let (mut t, told) = Test::new("tictactoe", lagged, 2);
+    assert_eq!(told[told.len() - 2..], ["1 ping 1", "0 ping 1"]);
+    assert!(t.send(1, Input::Pong(2), 50).is_empty(), "not our ping");
+    t.send(1, Input::Pong(1), 80);
+    t.send(0, Input::Pong(1), 40);
+    // X moves: O, idle no more, gets READY with 80 ms of credit; X is pinged.
+    let moved = t.play(0, "b2", 1_000);
+    assert_eq!(moved[moved.len() - 2..], ["1 ready", "0 ping 2"]);
+    assert_eq!(t.deadline(), Some(11_080));
+    t.play(1, "a1", 1_580);
+    assert_eq!(
+        welcome(&t, 1_580)[2..4],
+        ["v clock X 9000", "v clock O 9500"],
+        "O was charged 580 - 80 ms"
+    );
+    // Seat 0 never answers: after 10 s its ping is given up, and it is not pinged again.
+    let (mut t, _) = Test::new(
+        "tictactoe",
+        Rules {
+            lag_allowance: Duration::from_millis(500),
+            ..fischer(60_000, 0)
+        },
+        2,
+    );
+    t.send(1, Input::Pong(1), 10);
+    let o = t.play(0, "b2", 11_000);
+    assert!(o.iter().all(|l| !l.starts_with("0 ping")), "{o:?}");
+    let x = t.play(1, "a1", 12_000);
+    assert_eq!(x.last().unwrap(), "1 ping 2", "O answers: pinged once idle");
+    let o = t.play(0, "b1", 13_000);
+    assert!(o.iter().all(|l| !l.starts_with("0 ping")), "{o:?}");
+    let summary_lag = t.referee.lag_summary();
+    assert_eq!(summary_lag, "X:0 O:10");
+}
+
+fn offers(rules: Rules) -> Rules {
+    Rules {
+        rematch_window: Some(Duration::from_millis(20_000)),
+        ..rules
+    }
+}
+
+#[test]
+fn after_a_game_a_rematch_window_opens_and_an_accepted_offer_starts_the_next_game() {
+    let (mut t, _) = Test::new("tictactoe", offers(rules()), 2);
+    assert_eq!(
+        t.send(0, Input::Rematch(Rematch::Offer), 50),
+        ["0 confused the game is not over, again"]
+    );
+    let over = x_wins(&mut t, 500);
+    assert_eq!(
+        over[over.len() - 3..],
+        [
+            "0 timer rematch 20000 (a rematch may be offered until then)",
+            "1 timer rematch 20000 (a rematch may be offered until then)",
+            "v timer rematch 20000 (a rematch may be offered until then)",
+        ]
+    );
+    assert!(!t.referee.is_over(), "the players may still offer");
+    assert_eq!(
+        welcome(&t, 5_500)[1..],
+        [
+            "v over X wins: three in a line: b1 b2 b3",
+            "v timer rematch 15000 (a rematch may be offered until then)"
+        ],
+        "a viewer arriving is told the window's time left"
+    );
+    assert_eq!(t.deadline(), Some(20_500));
+    assert_eq!(
+        t.send(1, Input::Rematch(Rematch::Accept), 600),
+        ["1 confused no rematch was offered"]
+    );
+    assert_eq!(
+        t.send(0, Input::Rematch(Rematch::Offer), 700),
+        [
+            "1 offered rematch X (X offers a rematch)",
+            "v offered rematch X (X offers a rematch)"
+        ]
+    );
+    assert_eq!(
+        t.send(0, Input::Rematch(Rematch::Accept), 800),
+        ["0 confused you offered already; wait for the answer"]
+    );
+    let next = t.send(1, Input::Rematch(Rematch::Accept), 900);
+    assert_eq!(
+        next[..6],
+        [
+            "0 start as O",
+            "1 start as X",
+            "v start watching 7",
+            "0 turn X",
+            "1 turn X",
+            "v turn X"
+        ],
+        "teams turned round"
+    );
+    assert_eq!(next.last().unwrap(), "1 ready");
+    assert_eq!(t.referee.take_journal().last().unwrap(), "round 2");
+    assert_eq!(t.finished().len(), 1);
+}
+
+#[test]
+fn crossing_offers_agree_and_a_decline_closes_the_window() {
+    let (mut t, _) = Test::new("tictactoe", offers(rules()), 2);
+    x_wins(&mut t, 500);
+    t.send(1, Input::Rematch(Rematch::Offer), 600);
+    let next = t.send(0, Input::Rematch(Rematch::Offer), 700);
+    assert_eq!(next[0], "0 start as O", "a crossing offer accepts");
+    let (mut t, _) = Test::new("tictactoe", offers(rules()), 2);
+    x_wins(&mut t, 500);
+    t.send(0, Input::Rematch(Rematch::Offer), 600);
+    assert_eq!(
+        t.send(1, Input::Rematch(Rematch::Decline), 700),
+        [
+            "0 news O declines the rematch",
+            "1 news O declines the rematch",
+            "v news O declines the rematch",
+            "0 timer rematch 0 (no rematch)",
+            "1 timer rematch 0 (no rematch)",
+            "v timer rematch 0 (no rematch)",
+        ]
+    );
+    assert!(t.referee.is_over());
+    assert_eq!(
+        t.send(0, Input::Rematch(Rematch::Offer), 800),
+        ["0 confused there is no rematch now"]
+    );
+}
+
+#[test]
+fn the_window_closes_when_it_runs_out_or_a_player_leaves() {
+    let (mut t, _) = Test::new("tictactoe", offers(rules()), 2);
+    x_wins(&mut t, 500);
+    assert!(t.tick(20_499).is_empty());
+    assert_eq!(t.tick(20_500)[0], "0 timer rematch 0 (no rematch)");
+    assert!(t.referee.is_over());
+    let (mut t, _) = Test::new("tictactoe", offers(rules()), 2);
+    x_wins(&mut t, 500);
+    t.send(0, Input::Rematch(Rematch::Offer), 600);
+    assert_eq!(
+        t.eof(1, 700),
+        [
+            "0 timer rematch 0 (no rematch)",
+            "v timer rematch 0 (no rematch)"
+        ]
+    );
+    assert!(t.referee.is_over());
+    // No window after a drop, nor where the rules give none or a series runs.
+    let (mut t, _) = Test::new("tictactoe", offers(rules()), 2);
+    let dropped = t.eof(1, 100);
+    assert!(
+        dropped.iter().all(|l| !l.contains("rematch")),
+        "{dropped:?}"
+    );
+    assert!(t.referee.is_over());
+    let series = Rules {
+        rematch: true,
+        ..offers(rules())
+    };
+    let (mut t, _) = Test::new("tictactoe", series, 2);
+    let over = x_wins(&mut t, 500);
+    assert!(over.iter().all(|l| !l.contains("rematch")), "{over:?}");
+    assert_eq!(
+        t.send(0, Input::Rematch(Rematch::Offer), 600),
+        ["0 confused tictactoe has automatic rematches"]
+    );
+}
+
+#[test]
+fn a_seat_without_pings_is_credited_the_kernels_round_trip() {
+    let lagged = Rules {
+        lag_allowance: Duration::from_millis(500),
+        ..fischer(10_000, 0)
+    };
+    let (mut t, _) = Test::new("tictactoe", lagged, 2);
+    // The session answers seat 1's ping with the kernel's round trip.
+    assert!(t
+        .send(1, Input::Rtt(Duration::from_millis(60)), 0)
+        .is_empty());
+    t.play(0, "b2", 1_000);
+    assert_eq!(t.deadline(), Some(11_060));
 }

@@ -1,0 +1,58 @@
+//! The resume tokens of the running sessions' seats (the play-together design §5.2): drawn
+//! when a session starts, one per resumable seat, and forgotten when it is reaped. A
+//! returning player's `GAME RESUME` is looked up here to find its game and seat.
+
+use std::collections::HashMap;
+
+use crate::terms::ResumeToken;
+
+/// Token -> (game id, seat).
+#[derive(Default)]
+pub struct Tokens {
+    seats: HashMap<ResumeToken, (u64, u8)>,
+}
+
+impl Tokens {
+    /// `token` takes back seat `seat` of game `id`.
+    pub fn insert(&mut self, token: ResumeToken, id: u64, seat: u8) {
+        self.seats.insert(token, (id, seat));
+    }
+
+    /// The game and seat `token` takes back, if a running session has it.
+    pub fn lookup(&self, token: &ResumeToken) -> Option<(u64, u8)> {
+        let (found, &seat) = self.seats.get_key_value(token)?;
+        // The map found it by hash and equality; compared again in constant time, so that
+        // how long a refusal takes says nothing of how near a guess came.
+        found.same_as(token).then_some(seat)
+    }
+
+    /// Game `id` ended: its tokens are good for nothing now.
+    pub fn forget_game(&mut self, id: u64) {
+        self.seats.retain(|_, &mut (game, _)| game != id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_names_its_game_and_seat_until_the_game_is_forgotten() {
+        let mut tokens = Tokens::default();
+        let (a, b, c) = (
+            ResumeToken::draw(b'0').unwrap(),
+            ResumeToken::draw(b'0').unwrap(),
+            ResumeToken::draw(b'0').unwrap(),
+        );
+        tokens.insert(a, 1, 0);
+        tokens.insert(b, 1, 1);
+        tokens.insert(c, 2, 0);
+        assert_eq!(tokens.lookup(&b), Some((1, 1)));
+        let typed = ResumeToken::parse(&a.to_string().to_lowercase()).unwrap();
+        assert_eq!(tokens.lookup(&typed), Some((1, 0)), "read in any case");
+        tokens.forget_game(1);
+        assert_eq!(tokens.lookup(&a), None);
+        assert_eq!(tokens.lookup(&b), None);
+        assert_eq!(tokens.lookup(&c), Some((2, 0)));
+    }
+}
