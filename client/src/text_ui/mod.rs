@@ -6,6 +6,7 @@
 //! terminal, or `TERM=dumb`, it reads and prints lines ([`lines`]), so a
 //! script can play. `NO_COLOR` (or `TERM=dumb`) gives output without colours.
 
+mod big;
 mod hint;
 mod legend;
 mod lines;

@@ -97,6 +97,15 @@ struct Screen {
     round: u32,
     /// What went wrong, for stderr once the screen is left.
     failure: Option<String>,
+    /// This client's challenge, while it waits for a friend.
+    invitation: Invitation,
+}
+
+/// A challenge's code and link, shown large until the game starts.
+#[derive(Default)]
+struct Invitation {
+    code: Option<String>,
+    link: Option<String>,
 }
 
 impl Screen {
@@ -109,8 +118,19 @@ impl Screen {
         if matches!(notice, Notice::Clock { .. } | Notice::Timer { .. }) {
             return;
         }
+        match notice {
+            Notice::Invited { code, .. } => self.invitation.code = Some(code.clone()),
+            Notice::Link(url) => self.invitation.link = Some(url.clone()),
+            Notice::Started => self.invitation = Invitation::default(),
+            _ => {}
+        }
         if let Some(text) = words::notice(notice, self.game()) {
-            self.log.push(text);
+            // A notice of several lines (a challenge's code) is several log lines.
+            self.log.extend(
+                text.lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_owned),
+            );
             let excess = self.log.len().saturating_sub(LOG_LINES);
             self.log.drain(..excess);
         }
@@ -306,6 +326,29 @@ impl Screen {
             Ok(Some(Typed::Board)) => {}
             Err(why) => self.log.push(format!("refused: {why}")),
         }
+    }
+}
+
+impl Screen {
+    /// The challenge's code in large digits, to read aloud, and its link.
+    fn draw_invitation(&self, frame: &mut Frame, area: Rect) {
+        let Some(code) = &self.invitation.code else {
+            return;
+        };
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let mut lines = vec![Line::raw("Give your friend this code:"), Line::raw("")];
+        lines.extend(
+            super::big::digits(code)
+                .into_iter()
+                .map(|l| Line::styled(l, bold)),
+        );
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(format!("code {code}"), bold));
+        lines.push(Line::raw(format!("reversi play --join {code}")));
+        if let Some(link) = &self.invitation.link {
+            lines.push(Line::raw(format!("or the link: {link}")));
+        }
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
     }
 }
 
@@ -547,6 +590,9 @@ impl Screen {
         .areas(frame.area());
         let title = match self.game() {
             Some(game) => words::header(game),
+            None if self.invitation.code.is_some() => {
+                "your challenge: waiting for a friend to join".to_owned()
+            }
             None => match self.driver.client().waiting_for() {
                 Some(1) => "waiting for 1 more player...".to_owned(),
                 Some(n) => format!("waiting for {n} more players..."),
@@ -569,7 +615,7 @@ impl Screen {
                 frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
             }
             (Some(game), None) => self.draw_game(frame, main, game),
-            (None, _) => {}
+            (None, _) => self.draw_invitation(frame, main),
         }
         let shown = usize::from(messages.height.saturating_sub(2));
         let log: Vec<Line> = self
@@ -750,6 +796,7 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
         leave: None,
         round: 0,
         failure: None,
+        invitation: Invitation::default(),
     };
     for notice in &early {
         screen.note(notice);
