@@ -1115,7 +1115,7 @@ function render() {
   $("status").hidden = Boolean(game.over || game.aborted);
   $("you").textContent = game.team ? cap(game.team.name) : game.watching ? `Watching game ${game.watching}` : "—";
   $("turn").textContent = turnText();
-  $("tools").hidden = Boolean(game.watching) || Boolean(game.over) || Boolean(game.aborted);
+  $("tools").hidden = Boolean(game.watching) || Boolean(game.over) || Boolean(game.aborted) || Boolean(game.code);
   $("picked").textContent = game.picked.length ? moveText(game.picked) : "—";
   if (game.info) $("title").textContent = game.info.title;
   $("send").disabled = !game.canPick() || !game.picked.length;
