@@ -114,8 +114,11 @@ impl Screen {
     }
 
     fn note(&mut self, notice: &Notice) {
-        // Clocks and timers count down in the side panel, not in the log.
-        if matches!(notice, Notice::Clock { .. } | Notice::Timer { .. }) {
+        // Clocks, timers and the control count down in the side panel, not in the log.
+        if matches!(
+            notice,
+            Notice::Clock { .. } | Notice::Timer { .. } | Notice::Time(_)
+        ) {
             return;
         }
         match notice {
@@ -198,6 +201,12 @@ impl Screen {
         }
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.leave_now();
+            return;
+        }
+        if key.modifiers.contains(KeyModifiers::ALT) {
+            // Esc and a key read together come as Alt and that key: both were pressed.
+            self.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+            self.key(KeyEvent::new(key.code, key.modifiers - KeyModifiers::ALT));
             return;
         }
         if let Some(line) = &mut self.editor {
