@@ -393,6 +393,9 @@ pub struct Client {
     dirty: bool,
     /// This seat's resume token and grace (`GAME TOKEN`), kept across connections.
     pub(super) resume: Option<Resume>,
+    /// The moves of a game being taken back, given back to it once its board is
+    /// drawn again (the resume sequence sends the board, not the moves).
+    pub(super) carried: Vec<Moved>,
 }
 
 impl Default for Client {
@@ -408,6 +411,7 @@ impl Client {
             phase: Phase::Disconnected,
             dirty: false,
             resume: None,
+            carried: Vec::new(),
         }
     }
 
@@ -887,6 +891,9 @@ impl Client {
                     return Err("GAME TURN 0: teams count from 1".to_owned());
                 }
                 game.turn = Some(team);
+                if game.moves.is_empty() {
+                    game.moves = std::mem::take(&mut self.carried);
+                }
                 if game.team() != Some(team) {
                     game.ready = false;
                 }

@@ -578,6 +578,8 @@ fn a_ping_is_answered_at_once_in_every_phase() {
 fn a_dropped_connection_mid_game_is_taken_back_with_the_token() {
     let (mut c, _) = connected(Request::Join("tictactoe".into()));
     received(&mut c, TOKEN_START);
+    c.handle(Event::User(Request::Move(vec![(1, 1)])));
+    received(&mut c, "GAME MOVED 1 a1\nGAME TURN 2");
     let actions = c.handle(Event::Eof);
     assert_eq!(
         actions,
@@ -616,6 +618,10 @@ fn a_dropped_connection_mid_game_is_taken_back_with_the_token() {
     assert!(told.contains(&Notice::Resumed(7)));
     assert!(!c.is_reconnecting());
     assert!(c.may_move());
+    // The moves before the drop are kept, and the board drawn again is no change.
+    let game = c.game().unwrap();
+    assert_eq!(game.moves.len(), 1);
+    assert!(game.changed.is_empty());
 }
 
 #[test]

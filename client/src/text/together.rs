@@ -150,6 +150,7 @@ impl Client {
                 Ok(Vec::new())
             }
             (Phase::Lost(lost), ServerMessage::Type { game }) if lost.resuming => {
+                self.carried = std::mem::take(&mut lost.game.moves);
                 self.phase = starting(game, lost.game.round);
                 Ok(Vec::new())
             }
