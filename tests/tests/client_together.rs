@@ -123,3 +123,37 @@ fn c_terminal_reconnects_by_itself_when_its_connection_is_cut() {
     assert_eq!(opponent.expect("GAME MOVED 1"), "GAME MOVED 1 b2");
     player.keys(&["q", "q"]);
 }
+
+#[test]
+fn c_bot_invites_another_joins_by_its_code_and_neither_loses_on_time() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let server = Server::start(&[]);
+    let addr = server.addr().to_string();
+    let bot = |extra: &[&str]| {
+        Command::new(reversi_binary())
+            .args(["bot", &addr, "--game", "reversi", "--move-time", "30"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start reversi bot")
+    };
+    let mut creator = bot(&["--invite", "--time", "30s+0"]);
+    let mut lines = BufReader::new(creator.stdout.take().unwrap()).lines();
+    // One line a script can read, before anything else.
+    let first = lines.next().unwrap().unwrap();
+    let code = first
+        .strip_prefix("code ")
+        .unwrap_or_else(|| panic!("{first:?}"));
+    assert_eq!(code_on(code).as_deref(), Some(code));
+    let joiner = bot(&["--join", code]).wait_with_output().unwrap();
+    let told: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(creator.wait().unwrap().success());
+    assert!(joiner.status.success(), "{joiner:?}");
+    let joined = String::from_utf8_lossy(&joiner.stdout).into_owned();
+    for said in [told.join("\n"), joined] {
+        assert!(said.contains("game 1:"), "{said}");
+        assert!(!said.contains("time"), "a bot lost on time: {said}");
+    }
+}
