@@ -237,9 +237,15 @@ fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
             more: w.number("GAME WAITING", "the number of players")?,
         },
         "CODE" | "CHALLENGE" => return parse_challenge(&sub, w),
-        "LINK" => ServerMessage::Link {
-            url: word(&mut w, "GAME LINK", "the link")?.to_owned() + w.take_text(),
+        "LINK" if !w.is_done() => ServerMessage::Link {
+            url: w.take_text().to_owned(),
         },
+        "LINK" => {
+            return Err(ParseError::BadArguments(
+                "GAME LINK",
+                "the link is missing".into(),
+            ))
+        }
         "EXPIRED" => ServerMessage::Expired {
             code: word(&mut w, "GAME EXPIRED", "the code")?.to_owned(),
         },
