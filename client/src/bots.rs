@@ -48,6 +48,60 @@ impl Strength {
     }
 }
 
+/// A game's typical number of moves per side, for sharing a clock's time out over a game.
+pub fn typical_moves(game: &str) -> u32 {
+    match game.to_ascii_lowercase().as_str() {
+        "tictactoe" => 5,
+        "draughts" | "duell" => 40,
+        _ => 30,
+    }
+}
+
+/// What a bot knows of its clock when it is to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnTheClock {
+    /// The game's control (`GAME TIME`), if told.
+    pub control: Option<reversi_text::TimeControl>,
+    /// The bot's own time left now (`GAME CLOCK`), if told.
+    pub left: Option<Duration>,
+    /// Moves the bot made so far in this game.
+    pub moves_made: u32,
+    /// [`typical_moves`] of the game.
+    pub typical: u32,
+}
+
+/// Kept back from the time left on every move: the way to the server and back, and
+/// the server's reading of the move, must not flag the bot.
+pub const SAFETY: Duration = Duration::from_secs(1);
+
+impl Strength {
+    /// The time to think about one move on this clock (docs/design/play-together.md
+    /// §9.3). Fischer: the time left shared over the moves still to come (at least
+    /// ten), plus most of the increment, never closer than [`SAFETY`] to the flag;
+    /// a move limit: the limit less [`SAFETY`]; no more than `--move-time` when given.
+    pub fn budget_on(&self, clock: &OnTheClock) -> Duration {
+        use reversi_text::TimeControl;
+        let ms = Duration::from_millis;
+        let by_clock = match (clock.control, clock.left) {
+            (Some(TimeControl::Fischer { increment, .. }), Some(left)) => {
+                let to_come = clock.typical.saturating_sub(clock.moves_made).max(10);
+                let share = left / to_come + ms(increment) * 4 / 5;
+                Some(share.min(left.saturating_sub(SAFETY)))
+            }
+            (Some(TimeControl::Move { limit, .. }), left) => {
+                let limit = left.unwrap_or(ms(limit));
+                Some(limit.saturating_sub(SAFETY))
+            }
+            _ => None,
+        };
+        match (by_clock, self.move_time) {
+            (Some(time), Some(cap)) => time.min(cap),
+            (Some(time), None) => time,
+            (None, _) => self.budget(),
+        }
+    }
+}
+
 /// The computer player for `module`'s game: the game's own (its module's
 /// `own_bot`) where it has one, the general one otherwise.
 pub fn for_game(module: &Module, strength: &Strength) -> Box<dyn Bot> {
@@ -138,6 +192,59 @@ mod tests {
             }
             assert!(game.outcome().is_some(), "{}", module.info.name);
         }
+    }
+
+    #[test]
+    fn a_bot_spends_its_time_by_the_clock() {
+        use reversi_text::TimeControl;
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        let free = Strength {
+            move_time: Some(s(60)),
+            seed: 1,
+        };
+        let fischer = |left, moves_made| OnTheClock {
+            control: Some(TimeControl::Fischer {
+                base: 300_000,
+                increment: 3_000,
+            }),
+            left: Some(left),
+            moves_made,
+            typical: 30,
+        };
+        // 5+3 at the start: 300 s / 30 + 2.4 s.
+        assert_eq!(free.budget_on(&fischer(s(300), 0)), ms(12_400));
+        // Late in the game the time left is shared over ten moves at least.
+        assert_eq!(free.budget_on(&fischer(s(20), 40)), ms(4_400));
+        // Near the flag: never closer than a second to it.
+        assert_eq!(free.budget_on(&fischer(ms(1_500), 40)), ms(500));
+        assert_eq!(free.budget_on(&fischer(ms(800), 40)), Duration::ZERO);
+        // --move-time caps it.
+        let capped = Strength {
+            move_time: Some(ms(200)),
+            seed: 1,
+        };
+        assert_eq!(capped.budget_on(&fischer(s(300), 0)), ms(200));
+        // A move limit: the limit less the safety margin.
+        let per_move = OnTheClock {
+            control: Some(TimeControl::Move {
+                limit: 5_000,
+                first: 30_000,
+            }),
+            left: Some(s(5)),
+            moves_made: 3,
+            typical: 30,
+        };
+        assert_eq!(free.budget_on(&per_move), s(4));
+        assert_eq!(capped.budget_on(&per_move), ms(200));
+        // No clock: the usual budget.
+        let none = OnTheClock {
+            control: None,
+            left: None,
+            moves_made: 0,
+            typical: 30,
+        };
+        assert_eq!(Strength::default().budget_on(&none), DEFAULT_MOVE_TIME);
     }
 
     #[test]

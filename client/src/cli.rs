@@ -45,6 +45,8 @@ pub enum Cmd {
         /// other the server lists.
         #[arg(long, value_name = "NAME")]
         game: Option<String>,
+        #[command(flatten)]
+        together: Together,
     },
     /// Watch a running game live to its end (any game, binary Reversi too).
     ///
@@ -91,6 +93,9 @@ pub enum Cmd {
         /// Print the board after every move.
         #[arg(long)]
         show: bool,
+        /// With --invite, the code is printed on stdout as one line, `code 4821-0937-5562`.
+        #[command(flatten)]
+        together: Together,
     },
     /// Start a reversid and two bots, and watch them play one game.
     Demo {
@@ -107,6 +112,61 @@ pub enum Cmd {
     Solve(crate::tools::solve::SolveArgs),
     /// Play a match against a GTP engine such as "/usr/games/gtp-rhino -l 3".
     Match(crate::tools::r#match::MatchArgs),
+}
+
+/// Playing a friend: a challenge by code, or one from the lobby (text protocol).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Together {
+    /// Create a challenge of --game and wait for a friend: prints its code and link.
+    #[arg(long, requires = "game", conflicts_with_all = ["join", "lobby"])]
+    pub invite: bool,
+    /// The challenge's clock: 5+3 (5 min, 3 s a move), 30s+2, move:60 (60 s a move).
+    #[arg(long, value_name = "TIME", requires = "invite")]
+    pub time: Option<String>,
+    /// The challenger's side: a team's name or number, or random.
+    #[arg(long, value_name = "SIDE", requires = "invite")]
+    pub side: Option<String>,
+    /// List the challenge in the lobby for anyone to accept.
+    #[arg(long, requires = "invite")]
+    pub public: bool,
+    /// Accept the challenge of this code (4821-0937-5562; any separators).
+    #[arg(long, value_name = "CODE", conflicts_with = "lobby")]
+    pub join: Option<String>,
+    /// Accept the oldest public challenge (of --game, if given), waiting for one.
+    #[arg(long)]
+    pub lobby: bool,
+}
+
+impl Together {
+    /// The request that opens the game, if not the public queue's `GAME TYPE`;
+    /// `Err` says what is wrong with the arguments.
+    pub fn request(
+        &self,
+        game: Option<&str>,
+    ) -> Result<Option<reversi_client::text::Request>, String> {
+        use reversi_client::text::{read_code, Request, Terms};
+        if let Some(code) = &self.join {
+            let code = read_code(code).ok_or_else(|| {
+                format!("{code:?} is not a code (codes are 12 digits, like 4821-0937-5562)")
+            })?;
+            return Ok(Some(Request::JoinCode(code)));
+        }
+        if self.lobby {
+            return Ok(Some(Request::Lobby));
+        }
+        Ok(match game {
+            Some(game) if self.invite => Some(Request::Invite {
+                game: game.to_owned(),
+                terms: Terms {
+                    time: self.time.clone(),
+                    side: self.side.clone(),
+                    public: self.public,
+                    other: Vec::new(),
+                },
+            }),
+            _ => None,
+        })
+    }
 }
 
 /// How strong the engine plays.
@@ -148,6 +208,7 @@ impl EngineArgs {
             report: true,
             name: "bot".to_owned(),
             shown_as: None,
+            together: None,
         }
     }
 }

@@ -88,6 +88,9 @@ pub struct Options {
     pub report: bool,
     /// The name in messages: `bot`, or `demo: first bot`.
     pub name: String,
+    /// How the first connection asks for its game: `None` the public queue
+    /// (`GAME TYPE`); else a challenge (`--invite`, `--join`, `--lobby`).
+    pub together: Option<Request>,
     /// How the lines `show` prints name the bot's own side: `None` says
     /// "you" (`reversi bot --show`); the demo's watcher is not playing, so
     /// there it is `first bot`.
@@ -132,6 +135,8 @@ struct Run<'a> {
     tally: Tally,
     played: u32,
     ended: Vec<Ended>,
+    /// The round of the game being played ([`Drawn::round`]).
+    round: u32,
 }
 
 impl Run<'_> {
@@ -166,7 +171,12 @@ impl Run<'_> {
             }
         }
         match notice {
+            // The same round started again: the seat was taken back after a drop, and
+            // the copy of the game goes on (checked against the board before a move).
+            Notice::Started if self.copy.is_some() && game.map(|g| g.round) == Some(self.round) => {
+            }
             Notice::Started => {
+                self.round = game.map_or(0, |g| g.round);
                 self.copy = Some(Follower::new(self.options.module));
                 let seed = u64::from(self.played);
                 self.bot = player(self.options, seed);
@@ -190,6 +200,23 @@ impl Run<'_> {
                     let board = crate::text_ui::plain_board(game?);
                     println!("{}", self.narrated(&board));
                 }
+            }
+            Notice::Invited { code, .. } => {
+                // One line a script can read: `code 4821-0937-5562`.
+                println!("code {code}");
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+            }
+            Notice::Reconnecting { .. } | Notice::Resumed(_) | Notice::Expired(_) => {
+                if let Some(text) = crate::text_ui::notice_words(notice, game) {
+                    eprintln!("reversi {}: {text}", self.options.name);
+                }
+            }
+            Notice::Away { ms: 0, .. } => {
+                // The opponent did not come back: the game is the bot's.
+                let mut ignore = |_: &Notice| {};
+                self.driver
+                    .handle(Event::User(Request::ClaimWin), &mut ignore);
             }
             Notice::Result { standing, .. } => {
                 let drawn = game?;
@@ -256,7 +283,10 @@ impl Run<'_> {
                 &from_drawing
             }
         };
-        let budget = self.options.strength.budget();
+        let budget = self
+            .options
+            .strength
+            .budget_on(&on_the_clock(&drawn, self.options));
         // Only the rules' copy knows whether a draw is offered.
         if self.copy.is_some() {
             let name = &self.options.name;
@@ -273,6 +303,23 @@ impl Run<'_> {
             Action::AcceptDraw => Request::AcceptDraw,
             Action::DeclineDraw => Request::DeclineDraw,
         }))
+    }
+}
+
+/// The bot's clock as the server last told it, now.
+fn on_the_clock(drawn: &Drawn, options: &Options) -> bots::OnTheClock {
+    let team = drawn.team();
+    let now = std::time::Instant::now();
+    let left = drawn
+        .clocks
+        .iter()
+        .find(|c| Some(c.team) == team)
+        .map(|c| c.time.left(now, drawn.running_clock() == team));
+    bots::OnTheClock {
+        control: drawn.control,
+        left,
+        moves_made: drawn.moves.iter().filter(|m| Some(m.team) == team).count() as u32,
+        typical: bots::typical_moves(options.module.info.name),
     }
 }
 
@@ -335,10 +382,12 @@ pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
         tally: Tally::default(),
         played: 0,
         ended: Vec::new(),
+        round: 0,
     };
     while run.played < options.games {
         run.driver = Driver::new(addr, options.protocol);
         run.copy = None;
+        run.round = 0;
         run.bot = player(options, u64::from(run.played));
         let code = play_connection(&mut run, options);
         if code != exit::OK {
@@ -357,8 +406,18 @@ pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
 
 /// One connection: games until the server closes it or enough are played.
 fn play_connection(run: &mut Run<'_>, options: &Options) -> u8 {
-    let game = options.module.info.name.to_owned();
-    let mut event = Event::User(Request::Join(game));
+    let game = options.module.info.name;
+    let request = match options.together.clone() {
+        None => Request::Join(game.to_owned()),
+        Some(Request::Lobby) => {
+            match crate::text_ui::pick_from_lobby(&mut run.driver, Some(game)) {
+                Ok(code) => Request::JoinCode(code),
+                Err(code) => return code,
+            }
+        }
+        Some(request) => request,
+    };
+    let mut event = Event::User(request);
     loop {
         if let Some(code) = run.feed(event) {
             return code;

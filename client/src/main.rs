@@ -26,12 +26,22 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let code = match cli.command {
-        // Without --game: Reversi over the binary protocol, the same client.
-        Cmd::Play { addr, game: None } => text_ui::play(&addr, "reversi", Protocol::Binary),
         Cmd::Play {
             addr,
-            game: Some(game),
-        } => text_ui::play(&addr, &game, Protocol::Text),
+            game,
+            together,
+        } => match together.request(game.as_deref()) {
+            Err(why) => {
+                eprintln!("reversi play: {why}");
+                reversi_client::exit::CONNECT_FAILED
+            }
+            Ok(Some(request)) => text_ui::play_together(&addr, request, game.as_deref()),
+            // Without --game: Reversi over the binary protocol, the same client.
+            Ok(None) => match game {
+                None => text_ui::play(&addr, "reversi", Protocol::Binary),
+                Some(game) => text_ui::play(&addr, &game, Protocol::Text),
+            },
+        },
         Cmd::Watch { addr, id, list } => watch::run(&addr, id, list),
         Cmd::Bot {
             addr,
@@ -41,7 +51,15 @@ fn main() -> ExitCode {
             show,
             random_opening,
             opening_seed,
+            together,
         } => {
+            let together = match together.request(game.as_deref()) {
+                Ok(request) => request,
+                Err(why) => {
+                    eprintln!("reversi bot: {why}");
+                    return ExitCode::from(reversi_client::exit::CONNECT_FAILED);
+                }
+            };
             let opening_seed = opening_seed.unwrap_or_else(|| {
                 let seed = fresh_seed();
                 if random_opening > 0 {
@@ -76,6 +94,7 @@ fn main() -> ExitCode {
                             report: true,
                             name: "bot".to_owned(),
                             shown_as: None,
+                            together,
                         },
                     ),
                     None => {

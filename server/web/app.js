@@ -51,19 +51,28 @@ async function loadGames() {
   }));
 }
 
-/** GAME LIST on a connection of its own: GAME SESSION lines, then GAME SESSIONS n. */
+/** GAME LOBBY and GAME LIST on a connection of their own: GAME CHALLENGE lines, then
+ * GAME CHALLENGES n (an ERROR from a server without challenges ends that list too);
+ * GAME SESSION lines, then GAME SESSIONS n. */
 function listRunning() {
   const ws = new WebSocket(socketUrl());
   const sessions = [];
-  ws.onopen = () => ws.send("GAME LIST");
+  const challenges = [];
+  let lobbyDone = false;
+  ws.onopen = () => { ws.send("GAME LOBBY"); ws.send("GAME LIST"); };
   ws.onmessage = (m) => {
     const w = m.data.trim().split(/\s+/);
-    if (w[0] === "GAME" && w[1] === "SESSION") {
-      sessions.push({ id: w[2], type: w[3], seconds: Number(w[4]), players: w.slice(5) });
+    if (w[0] === "GAME" && w[1] === "CHALLENGE") {
+      challenges.push({ code: w[2], seconds: Number(w[3]), game: w[4], options: w.slice(5) });
+    } else if ((w[0] === "GAME" && w[1] === "CHALLENGES") || (w[0] === "ERROR" && !lobbyDone)) {
+      lobbyDone = true;
+      showChallenges(challenges);
     } else if (w[0] === "GAME" && w[1] === "SESSIONS") {
       ws.send("GAME QUIT");
       ws.close();
       showRunning(sessions);
+    } else if (w[0] === "GAME" && w[1] === "SESSION") {
+      sessions.push({ id: w[2], type: w[3], seconds: Number(w[4]), players: w.slice(5) });
     }
   };
   ws.onerror = () => {
@@ -92,6 +101,37 @@ function showRunning(sessions) {
     li.append(b);
     return li;
   }));
+}
+
+/** The public challenges, each with its Accept button. */
+function showChallenges(challenges) {
+  $("challenges-none").hidden = challenges.length > 0;
+  $("challenges").replaceChildren(...challenges.map((c) => {
+    const li = document.createElement("li");
+    li.dataset.code = c.code;
+    const info = gameOfType(c.game);
+    li.innerHTML = `<div><div class="what"></div><div class="who"></div></div>`;
+    li.querySelector(".what").textContent = `${info ? info.title : c.game} · ${optionsText(c.options)}`;
+    li.querySelector(".who").textContent = `code ${c.code} · open ${secondsText(c.seconds * 1000)} more`;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = "Accept";
+    b.dataset.accept = c.code;
+    b.addEventListener("click", () => joinCode(c.code, info));
+    li.append(b);
+    return li;
+  }));
+}
+
+/** A challenge's options in words: "5+3, creator plays black". */
+function optionsText(options) {
+  const parts = [];
+  for (const o of options) {
+    const [key, value] = o.split("=");
+    if (key === "time") parts.push(value.startsWith("move:") ? `${value.slice(5)} s a move` : value);
+    else if (key === "side" && value !== "random") parts.push(`creator plays ${value}`);
+  }
+  return parts.join(", ") || "the server's clock";
 }
 
 function showLobby() {
@@ -131,14 +171,48 @@ class Game {
     this.result = null; // {standing, text}
     this.aborted = null;
     this.closed = false;
+    this.code = null; // {code, seconds, at}: this page's challenge, waiting for a friend
+    this.link = null;
+    this.token = null; // the seat's resume token (GAME TOKEN)
+    this.grace = 0; // how long the server holds the seat after a drop (ms)
+    this.away = new Map(); // team -> {ms, at}: its player dropped; ms 0: the grace is over
+    this.waitingOn = new Set(); // teams whose claim the person chose to wait out
+    this.rematchOffer = null; // the team whose rematch offer stands
+    this.rematchSent = false;
+    this.lost = null; // {since, attempts} while the connection is being taken back
+    this.left = false; // the person left: no reconnecting
+    this.connect(request);
+  }
+
+  /** Opens a connection that sends `request` first. */
+  connect(request) {
     this.ws = new WebSocket(socketUrl());
     this.ws.onopen = () => this.ws.send(request);
     this.ws.onmessage = (m) => { this.line(m.data); schedule(); };
     this.ws.onclose = () => {
+      if (this.reconnect()) return;
       this.closed = true;
       if (!this.over && !this.aborted) log("The connection closed.", "error");
+      if (this.over || this.aborted) forgetResume();
       schedule();
     };
+  }
+
+  /** A connection lost mid-game is opened again with the token, backing off
+   * 0.5, 1, 2, 4 s while the grace lasts; false when it cannot be. */
+  reconnect() {
+    const playing = this.token && this.team && this.board && !this.over && !this.aborted;
+    if (this.left || !playing) return false;
+    if (!this.lost) {
+      this.lost = { since: performance.now(), attempts: 0 };
+      log("Connection lost; reconnecting…", "error");
+    }
+    const wait = 500 * 2 ** Math.min(this.lost.attempts, 3);
+    if (performance.now() - this.lost.since + wait > this.grace) return false;
+    this.lost.attempts += 1;
+    setTimeout(() => this.connect(`GAME RESUME ${this.token}`), wait);
+    schedule();
+    return true;
   }
 
   teamName(k) {
@@ -150,12 +224,69 @@ class Game {
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(line);
   }
 
+  /** The lines of playing together (challenges, tokens, away seats, rematches);
+   * false for any other line. */
+  togetherLine(head, w, rest) {
+    switch (head) {
+      case "GAME CODE":
+        this.code = { code: w[2], seconds: Number(w[3]), at: performance.now() };
+        log(`Your challenge's code is ${w[2]}.`);
+        break;
+      case "GAME LINK":
+        this.link = rest(2);
+        break;
+      case "GAME EXPIRED":
+        this.code = null;
+        this.aborted = `nobody accepted challenge ${w[2]} in time`;
+        break;
+      case "GAME TOKEN": // kept across a reload of this tab (sessionStorage)
+        this.token = w[2];
+        this.grace = Number(w[3]);
+        this.code = null;
+        if (this.info) sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: this.token, game: this.info.name }));
+        break;
+      case "GAME RESUMED":
+        this.lost = null;
+        log(`Back in game ${w[2]}.`);
+        break;
+      case "GAME TIME":
+        this.control = w.slice(2);
+        break;
+      case "GAME PING": // the server times the answer (a WebSocket pong does it too)
+        this.send(`GAME PONG ${w[2]}`);
+        break;
+      case "GAME AWAY":
+        this.away.set(Number(w[2]), { ms: Number(w[3]), at: performance.now() });
+        break;
+      case "GAME BACK":
+        this.away.delete(Number(w[2]));
+        this.waitingOn.delete(Number(w[2]));
+        break;
+      case "GAME OFFERED":
+        if (w[2] === "REMATCH") this.rematchOffer = Number(w[3]);
+        else log(`${cap(this.teamName(Number(w[3])))} offers a draw.`, "news");
+        break;
+      default:
+        return false;
+    }
+    return true;
+  }
+
   /** One server message. */
   line(text) {
     const w = text.trim().split(/\s+/);
     const rest = (n) => text.trim().split(/\s+/).slice(n).join(" ");
     const head = w[0] === "GAME" ? `GAME ${w[1]}` : w[0];
     if (head !== "DRAW") this.inMove = false;
+    if (this.togetherLine(head, w, rest)) return;
+    if (head === "ERROR" && this.lost) {
+      // The token is no good: the game ended while this page was away.
+      forgetResume();
+      this.lost = null;
+      this.left = true;
+      this.aborted = `could not come back to the game: ${rest(1)}`;
+      return;
+    }
     switch (head) {
       case "GAME WAITING":
         this.waiting = Number(w[2]);
@@ -164,7 +295,8 @@ class Game {
         this.info = gameOfType(w[2]) || this.info || { name: w[2].toLowerCase(), title: w[2], teams: [], type: w[2] };
         this.cells.clear();
         this.changed.clear();
-        Object.assign(this, { waiting: null, over: null, result: null, turn: null, ready: false, picked: [] });
+        Object.assign(this, { waiting: null, over: null, result: null, turn: null, ready: false, picked: [], rematchOffer: null, rematchSent: false });
+        this.away.clear();
         this.clocks.clear();
         this.timers.clear();
         this.running = null;
@@ -307,6 +439,8 @@ class Game {
     if (this.aborted) return `The game was stopped: ${this.aborted}`;
     if (this.over) return `Game over: ${this.overText()}`;
     if (this.closed) return "The connection closed.";
+    if (this.lost) return "Connection lost; reconnecting…";
+    if (this.code) return `Waiting for your friend to join with code ${this.code.code}…`;
     if (this.waiting !== null) return `Waiting for an opponent (${this.waiting} more player${this.waiting === 1 ? "" : "s"} needed)…`;
     if (!this.board) return "Connecting…";
     if (this.watching) return this.turn ? `Watching: ${this.teamName(this.turn)} to move` : "Watching";
@@ -348,6 +482,38 @@ function play(info) {
   schedule();
 }
 
+/** Joins the challenge of `code` (from a link, the form or the lobby). */
+function joinCode(code, info) {
+  enterGame(info ? info.title : "Joining a challenge");
+  game = new Game(info, `GAME JOIN ${code}`);
+  schedule();
+}
+
+/** Creates a challenge: GAME INVITE game time=… side=… public|private. */
+function invite(info, time, side, isPublic) {
+  enterGame(info.title);
+  const options = [time ? `time=${time}` : "", `side=${side}`, isPublic ? "public" : "private"];
+  game = new Game(info, `GAME INVITE ${info.name} ${options.filter((o) => o).join(" ")}`);
+  schedule();
+}
+
+/** Takes back the seat of this tab's token after a reload. */
+function resume(saved) {
+  const info = games.find((g) => g.name === saved.game);
+  enterGame(info ? info.title : "Coming back to your game");
+  game = new Game(info, `GAME RESUME ${saved.token}`);
+  game.token = saved.token;
+  game.lost = { since: performance.now(), attempts: 0 };
+  schedule();
+}
+
+/** Where this tab keeps its seat's token: a reload resumes, two tabs play two games. */
+const RESUME_KEY = "reversid.resume";
+
+function forgetResume() {
+  sessionStorage.removeItem(RESUME_KEY);
+}
+
 function watch(id, info) {
   enterGame(info ? info.title : `Game ${id}`);
   game = new Game(info, `GAME WATCH ${id}`);
@@ -358,8 +524,10 @@ function leave() {
   if (game && !game.closed) {
     const playing = game.team && game.board && !game.over && !game.aborted;
     if (playing && !confirm("Leaving now resigns the game. Leave?")) return;
+    game.left = true;
     game.send("GAME QUIT");
     game.ws.close();
+    forgetResume();
   }
   showLobby();
 }
@@ -848,6 +1016,7 @@ function renderTime() {
   $("time").hidden = !teams.length && !timers.length;
   $("clocks").replaceChildren(...teams.map(clockItem));
   $("timers").replaceChildren(...timers.map(([name, t]) => timerItem(name, t)));
+  if (game.away.size) renderTogether();
 }
 setInterval(renderTime, 250);
 
@@ -946,7 +1115,7 @@ function render() {
   $("status").hidden = Boolean(game.over || game.aborted);
   $("you").textContent = game.team ? cap(game.team.name) : game.watching ? `Watching game ${game.watching}` : "—";
   $("turn").textContent = turnText();
-  $("tools").hidden = Boolean(game.watching) || Boolean(game.over) || Boolean(game.aborted);
+  $("tools").hidden = Boolean(game.watching) || Boolean(game.over) || Boolean(game.aborted) || Boolean(game.code);
   $("picked").textContent = game.picked.length ? moveText(game.picked) : "—";
   if (game.info) $("title").textContent = game.info.title;
   $("send").disabled = !game.canPick() || !game.picked.length;
@@ -966,10 +1135,43 @@ function render() {
     result.textContent = game.result ? headline + detail : headline;
     result.dataset.why = game.over ? game.over.why : "";
   }
+  renderTogether();
   renderBoard();
   renderLegend();
   renderRules();
   renderTime();
+}
+
+/** The code to read aloud, an opponent away (claims at the grace's end), a rematch. */
+function renderTogether() {
+  $("code-box").hidden = !game.code;
+  if (game.code) {
+    $("code").textContent = game.code.code;
+    $("link").value = game.link || "";
+  }
+  const away = [...game.away].filter(([team]) => !game.team || team !== game.team.number);
+  $("away").hidden = !away.length || Boolean(game.over || game.aborted);
+  if (away.length) {
+    const [team, a] = away[0];
+    const left = Math.max(0, a.ms - (performance.now() - a.at));
+    const name = cap(game.teamName(team));
+    const held = a.ms === 0;
+    $("away-text").textContent = held
+      ? `${name} has not come back. Claim the game, take a draw, or wait.`
+      : `${name}'s connection dropped — ${secondsText(left)}`;
+    $("claims").hidden = !held || game.waitingOn.has(team) || !game.team;
+  }
+  const rematchTimer = game.timers.get("rematch");
+  const open = game.over && game.team && rematchTimer && rematchTimer.ms > 0;
+  $("rematch").hidden = !open;
+  if (open) {
+    const offered = game.rematchOffer !== null && game.rematchOffer !== game.team.number;
+    $("rematch-text").textContent = offered
+      ? `${cap(game.teamName(game.rematchOffer))} offers a rematch, sides swapped.`
+      : game.rematchSent ? "You offered a rematch; waiting for the answer…" : "Play again, sides swapped?";
+    $("rematch-yes").textContent = offered ? "Accept rematch" : "Rematch";
+    $("rematch-yes").disabled = game.rematchSent && !offered;
+  }
 }
 
 // ------------------------------------------------------------------- wiring
@@ -988,8 +1190,91 @@ $("typed").addEventListener("submit", (e) => {
   schedule();
 });
 
+$("invite").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const info = games.find((g) => g.name === $("invite-game").value);
+  if (info) invite(info, $("invite-time").value, $("invite-side").value, $("invite-public").checked);
+});
+$("invite-game").addEventListener("change", fillSides);
+$("join").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const code = $("join-code").value.trim();
+  if (code) joinCode(code, null);
+});
+$("copy-link").addEventListener("click", () => {
+  const link = $("link");
+  link.select();
+  if (navigator.clipboard) navigator.clipboard.writeText(link.value).catch(() => document.execCommand("copy"));
+  else document.execCommand("copy");
+});
+$("claim-win").addEventListener("click", () => game && game.send("GAME CLAIM WIN"));
+$("claim-draw").addEventListener("click", () => game && game.send("GAME CLAIM DRAW"));
+$("claim-wait").addEventListener("click", () => {
+  if (!game) return;
+  for (const [team, a] of game.away) if (a.ms === 0) game.waitingOn.add(team);
+  schedule();
+});
+$("rematch-yes").addEventListener("click", () => {
+  if (!game) return;
+  const offered = game.rematchOffer !== null && game.team && game.rematchOffer !== game.team.number;
+  game.send(offered ? "GAME ACCEPT REMATCH" : "GAME OFFER REMATCH");
+  game.rematchSent = true;
+  schedule();
+});
+$("rematch-no").addEventListener("click", () => {
+  if (!game) return;
+  game.send("GAME DECLINE REMATCH");
+  game.timers.delete("rematch");
+  schedule();
+});
+
+/** The invite form's games and, for the game chosen, its sides. */
+function fillGames() {
+  const select = $("invite-game");
+  select.replaceChildren(...games.filter((g) => g.name !== "foxes").map((g) => {
+    const o = document.createElement("option");
+    o.value = g.name;
+    o.textContent = g.title;
+    return o;
+  }));
+  fillSides();
+}
+
+function fillSides() {
+  const info = games.find((g) => g.name === $("invite-game").value);
+  const sides = ["random", ...(info ? info.teams : [])];
+  $("invite-side").replaceChildren(...sides.map((side) => {
+    const o = document.createElement("option");
+    o.value = side;
+    o.textContent = side;
+    return o;
+  }));
+}
+
+/** On load: a link's #join=CODE joins that challenge (the fragment is removed, so a
+ * reload resumes rather than joins again); else a token this tab kept resumes. */
+function start() {
+  fillGames();
+  const join = location.hash.match(/^#join=([0-9.\- ]+)$/);
+  if (join) {
+    history.replaceState(null, "", location.pathname + location.search);
+    joinCode(decodeURIComponent(join[1]), null);
+    return;
+  }
+  const saved = sessionStorage.getItem(RESUME_KEY);
+  if (saved) {
+    try {
+      resume(JSON.parse(saved));
+      return;
+    } catch (_) {
+      forgetResume();
+    }
+  }
+  showLobby();
+}
+
 loadGames()
-  .then(showLobby)
+  .then(start)
   .catch(() => {
     $("lobby-error").hidden = false;
     $("lobby-error").textContent = "Cannot reach the server.";

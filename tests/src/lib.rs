@@ -18,6 +18,7 @@ use scratch::Scratch;
 
 pub mod browser;
 pub mod capture;
+pub mod cut;
 pub mod delay;
 pub mod scratch;
 pub mod text;

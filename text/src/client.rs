@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{is, ParseError, Words};
+use crate::{is, ParseError, Terms, Words};
 
 /// The most squares one `MOVE` may name.
 pub const MAX_MOVE_SQUARES: usize = 64;
@@ -18,6 +18,21 @@ pub enum ClientMessage {
     Watch { id: u64 },
     /// `GAME VERSION` (addition): which protocol version the server speaks.
     Version,
+    /// `GAME INVITE <game> <option>...` (addition): create a challenge.
+    Invite { game: String, terms: Terms },
+    /// `GAME JOIN <code>` (addition): accept the challenge of this code (separators
+    /// and blanks allowed, as people write it).
+    JoinCode { code: String },
+    /// `GAME LOBBY` (addition): the public challenges.
+    Lobby,
+    /// `GAME PONG <n>` (addition): the answer to `GAME PING <n>`.
+    Pong { n: u32 },
+    /// `GAME OFFER REMATCH` (addition), after a game.
+    OfferRematch,
+    /// `GAME ACCEPT REMATCH` (addition).
+    AcceptRematch,
+    /// `GAME DECLINE REMATCH` (addition).
+    DeclineRematch,
     /// `GAME QUIT`: leave (a player's team resigns if it was the last of it).
     Quit,
     /// `MOVE n x1 y1 ... xn yn`: the squares of a move, from the piece's square.
@@ -69,12 +84,42 @@ impl ClientMessage {
             },
             "VERSION" => ClientMessage::Version,
             "QUIT" => ClientMessage::Quit,
+            "INVITE" => ClientMessage::Invite {
+                game: words
+                    .next_word()
+                    .ok_or_else(|| {
+                        ParseError::BadArguments("GAME INVITE", "the game's name is missing".into())
+                    })?
+                    .to_owned(),
+                terms: Terms::read(&mut words),
+            },
+            "JOIN" if !words.is_done() => ClientMessage::JoinCode {
+                code: words.take_text().to_owned(),
+            },
+            "JOIN" => {
+                return Err(ParseError::BadArguments(
+                    "GAME JOIN",
+                    "the code is missing".into(),
+                ))
+            }
+            "LOBBY" => ClientMessage::Lobby,
+            "PONG" => ClientMessage::Pong {
+                n: words.number("GAME PONG", "the ping's number")?,
+            },
+            "OFFER" | "ACCEPT" | "DECLINE" if next_is_rematch(&words) => {
+                words.next_word();
+                match sub.to_ascii_uppercase().as_str() {
+                    "OFFER" => ClientMessage::OfferRematch,
+                    "ACCEPT" => ClientMessage::AcceptRematch,
+                    _ => ClientMessage::DeclineRematch,
+                }
+            }
             "OFFER" | "ACCEPT" | "DECLINE" => {
                 let what = words.next_word();
                 if !what.is_some_and(|w| is(w, "DRAW")) {
                     return Err(ParseError::BadArguments(
                         "GAME OFFER/ACCEPT/DECLINE",
-                        "only DRAW can be offered, accepted or declined".into(),
+                        "only DRAW or REMATCH can be offered, accepted or declined".into(),
                     ));
                 }
                 match sub.to_ascii_uppercase().as_str() {
@@ -111,6 +156,12 @@ impl ClientMessage {
         words.end("GAME")?;
         Ok(message)
     }
+}
+
+/// Whether the next word is `REMATCH` (it stays unread).
+fn next_is_rematch(words: &Words<'_>) -> bool {
+    let next = words.text().split([' ', '\t']).next();
+    next.is_some_and(|next| is(next, "REMATCH"))
 }
 
 fn parse_move(mut words: Words<'_>) -> Result<ClientMessage, ParseError> {
@@ -156,6 +207,13 @@ impl fmt::Display for ClientMessage {
             ClientMessage::List => f.write_str("GAME LIST"),
             ClientMessage::Watch { id } => write!(f, "GAME WATCH {id}"),
             ClientMessage::Version => f.write_str("GAME VERSION"),
+            ClientMessage::Invite { game, terms } => write!(f, "GAME INVITE {game} {terms}"),
+            ClientMessage::JoinCode { code } => write!(f, "GAME JOIN {code}"),
+            ClientMessage::Lobby => f.write_str("GAME LOBBY"),
+            ClientMessage::Pong { n } => write!(f, "GAME PONG {n}"),
+            ClientMessage::OfferRematch => f.write_str("GAME OFFER REMATCH"),
+            ClientMessage::AcceptRematch => f.write_str("GAME ACCEPT REMATCH"),
+            ClientMessage::DeclineRematch => f.write_str("GAME DECLINE REMATCH"),
             ClientMessage::Quit => f.write_str("GAME QUIT"),
             ClientMessage::Move(squares) => {
                 write!(f, "MOVE {}", squares.len())?;
@@ -290,6 +348,58 @@ mod tests {
             ClientMessage::Resume {
                 token: "0P9QK3M2X9AV0C4TZP8RWD5NHJ6".into(),
             },
+        ] {
+            assert_eq!(parse(&m.to_string()), Ok(m));
+        }
+    }
+
+    #[test]
+    fn the_lines_of_playing_together() {
+        assert_eq!(
+            parse("GAME INVITE draughts time=5+3 side=black public"),
+            Ok(ClientMessage::Invite {
+                game: "draughts".into(),
+                terms: Terms {
+                    time: Some("5+3".into()),
+                    side: Some("black".into()),
+                    public: true,
+                    other: Vec::new(),
+                },
+            })
+        );
+        assert_eq!(
+            parse("GAME JOIN 4821 0937 5562"),
+            Ok(ClientMessage::JoinCode {
+                code: "4821 0937 5562".into()
+            })
+        );
+        assert_eq!(parse("game pong 7"), Ok(ClientMessage::Pong { n: 7 }));
+        assert_eq!(parse("GAME OFFER REMATCH"), Ok(ClientMessage::OfferRematch));
+        assert_eq!(
+            parse("Game Decline Rematch"),
+            Ok(ClientMessage::DeclineRematch)
+        );
+        let msg = |line| parse(line).unwrap_err().to_string();
+        assert_eq!(msg("GAME JOIN"), "GAME JOIN: the code is missing");
+        assert_eq!(
+            msg("GAME INVITE"),
+            "GAME INVITE: the game's name is missing"
+        );
+        assert_eq!(msg("GAME LOBBY now"), "GAME: unexpected \"now\"");
+        assert!(msg("GAME ACCEPT REMATCH now").contains("unexpected"));
+        for m in [
+            ClientMessage::Invite {
+                game: "tictactoe".into(),
+                terms: Terms::default(),
+            },
+            ClientMessage::JoinCode {
+                code: "4821-0937-5562".into(),
+            },
+            ClientMessage::Lobby,
+            ClientMessage::Pong { n: 1 },
+            ClientMessage::OfferRematch,
+            ClientMessage::AcceptRematch,
+            ClientMessage::DeclineRematch,
         ] {
             assert_eq!(parse(&m.to_string()), Ok(m));
         }

@@ -21,10 +21,12 @@
 mod client;
 mod line;
 mod server;
+mod together;
 
 pub use client::ClientMessage;
 pub use line::{is_opening_text, opening_line, LineBuffer, LineError, Opening, MAX_LINE};
 pub use server::{ServerMessage, Standing};
+pub use together::{read_code, Terms, TimeControl, CODE_DIGITS};
 
 use std::fmt;
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{is, ParseError, Words};
+use crate::{is, ParseError, Terms, TimeControl, Words};
 
 /// A player's result in `RESULT`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -19,6 +19,34 @@ pub enum ServerMessage {
     Version { version: u32, server: String },
     /// `GAME WAITING <n>` (addition): queued; `n` more players are needed.
     Waiting { more: u32 },
+    /// `GAME CODE <code> <seconds> <game> <option>...` (addition): your challenge exists;
+    /// its code lives `seconds` more.
+    Code {
+        code: String,
+        seconds: u64,
+        game: String,
+        terms: Terms,
+    },
+    /// `GAME LINK <url>` (addition): the web page's link that joins your challenge.
+    Link { url: String },
+    /// `GAME EXPIRED <code>` (addition): your challenge expired; you are waiting again.
+    Expired { code: String },
+    /// `GAME CHALLENGE <code> <seconds> <game> <option>...` (addition): one public
+    /// challenge (`side=` is its creator's), in answer to `GAME LOBBY`.
+    Challenge {
+        code: String,
+        seconds: u64,
+        game: String,
+        terms: Terms,
+    },
+    /// `GAME CHALLENGES <n>` (addition): the end of a `GAME LOBBY` answer of `n` lines.
+    Challenges { count: u64 },
+    /// `GAME TIME fischer|move|none ...` (addition): the game's time control.
+    Time(TimeControl),
+    /// `GAME PING <n>` (addition): answer `GAME PONG <n>` at once.
+    Ping { n: u32 },
+    /// `GAME OFFERED REMATCH <k>` (addition): team `k` offers a rematch.
+    OfferedRematch { team: u8 },
     /// `GAME TYPE <type>`: a game of this type starts.
     Type { game: String },
     /// `GAME BOARD <name> <width> <height>`.
@@ -162,6 +190,42 @@ fn parse_draw(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
     Ok(message)
 }
 
+/// Whether the next word is `keyword` (it stays unread).
+fn next_is(w: &Words<'_>, keyword: &str) -> bool {
+    w.text()
+        .split([' ', '\t'])
+        .next()
+        .is_some_and(|next| is(next, keyword))
+}
+
+/// `GAME CODE` or `GAME CHALLENGE` (`sub`): the same words.
+fn parse_challenge(sub: &str, mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
+    let command = if sub == "CODE" {
+        "GAME CODE"
+    } else {
+        "GAME CHALLENGE"
+    };
+    let code = word(&mut w, command, "the code")?.to_owned();
+    let seconds = w.number(command, "the seconds")?;
+    let game = word(&mut w, command, "the game")?.to_owned();
+    let terms = Terms::read(&mut w);
+    Ok(if sub == "CODE" {
+        ServerMessage::Code {
+            code,
+            seconds,
+            game,
+            terms,
+        }
+    } else {
+        ServerMessage::Challenge {
+            code,
+            seconds,
+            game,
+            terms,
+        }
+    })
+}
+
 fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
     let sub = word(&mut w, "GAME", "what")?.to_ascii_uppercase();
     let message = match sub.as_str() {
@@ -172,6 +236,32 @@ fn parse_game(mut w: Words<'_>) -> Result<ServerMessage, ParseError> {
         "WAITING" => ServerMessage::Waiting {
             more: w.number("GAME WAITING", "the number of players")?,
         },
+        "CODE" | "CHALLENGE" => return parse_challenge(&sub, w),
+        "LINK" if !w.is_done() => ServerMessage::Link {
+            url: w.take_text().to_owned(),
+        },
+        "LINK" => {
+            return Err(ParseError::BadArguments(
+                "GAME LINK",
+                "the link is missing".into(),
+            ))
+        }
+        "EXPIRED" => ServerMessage::Expired {
+            code: word(&mut w, "GAME EXPIRED", "the code")?.to_owned(),
+        },
+        "CHALLENGES" => ServerMessage::Challenges {
+            count: w.number("GAME CHALLENGES", "the count")?,
+        },
+        "TIME" => ServerMessage::Time(TimeControl::read(&mut w)?),
+        "PING" => ServerMessage::Ping {
+            n: w.number("GAME PING", "the ping's number")?,
+        },
+        "OFFERED" if next_is(&w, "REMATCH") => {
+            w.next_word();
+            ServerMessage::OfferedRematch {
+                team: w.number("GAME OFFERED REMATCH", "the team")?,
+            }
+        }
         "TYPE" => ServerMessage::Type {
             game: word(&mut w, "GAME TYPE", "the game")?.to_owned(),
         },
@@ -298,6 +388,24 @@ impl fmt::Display for ServerMessage {
                 tail(f, server)
             }
             ServerMessage::Waiting { more } => write!(f, "GAME WAITING {more}"),
+            ServerMessage::Code {
+                code,
+                seconds,
+                game,
+                terms,
+            } => write!(f, "GAME CODE {code} {seconds} {game} {terms}"),
+            ServerMessage::Link { url } => write!(f, "GAME LINK {url}"),
+            ServerMessage::Expired { code } => write!(f, "GAME EXPIRED {code}"),
+            ServerMessage::Challenge {
+                code,
+                seconds,
+                game,
+                terms,
+            } => write!(f, "GAME CHALLENGE {code} {seconds} {game} {terms}"),
+            ServerMessage::Challenges { count } => write!(f, "GAME CHALLENGES {count}"),
+            ServerMessage::Time(control) => write!(f, "GAME TIME {control}"),
+            ServerMessage::Ping { n } => write!(f, "GAME PING {n}"),
+            ServerMessage::OfferedRematch { team } => write!(f, "GAME OFFERED REMATCH {team}"),
             ServerMessage::Type { game } => write!(f, "GAME TYPE {game}"),
             ServerMessage::Board {
                 name,
@@ -499,6 +607,121 @@ mod tests {
                 text: "the tide turns".into()
             })
         );
+    }
+
+    #[test]
+    fn the_lines_of_playing_together_read_as_the_design_writes_them() {
+        let parse = |line| ServerMessage::parse(line).unwrap();
+        assert_eq!(
+            parse("GAME CODE 4821-0937-5562 900 tictactoe time=1+0 side=X private"),
+            ServerMessage::Code {
+                code: "4821-0937-5562".into(),
+                seconds: 900,
+                game: "tictactoe".into(),
+                terms: Terms {
+                    time: Some("1+0".into()),
+                    side: Some("X".into()),
+                    public: false,
+                    other: Vec::new(),
+                },
+            }
+        );
+        assert_eq!(
+            parse("GAME LINK http://127.0.0.1:8765/#join=4821-0937-5562"),
+            ServerMessage::Link {
+                url: "http://127.0.0.1:8765/#join=4821-0937-5562".into()
+            }
+        );
+        assert_eq!(
+            parse("GAME TIME fischer 60000 0"),
+            ServerMessage::Time(TimeControl::Fischer {
+                base: 60_000,
+                increment: 0
+            })
+        );
+        assert_eq!(
+            parse("GAME TIME move 600000 30000"),
+            ServerMessage::Time(TimeControl::Move {
+                limit: 600_000,
+                first: 30_000
+            })
+        );
+        assert_eq!(
+            parse("GAME TIME none"),
+            ServerMessage::Time(TimeControl::None)
+        );
+        assert_eq!(parse("GAME PING 1"), ServerMessage::Ping { n: 1 });
+        assert_eq!(
+            parse("game offered rematch 2"),
+            ServerMessage::OfferedRematch { team: 2 }
+        );
+        assert_eq!(
+            parse("GAME OFFERED DRAW 1"),
+            ServerMessage::OfferedDraw { team: 1 }
+        );
+        assert_eq!(
+            parse("GAME CHALLENGES 0"),
+            ServerMessage::Challenges { count: 0 }
+        );
+    }
+
+    #[test]
+    fn the_lines_of_playing_together_print_and_parse_back() {
+        let terms = Terms {
+            time: Some("5+3".into()),
+            side: Some("random".into()),
+            public: true,
+            other: vec!["rated".into()],
+        };
+        for m in [
+            ServerMessage::Code {
+                code: "4821-0937-5562".into(),
+                seconds: 900,
+                game: "draughts".into(),
+                terms: terms.clone(),
+            },
+            ServerMessage::Challenge {
+                code: "0000-0000-0001".into(),
+                seconds: 12,
+                game: "reversi".into(),
+                terms: Terms::default(),
+            },
+            ServerMessage::Link {
+                url: "https://example.org/#join=4821-0937-5562".into(),
+            },
+            ServerMessage::Expired {
+                code: "4821-0937-5562".into(),
+            },
+            ServerMessage::Challenges { count: 3 },
+            ServerMessage::Time(TimeControl::Fischer {
+                base: 300_000,
+                increment: 3000,
+            }),
+            ServerMessage::Time(TimeControl::Move {
+                limit: 60_000,
+                first: 30_000,
+            }),
+            ServerMessage::Time(TimeControl::None),
+            ServerMessage::Ping { n: 4_000_000_000 },
+            ServerMessage::OfferedRematch { team: 1 },
+        ] {
+            assert_eq!(ServerMessage::parse(&m.to_string()), Ok(m));
+        }
+        for line in [
+            "GAME CODE",
+            "GAME CODE 4821-0937-5562 soon tictactoe",
+            "GAME CHALLENGE 4821-0937-5562 9",
+            "GAME TIME",
+            "GAME TIME blitz 1 2",
+            "GAME TIME fischer 1",
+            "GAME TIME none 5",
+            "GAME PING",
+            "GAME PING -1",
+            "GAME OFFERED REMATCH",
+            "GAME LINK",
+        ] {
+            assert!(ServerMessage::parse(line).is_err(), "{line}");
+        }
     }
 
     #[test]

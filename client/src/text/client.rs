@@ -6,10 +6,13 @@
 
 use std::fmt;
 
-use reversi_text::{ClientMessage, ServerMessage, Standing};
+use std::time::Duration;
+
+use reversi_text::{ClientMessage, ServerMessage, Standing, Terms, TimeControl};
 
 use super::board::Board;
-use super::clock::{Clock, Countdown, Timer, Timing};
+use super::clock::{Away, Clock, Countdown, Timer, Timing};
+use super::together::{self, Challenge, Lost, Offer, Resume};
 use crate::exit;
 
 /// What the user (or a program) asks for.
@@ -32,6 +35,22 @@ pub enum Request {
     DeclineDraw,
     /// `GAME QUIT`, then close.
     Quit,
+    /// `GAME INVITE`: create a challenge (opens the connection if needed).
+    Invite {
+        game: String,
+        terms: Terms,
+    },
+    /// `GAME JOIN`: accept the challenge of this code.
+    JoinCode(String),
+    /// `GAME LOBBY`: the public challenges.
+    Lobby,
+    /// `GAME CLAIM WIN` / `GAME CLAIM DRAW`: an opponent did not come back.
+    ClaimWin,
+    ClaimDraw,
+    /// After a game: `GAME OFFER/ACCEPT/DECLINE REMATCH`.
+    OfferRematch,
+    AcceptRematch,
+    DeclineRematch,
 }
 
 /// One input to the machine.
@@ -62,6 +81,8 @@ pub enum Event {
     },
     /// The connection reached EOF (closed, reset, or a read or write failed).
     Eof,
+    /// The wait of [`Action::Redial`] is over: try to reconnect.
+    Redial,
 }
 
 /// What the driver must do, in order: open, send a message, close, show
@@ -78,6 +99,8 @@ pub enum Action {
     Show(Notice),
     /// This connection is finished: a one-game client ends with this code.
     Exit(u8),
+    /// The connection was lost mid-game: wait this long, then feed [`Event::Redial`].
+    Redial(Duration),
 }
 
 /// One running game, from `GAME SESSION`.
@@ -143,6 +166,31 @@ pub enum Notice {
     Violation(String),
     /// The connection could not be opened; the text says why.
     ConnectFailed(String),
+    /// `GAME CODE`: this client's challenge exists, under `code`.
+    Invited {
+        code: String,
+        seconds: u64,
+        game: String,
+        terms: Terms,
+    },
+    /// `GAME LINK`: the web page's link to the challenge.
+    Link(String),
+    /// `GAME EXPIRED`: the challenge expired unaccepted; the connection is closed.
+    Expired(String),
+    /// The public challenges (the whole `GAME LOBBY` answer).
+    Lobby(Vec<Challenge>),
+    /// `GAME TIME`: the game's time control.
+    Time(TimeControl),
+    /// `GAME RESUMED`: back in game `id` after a lost connection.
+    Resumed(u64),
+    /// The connection was lost mid-game; reconnecting, `left` of the grace remains.
+    Reconnecting { left: Duration },
+    /// `GAME AWAY`: team `team`'s player dropped; its seat is held `ms` more (0: over).
+    Away { team: u8, ms: u64 },
+    /// `GAME BACK`: team `team`'s player is back.
+    Back(u8),
+    /// `GAME OFFERED DRAW/REMATCH`: team `team`'s offer stands.
+    Offered { team: u8, what: Offer },
 }
 
 /// Why a request was refused locally.
@@ -161,6 +209,8 @@ pub enum Refusal {
     GameOver,
     /// A move must name at least one square.
     EmptyMove,
+    /// A rematch is for after the game.
+    NotOver,
 }
 
 impl fmt::Display for Refusal {
@@ -173,6 +223,7 @@ impl fmt::Display for Refusal {
             Refusal::NotYourMove => "not your turn yet",
             Refusal::GameOver => "the game is over",
             Refusal::EmptyMove => "a move needs at least one square",
+            Refusal::NotOver => "the game is not over: a rematch comes after it",
         })
     }
 }
@@ -231,6 +282,12 @@ pub struct Game {
     pub clocks: Vec<Clock>,
     /// The game's own countdowns (`GAME TIMER`), in the order first told.
     pub timers: Vec<Timer>,
+    /// The time control (`GAME TIME`), once told.
+    pub control: Option<TimeControl>,
+    /// The teams whose player dropped, with the grace each has left (`GAME AWAY`).
+    pub away: Vec<Away>,
+    /// The team whose rematch offer stands (`GAME OFFERED REMATCH`).
+    pub rematch_offer: Option<u8>,
 }
 
 impl Game {
@@ -246,8 +303,19 @@ impl Game {
     }
 
     /// Takes note of a clock or timer line read at `at`.
-    fn time(&mut self, timing: Timing, at: std::time::Instant) -> Notice {
-        match timing {
+    fn time(&mut self, timing: Timing, at: std::time::Instant) -> Option<Notice> {
+        if self.over.is_some() && !matches!(timing, Timing::Timer { .. }) {
+            // No clock runs after the end; a timer may (the rematch window).
+            return None;
+        }
+        Some(match timing {
+            Timing::Clock { team: 0, .. } => return None,
+            Timing::Away { team, ms } => {
+                self.away.retain(|a| a.team != team);
+                let time = Countdown { ms, since: at };
+                self.away.push(Away { team, time });
+                Notice::Away { team, ms }
+            }
             Timing::Clock { team, ms } => {
                 let time = Countdown { ms, since: at };
                 match self.clocks.iter_mut().find(|c| c.team == team) {
@@ -271,7 +339,7 @@ impl Game {
                 }
                 Notice::Timer { name, ms, text }
             }
-        }
+        })
     }
 
     /// This client's team, if it plays.
@@ -285,7 +353,7 @@ impl Game {
 
 /// Where the conversation is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Phase {
+pub(super) enum Phase {
     Disconnected,
     /// The connection is being opened for this request.
     Opening(Request),
@@ -307,6 +375,12 @@ enum Phase {
         round: u32,
     },
     Playing(Game),
+    /// `GAME INVITE` sent; the code once told.
+    Inviting,
+    /// `GAME LOBBY` sent; the challenges so far.
+    Lobbying(Vec<Challenge>),
+    /// The connection was lost mid-game: reconnecting (§7.4 of the design).
+    Lost(Box<Lost>),
     /// The connection is closed; the last game, if any.
     Closed(Option<Game>),
 }
@@ -314,9 +388,14 @@ enum Phase {
 /// The text-protocol client.
 #[derive(Clone, Debug)]
 pub struct Client {
-    phase: Phase,
+    pub(super) phase: Phase,
     /// The board changed since the last [`Notice::BoardChanged`].
     dirty: bool,
+    /// This seat's resume token and grace (`GAME TOKEN`), kept across connections.
+    pub(super) resume: Option<Resume>,
+    /// The moves of a game being taken back, given back to it once its board is
+    /// drawn again (the resume sequence sends the board, not the moves).
+    pub(super) carried: Vec<Moved>,
 }
 
 impl Default for Client {
@@ -331,6 +410,8 @@ impl Client {
         Client {
             phase: Phase::Disconnected,
             dirty: false,
+            resume: None,
+            carried: Vec::new(),
         }
     }
 
@@ -338,13 +419,33 @@ impl Client {
     pub fn game(&self) -> Option<&Game> {
         match &self.phase {
             Phase::Playing(game) | Phase::Closed(Some(game)) => Some(game),
+            Phase::Lost(lost) => Some(&lost.game),
             _ => None,
         }
     }
 
+    /// The resume token and grace of this client's seat, once told.
+    pub fn resume(&self) -> Option<&Resume> {
+        self.resume.as_ref()
+    }
+
+    /// Whether the connection was lost mid-game and is being taken back.
+    pub fn is_reconnecting(&self) -> bool {
+        matches!(self.phase, Phase::Lost(_))
+    }
+
+    /// Whether this client's challenge waits for a friend.
+    pub fn is_inviting(&self) -> bool {
+        matches!(self.phase, Phase::Inviting)
+    }
+
     /// Whether a connection is open.
     pub fn is_connected(&self) -> bool {
-        !matches!(self.phase, Phase::Disconnected | Phase::Closed(_))
+        match &self.phase {
+            Phase::Disconnected | Phase::Closed(_) => false,
+            Phase::Lost(lost) => lost.resuming,
+            _ => true,
+        }
     }
 
     /// Whether this client may send a move now.
@@ -418,24 +519,28 @@ impl Client {
                 }
             }
             Event::Timing { timing, at } => match &mut self.phase {
-                Phase::Playing(game) if game.over.is_none() => {
-                    vec![Action::Show(game.time(timing, at))]
-                }
+                Phase::Playing(game) => game
+                    .time(timing, at)
+                    .map(Action::Show)
+                    .into_iter()
+                    .collect(),
                 _ => Vec::new(),
             },
             Event::Eof => self.eof(),
+            Event::Redial => self.redial(),
         }
     }
 
     fn take_game(&mut self) -> Option<Game> {
         match std::mem::replace(&mut self.phase, Phase::Disconnected) {
             Phase::Playing(game) | Phase::Closed(Some(game)) => Some(game),
+            Phase::Lost(lost) => Some(lost.game),
             _ => None,
         }
     }
 
     /// Ends the connection: close, tell, exit.
-    fn finish(&mut self, notice: Notice, code: u8) -> Vec<Action> {
+    pub(super) fn finish(&mut self, notice: Notice, code: u8) -> Vec<Action> {
         let game = self.take_game();
         self.phase = Phase::Closed(game);
         vec![Action::Close, Action::Show(notice), Action::Exit(code)]
@@ -452,9 +557,19 @@ impl Client {
     fn request(&mut self, request: Request) -> Vec<Action> {
         let opens = matches!(
             request,
-            Request::Join(_) | Request::List | Request::Watch(_) | Request::Version
+            Request::Join(_)
+                | Request::List
+                | Request::Watch(_)
+                | Request::Version
+                | Request::Invite { .. }
+                | Request::JoinCode(_)
+                | Request::Lobby
         );
         match &mut self.phase {
+            Phase::Lost(_) if request == Request::Quit => {
+                // Nothing to tell a server we cannot reach: the seat's grace runs out.
+                self.finish(Notice::Quit { paired: true }, exit::OK)
+            }
             Phase::Disconnected | Phase::Closed(_) if opens => {
                 self.phase = Phase::Opening(request);
                 vec![Action::Open]
@@ -482,7 +597,7 @@ impl Client {
     }
 
     /// Sends a request that starts a conversation (connected and idle).
-    fn ask(&mut self, request: Request) -> Vec<Action> {
+    pub(super) fn ask(&mut self, request: Request) -> Vec<Action> {
         let message = match request {
             Request::Join(game) => {
                 self.phase = Phase::Joining { more: None };
@@ -497,6 +612,18 @@ impl Client {
                 ClientMessage::Watch { id }
             }
             Request::Version => ClientMessage::Version,
+            Request::Invite { game, terms } => {
+                self.phase = Phase::Inviting;
+                ClientMessage::Invite { game, terms }
+            }
+            Request::JoinCode(code) => {
+                self.phase = Phase::Joining { more: None };
+                ClientMessage::JoinCode { code }
+            }
+            Request::Lobby => {
+                self.phase = Phase::Lobbying(Vec::new());
+                ClientMessage::Lobby
+            }
             _ => return Client::refuse(Refusal::NoGame),
         };
         vec![Action::Send(message)]
@@ -505,6 +632,9 @@ impl Client {
     fn in_game(game: &mut Game, request: Request) -> Vec<Action> {
         if game.team().is_none() {
             return Client::refuse(Refusal::Watching);
+        }
+        if let Some(message) = together::after_game(game, &request) {
+            return message;
         }
         if game.over.is_some() {
             return Client::refuse(Refusal::GameOver);
@@ -526,6 +656,9 @@ impl Client {
             Request::OfferDraw => ClientMessage::OfferDraw,
             Request::AcceptDraw => ClientMessage::AcceptDraw,
             Request::DeclineDraw => ClientMessage::DeclineDraw,
+            // Not acts of the turn: READY stands.
+            Request::ClaimWin => return vec![Action::Send(ClientMessage::ClaimWin)],
+            Request::ClaimDraw => return vec![Action::Send(ClientMessage::ClaimDraw)],
             _ => return Client::refuse(Refusal::Busy),
         };
         game.ready = false;
@@ -534,6 +667,9 @@ impl Client {
     }
 
     fn opened(&mut self, result: Result<(), String>) -> Vec<Action> {
+        if let Phase::Lost(_) = self.phase {
+            return self.reopened(result);
+        }
         let Phase::Opening(request) = std::mem::replace(&mut self.phase, Phase::Disconnected)
         else {
             return Vec::new();
@@ -553,6 +689,9 @@ impl Client {
     fn eof(&mut self) -> Vec<Action> {
         if !self.is_connected() {
             return Vec::new();
+        }
+        if let Some(actions) = self.lose_connection() {
+            return actions;
         }
         let finished = match &self.phase {
             Phase::Idle => true,
@@ -574,6 +713,8 @@ impl Client {
             ServerMessage::Version { version, server } => {
                 return show(Notice::Version { version, server })
             }
+            // Answered at once, whatever the client is doing (the server measures the lag).
+            ServerMessage::Ping { n } => return Ok(vec![Action::Send(ClientMessage::Pong { n })]),
             ServerMessage::Aborted { why } => {
                 return Ok(self.finish(Notice::Aborted(why), exit::SERVER_GONE))
             }
@@ -611,6 +752,9 @@ impl Client {
                 let list = std::mem::take(list);
                 self.phase = Phase::Idle;
                 show(Notice::Listed(list))
+            }
+            (Phase::Inviting | Phase::Lobbying(_) | Phase::Lost(_), message) => {
+                self.together_message(message)
             }
             (
                 Phase::Joining { .. } | Phase::AskedToWatch | Phase::Idle,
@@ -671,7 +815,7 @@ impl Client {
     }
 
     /// What the client was doing, for messages about the server's faults.
-    fn doing(&self) -> &'static str {
+    pub(super) fn doing(&self) -> &'static str {
         match self.phase {
             Phase::Disconnected | Phase::Opening(_) | Phase::Closed(_) => "not connected",
             Phase::Idle => "no request was open",
@@ -682,6 +826,9 @@ impl Client {
                 "the game was starting (GAME BOARD, then GAME TEAM or GAME WATCHING)"
             }
             Phase::Playing(_) => "in a game",
+            Phase::Inviting => "waiting for a friend to accept the challenge",
+            Phase::Lobbying(_) => "listing the challenges",
+            Phase::Lost(_) => "resuming the game",
         }
     }
 
@@ -711,6 +858,9 @@ impl Client {
             legal: None,
             clocks: Vec::new(),
             timers: Vec::new(),
+            control: None,
+            away: Vec::new(),
+            rematch_offer: None,
         });
         self.dirty = true;
         Ok(vec![Action::Show(Notice::Started)])
@@ -741,6 +891,9 @@ impl Client {
                     return Err("GAME TURN 0: teams count from 1".to_owned());
                 }
                 game.turn = Some(team);
+                if game.moves.is_empty() {
+                    game.moves = std::mem::take(&mut self.carried);
+                }
                 if game.team() != Some(team) {
                     game.ready = false;
                 }
@@ -784,6 +937,33 @@ impl Client {
                 };
                 over.result = Some((standing, why.clone()));
                 Notice::Result { standing, why }
+            }
+            ServerMessage::Token { token, ms } => {
+                self.resume = Some(Resume {
+                    token,
+                    grace: Duration::from_millis(ms),
+                });
+                return Ok(Vec::new());
+            }
+            ServerMessage::Time(control) => {
+                game.control = Some(control);
+                Notice::Time(control)
+            }
+            ServerMessage::Resumed { id } => Notice::Resumed(id),
+            ServerMessage::Back { team } => {
+                game.away.retain(|a| a.team != team);
+                Notice::Back(team)
+            }
+            ServerMessage::OfferedDraw { team } => Notice::Offered {
+                team,
+                what: Offer::Draw,
+            },
+            ServerMessage::OfferedRematch { team } => {
+                game.rematch_offer = Some(team);
+                Notice::Offered {
+                    team,
+                    what: Offer::Rematch,
+                }
             }
             ServerMessage::Type { game: name } if game.over.is_some() => {
                 // A rematch: the next game of the series.

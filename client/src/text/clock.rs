@@ -9,39 +9,36 @@ use std::time::{Duration, Instant};
 /// Under this, a running clock is shown with a warning.
 pub const LOW: Duration = Duration::from_secs(10);
 
-/// A clock or timer line from the server.
+/// A clock or timer line from the server (`ServerMessage::Clock`, `ServerMessage::Timer`),
+/// kept apart so that the transport can stamp it with the instant it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Timing {
     /// `GAME CLOCK k ms`: team `team`'s clock shows `ms` now.
     Clock { team: u8, ms: u64 },
     /// `GAME TIMER name ms text`: `text` happens in `ms` (0: stopped).
     Timer { name: String, ms: u64, text: String },
+    /// `GAME AWAY k ms`: team `team`'s seat is held `ms` more (0: the grace is over).
+    Away { team: u8, ms: u64 },
 }
 
 impl Timing {
-    /// Reads a clock or timer line; `None` for any other line.
-    ///
-    /// Parsed here from the raw line because `reversi-text`'s codec does
-    /// not have these two messages yet: once its `ServerMessage` has them,
-    /// the text transport should take them from there and this goes.
-    pub fn parse(line: &str) -> Option<Timing> {
-        let mut words = line.split_whitespace();
-        if !words.next()?.eq_ignore_ascii_case("GAME") {
-            return None;
-        }
-        let kind = words.next()?.to_ascii_uppercase();
-        match kind.as_str() {
-            "CLOCK" => {
-                let team = words.next()?.parse().ok().filter(|&k| k > 0)?;
-                let ms = words.next()?.parse().ok()?;
-                words.next().is_none().then_some(Timing::Clock { team, ms })
-            }
-            "TIMER" => {
-                let name = words.next()?.to_owned();
-                let ms = words.next()?.parse().ok()?;
-                let text = words.collect::<Vec<_>>().join(" ");
-                Some(Timing::Timer { name, ms, text })
-            }
+    /// The clock or timer `message` holds, if it is one.
+    pub fn of(message: &reversi_text::ServerMessage) -> Option<Timing> {
+        use reversi_text::ServerMessage;
+        match message {
+            ServerMessage::Clock { team, ms } => Some(Timing::Clock {
+                team: *team,
+                ms: *ms,
+            }),
+            ServerMessage::Timer { name, ms, text } => Some(Timing::Timer {
+                name: name.clone(),
+                ms: *ms,
+                text: text.clone(),
+            }),
+            ServerMessage::Away { team, ms } => Some(Timing::Away {
+                team: *team,
+                ms: *ms,
+            }),
             _ => None,
         }
     }
@@ -73,6 +70,13 @@ pub struct Clock {
     pub time: Countdown,
 }
 
+/// A team whose player dropped, and the grace its seat is held for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Away {
+    pub team: u8,
+    pub time: Countdown,
+}
+
 /// A countdown the game runs (the tide, the quiet rule).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timer {
@@ -97,33 +101,6 @@ pub fn format_left(left: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clock_and_timer_lines_are_read_and_others_are_not() {
-        assert_eq!(
-            Timing::parse("GAME CLOCK 2 29500"),
-            Some(Timing::Clock { team: 2, ms: 29500 })
-        );
-        assert_eq!(
-            Timing::parse("GAME TIMER tide 10000 the tide turns"),
-            Some(Timing::Timer {
-                name: "tide".into(),
-                ms: 10000,
-                text: "the tide turns".into()
-            })
-        );
-        for line in [
-            "GAME CLOCK 0 100",
-            "GAME CLOCK 1",
-            "GAME CLOCK 1 x",
-            "GAME CLOCK 1 5 6",
-            "GAME TIMER tide",
-            "GAME TURN 1",
-            "MOVE 1 1 1",
-        ] {
-            assert_eq!(Timing::parse(line), None, "{line}");
-        }
-    }
 
     #[test]
     fn a_running_countdown_counts_down_and_a_stopped_one_does_not() {

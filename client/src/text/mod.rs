@@ -43,9 +43,11 @@ mod client;
 pub mod clock;
 #[cfg(test)]
 mod tests;
+mod together;
 
 pub use board::{Board, Cell, Piece};
 pub use client::{
     Action, Client, Event, Game, Moved, Notice, Over, Refusal, Request, Seat, SessionInfo,
 };
-pub use reversi_text::{ClientMessage, ServerMessage, Standing};
+pub use reversi_text::{read_code, ClientMessage, ServerMessage, Standing, Terms, TimeControl};
+pub use together::{backoff, Challenge, Lost, Offer, Resume};

@@ -416,7 +416,7 @@ fn a_break_the_transport_found_ends_the_connection_with_its_words() {
 
 fn timing(line: &str, at: std::time::Instant) -> Event {
     Event::Timing {
-        timing: clock::Timing::parse(line).unwrap(),
+        timing: clock::Timing::of(&ServerMessage::parse(line).unwrap()).unwrap(),
         at,
     }
 }
@@ -455,4 +455,280 @@ fn clocks_and_timers_are_kept_while_a_game_is_on() {
     received(&mut c, "GAME OVER 2 time ran out");
     assert_eq!(c.game().unwrap().running_clock(), None);
     assert_eq!(c.handle(timing("GAME CLOCK 1 5", later)), vec![]);
+}
+
+// Playing together (docs/design/play-together.md §7.4): state x event.
+
+const TOKEN_START: &str = "GAME TYPE TicTacToe
+    GAME BOARD TicTacToeBoard 3 3
+    GAME TEAM 1 X
+    GAME TOKEN 0P9QK3M2X9AV0C4TZP8RWD5NHJ6 2000
+    GAME TIME fischer 60000 0
+    DRAW SQUARE empty 1 1
+    GAME TURN 1
+    READY";
+
+#[test]
+fn an_invitation_shows_its_code_and_link_then_starts_the_game() {
+    let terms = Terms {
+        time: Some("1+0".into()),
+        ..Terms::default()
+    };
+    let (mut c, actions) = connected(Request::Invite {
+        game: "tictactoe".into(),
+        terms,
+    });
+    assert_eq!(
+        actions,
+        vec![send("GAME INVITE tictactoe time=1+0 private")]
+    );
+    assert!(c.is_inviting());
+    let told = notices(&received(
+        &mut c,
+        "GAME CODE 4821-0937-5562 900 tictactoe time=1+0 side=random private
+         GAME LINK http://127.0.0.1:8765/#join=4821-0937-5562
+         GAME WAITING 1",
+    ));
+    assert!(
+        matches!(&told[0], Notice::Invited { code, seconds: 900, .. } if code == "4821-0937-5562")
+    );
+    assert_eq!(
+        told[1],
+        Notice::Link("http://127.0.0.1:8765/#join=4821-0937-5562".into())
+    );
+    assert_eq!(told[2], Notice::Waiting { more: 1 });
+    received(&mut c, TOKEN_START);
+    assert!(c.may_move());
+    let game = c.game().unwrap();
+    assert_eq!(
+        game.control,
+        Some(TimeControl::Fischer {
+            base: 60_000,
+            increment: 0
+        })
+    );
+    assert_eq!(c.resume().unwrap().grace.as_millis(), 2000);
+}
+
+#[test]
+fn an_invitation_that_expires_or_is_refused_ends_the_connection() {
+    let invite = || Request::Invite {
+        game: "tictactoe".into(),
+        terms: Terms::default(),
+    };
+    let (mut c, _) = connected(invite());
+    let actions = received(&mut c, "GAME EXPIRED 4821-0937-5562");
+    assert_eq!(
+        notices(&actions),
+        vec![Notice::Expired("4821-0937-5562".into())]
+    );
+    assert_eq!(actions.last(), Some(&Action::Exit(exit::SERVER_GONE)));
+    let (mut c, _) = connected(invite());
+    let actions = received(&mut c, "ERROR bad time \"5:3\"");
+    assert_eq!(
+        notices(&actions),
+        vec![Notice::Denied("bad time \"5:3\"".into())]
+    );
+}
+
+#[test]
+fn a_join_code_is_sent_and_the_game_starts_as_from_the_queue() {
+    let (mut c, actions) = connected(Request::JoinCode("4821-0937-5562".into()));
+    assert_eq!(actions, vec![send("GAME JOIN 4821-0937-5562")]);
+    assert!(c.is_joining());
+    received(&mut c, START);
+    assert_eq!(c.game().unwrap().team(), Some(1));
+    let (mut c, _) = connected(Request::JoinCode("0000-0000-0000".into()));
+    let actions = received(&mut c, "ERROR no challenge 0000-0000-0000 (check the code)");
+    assert_eq!(actions.last(), Some(&Action::Exit(exit::SERVER_GONE)));
+}
+
+#[test]
+fn the_lobby_lists_the_challenges_then_the_client_is_idle() {
+    let (mut c, actions) = connected(Request::Lobby);
+    assert_eq!(actions, vec![send("GAME LOBBY")]);
+    let told = notices(&received(
+        &mut c,
+        "GAME CHALLENGE 1111-2222-3333 600 reversi time=5+3 side=black public
+         GAME CHALLENGES 1",
+    ));
+    let [Notice::Lobby(list)] = told.as_slice() else {
+        panic!("{told:?}")
+    };
+    assert_eq!(list[0].code, "1111-2222-3333");
+    assert_eq!(list[0].terms.side.as_deref(), Some("black"));
+    // Idle again: a join goes out at once.
+    let actions = c.handle(Event::User(Request::JoinCode("1111-2222-3333".into())));
+    assert_eq!(actions, vec![send("GAME JOIN 1111-2222-3333")]);
+    let (mut c, _) = connected(Request::Lobby);
+    let actions = received(&mut c, "GAME CHALLENGES 2");
+    assert!(matches!(notices(&actions)[0], Notice::Violation(_)));
+}
+
+#[test]
+fn a_ping_is_answered_at_once_in_every_phase() {
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    assert_eq!(received(&mut c, "GAME PING 1"), vec![send("GAME PONG 1")]);
+    received(&mut c, START);
+    assert_eq!(received(&mut c, "GAME PING 2"), vec![send("GAME PONG 2")]);
+    assert!(c.may_move(), "a ping does not touch the turn");
+}
+
+#[test]
+fn a_dropped_connection_mid_game_is_taken_back_with_the_token() {
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, TOKEN_START);
+    c.handle(Event::User(Request::Move(vec![(1, 1)])));
+    received(&mut c, "GAME MOVED 1 a1\nGAME TURN 2");
+    let actions = c.handle(Event::Eof);
+    assert_eq!(
+        actions,
+        vec![
+            Action::Close,
+            Action::Show(Notice::Reconnecting {
+                left: std::time::Duration::from_secs(2)
+            }),
+            Action::Redial(backoff(0)),
+        ]
+    );
+    assert!(c.is_reconnecting());
+    assert!(c.game().is_some(), "the board stays on screen");
+    assert_eq!(c.handle(Event::Redial), vec![Action::Open]);
+    // The server cannot be reached: wait longer.
+    let actions = c.handle(Event::Opened(Err("refused".into())));
+    assert_eq!(actions.last(), Some(&Action::Redial(backoff(1))));
+    c.handle(Event::Redial);
+    let actions = c.handle(Event::Opened(Ok(())));
+    assert_eq!(
+        actions,
+        vec![send("GAME RESUME 0P9QK3M2X9AV0C4TZP8RWD5NHJ6")]
+    );
+    let told = notices(&received(
+        &mut c,
+        "GAME TYPE TicTacToe
+         GAME BOARD TicTacToeBoard 3 3
+         GAME TEAM 1 X
+         GAME RESUMED 7
+         GAME TOKEN 0P9QK3M2X9AV0C4TZP8RWD5NHJ6 2000
+         GAME TIME fischer 60000 0
+         DRAW SQUARE empty 1 1
+         GAME TURN 1
+         READY",
+    ));
+    assert!(told.contains(&Notice::Resumed(7)));
+    assert!(!c.is_reconnecting());
+    assert!(c.may_move());
+    // The moves before the drop are kept, and the board drawn again is no change.
+    let game = c.game().unwrap();
+    assert_eq!(game.moves.len(), 1);
+    assert!(game.changed.is_empty());
+}
+
+#[test]
+fn reconnecting_gives_up_when_the_grace_is_spent_or_the_token_is_refused() {
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, TOKEN_START);
+    // Grace 2 s: waits of 0.5 s and 1 s fit, 2 s more does not.
+    c.handle(Event::Eof);
+    c.handle(Event::Redial);
+    c.handle(Event::Opened(Err("refused".into())));
+    c.handle(Event::Redial);
+    let actions = c.handle(Event::Opened(Err("refused".into())));
+    assert_eq!(actions.last(), Some(&Action::Exit(exit::SERVER_GONE)));
+    assert!(!c.is_reconnecting());
+
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, TOKEN_START);
+    c.handle(Event::Eof);
+    c.handle(Event::Redial);
+    c.handle(Event::Opened(Ok(())));
+    let actions = received(
+        &mut c,
+        "ERROR no running game has this token (the game may have ended)",
+    );
+    assert_eq!(actions.last(), Some(&Action::Exit(exit::SERVER_GONE)));
+    assert!(c.resume().is_none(), "the token is forgotten");
+}
+
+#[test]
+fn without_a_token_or_after_the_game_a_drop_ends_as_before() {
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, START);
+    let actions = c.handle(Event::Eof);
+    assert_eq!(actions.last(), Some(&Action::Exit(exit::SERVER_GONE)));
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, TOKEN_START);
+    received(
+        &mut c,
+        "GAME OVER 1 three in a row\nRESULT WIN three in a row",
+    );
+    let actions = c.handle(Event::Eof);
+    assert_eq!(actions.last(), Some(&Action::Exit(exit::OK)));
+}
+
+#[test]
+fn an_opponent_away_then_held_can_be_claimed_against() {
+    use std::time::Instant;
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, TOKEN_START);
+    let at = Instant::now();
+    let away = |ms| Event::Timing {
+        timing: clock::Timing::Away { team: 2, ms },
+        at,
+    };
+    assert_eq!(
+        notices(&c.handle(away(60_000))),
+        vec![Notice::Away {
+            team: 2,
+            ms: 60_000
+        }]
+    );
+    c.handle(away(0));
+    let game = c.game().unwrap();
+    assert_eq!(game.away.len(), 1);
+    assert_eq!(game.away[0].time.ms, 0);
+    // A claim does not spend the turn.
+    assert_eq!(
+        c.handle(Event::User(Request::ClaimWin)),
+        vec![send("GAME CLAIM WIN")]
+    );
+    assert!(c.may_move());
+    received(&mut c, "GAME BACK 2");
+    assert!(c.game().unwrap().away.is_empty());
+}
+
+#[test]
+fn rematches_are_offered_accepted_and_declined_after_the_game_only() {
+    let (mut c, _) = connected(Request::Join("tictactoe".into()));
+    received(&mut c, START);
+    let early = c.handle(Event::User(Request::OfferRematch));
+    assert_eq!(notices(&early), vec![Notice::Refused(Refusal::NotOver)]);
+    received(
+        &mut c,
+        "GAME OVER 1 three in a row\nRESULT WIN three in a row",
+    );
+    assert_eq!(
+        c.handle(Event::User(Request::OfferRematch)),
+        vec![send("GAME OFFER REMATCH")]
+    );
+    received(&mut c, "GAME OFFERED REMATCH 2");
+    assert_eq!(c.game().unwrap().rematch_offer, Some(2));
+    // The other's offer stands: taking it is an acceptance.
+    assert_eq!(
+        c.handle(Event::User(Request::OfferRematch)),
+        vec![send("GAME ACCEPT REMATCH")]
+    );
+    assert_eq!(
+        c.handle(Event::User(Request::DeclineRematch)),
+        vec![send("GAME DECLINE REMATCH")]
+    );
+    // The rematch window's timer runs after the game; clocks do not.
+    let at = std::time::Instant::now();
+    let timer = clock::Timing::Timer {
+        name: "rematch".into(),
+        ms: 20_000,
+        text: "a rematch may be offered until then".into(),
+    };
+    assert_eq!(c.handle(Event::Timing { timing: timer, at }).len(), 1);
+    assert_eq!(c.game().unwrap().timers.len(), 1);
 }

@@ -9,7 +9,8 @@
 //! closes the connection.
 
 use std::collections::VecDeque;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
 
 use reversi_client::exit;
 use reversi_client::text::{Event, Game, Notice, Request};
@@ -19,6 +20,9 @@ use super::legend::Legend;
 use super::numbering::Numbering;
 use super::typed::{self, Typed};
 use super::{words, Input};
+
+/// How often a reconnection's wait is looked at while nothing arrives.
+const REDIAL_CHECK: Duration = Duration::from_millis(100);
 
 struct Lines {
     driver: Driver,
@@ -170,7 +174,15 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, interactive
         ui.show(notice);
     }
     let mut held: VecDeque<Option<String>> = VecDeque::new();
-    while let Ok(input) = rx.recv() {
+    loop {
+        let input = match rx.recv_timeout(REDIAL_CHECK) {
+            Ok(input) => input,
+            Err(mpsc::RecvTimeoutError::Timeout) => match ui.driver.redial_due() {
+                Some(due) if due <= std::time::Instant::now() => Input::Net(Event::Redial),
+                _ => continue,
+            },
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
         let code = match input {
             Input::Net(event) => ui.feed(event),
             Input::Line(line) => {

@@ -6,12 +6,14 @@
 //! terminal, or `TERM=dumb`, it reads and prints lines ([`lines`]), so a
 //! script can play. `NO_COLOR` (or `TERM=dumb`) gives output without colours.
 
+mod big;
 mod hint;
 mod legend;
 mod lines;
 mod numbering;
 mod picture;
 mod screen;
+mod together;
 mod typed;
 mod words;
 
@@ -37,6 +39,9 @@ fn test_game(
         legal: None,
         clocks: Vec::new(),
         timers: Vec::new(),
+        control: None,
+        away: Vec::new(),
+        rematch_offer: None,
     }
 }
 
@@ -78,6 +83,7 @@ pub enum Input {
     Net(Event),
 }
 
+pub use together::pick_from_lobby;
 pub use words::{is_failure, notice as notice_words, team as team_words, third_person};
 
 /// The board of `game` as plain text, what the last move changed in
@@ -114,9 +120,26 @@ pub fn watch(addr: &str, id: u64) -> u8 {
     session(addr, Request::Watch(id), Protocol::Text)
 }
 
+/// Plays a game of a challenge (`--invite`, `--join`, `--lobby`) on the server at
+/// `addr`; `game` picks among the lobby's challenges.
+pub fn play_together(addr: &str, request: Request, game: Option<&str>) -> u8 {
+    let mut driver = Driver::new(addr, Protocol::Text).checking_moves();
+    let request = match request {
+        Request::Lobby => match together::pick_from_lobby(&mut driver, game) {
+            Ok(code) => Request::JoinCode(code),
+            Err(code) => return code,
+        },
+        other => other,
+    };
+    session_with(driver, request)
+}
+
 fn session(addr: &str, request: Request, protocol: Protocol) -> u8 {
+    session_with(Driver::new(addr, protocol).checking_moves(), request)
+}
+
+fn session_with(mut driver: Driver, request: Request) -> u8 {
     let output = Output::detect();
-    let mut driver = Driver::new(addr, protocol).checking_moves();
     // Connect before taking the screen, so a failure is one plain line.
     let mut early = Vec::new();
     if let Some(code) = driver.handle(Event::User(request), &mut |n: &Notice| {
@@ -133,6 +156,13 @@ fn session(addr: &str, request: Request, protocol: Protocol) -> u8 {
     if let Some(reader) = driver.take_reader() {
         spawn_socket_reader(reader, tx.clone());
     }
+    // A connection opened again after a drop gets its own reader thread.
+    let again = std::sync::Mutex::new(tx.clone());
+    driver.on_reader(Box::new(move |reader| {
+        if let Ok(tx) = again.lock() {
+            spawn_socket_reader(reader, tx.clone());
+        }
+    }));
     if output.full_screen {
         screen::run(driver, &rx, early, output.colour)
     } else {

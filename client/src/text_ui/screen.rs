@@ -54,9 +54,16 @@ const VIEWER_KEYS: &str = "watching: ? help, q leaves";
 fn keys(game: Option<&Game>) -> &'static str {
     match game.map(Game::team) {
         Some(None) => VIEWER_KEYS,
+        _ if game.is_some_and(|g| g.over.is_some()) => OVER_KEYS,
+        _ if claimable(game) => CLAIM_KEYS,
         _ => KEYS,
     }
 }
+
+/// After a game: a rematch may be offered, accepted or declined.
+const OVER_KEYS: &str = "r rematch (offer or accept), n decline it, q quit";
+/// An opponent did not come back in its grace.
+const CLAIM_KEYS: &str = "w claim the win, d claim a draw (or play on and wait), q quit";
 
 const HELP: &str =
     "Build a move square by square: move the cursor with the arrow keys (or h j k l), \
@@ -90,6 +97,15 @@ struct Screen {
     round: u32,
     /// What went wrong, for stderr once the screen is left.
     failure: Option<String>,
+    /// This client's challenge, while it waits for a friend.
+    invitation: Invitation,
+}
+
+/// A challenge's code and link, shown large until the game starts.
+#[derive(Default)]
+struct Invitation {
+    code: Option<String>,
+    link: Option<String>,
 }
 
 impl Screen {
@@ -98,12 +114,26 @@ impl Screen {
     }
 
     fn note(&mut self, notice: &Notice) {
-        // Clocks and timers count down in the side panel, not in the log.
-        if matches!(notice, Notice::Clock { .. } | Notice::Timer { .. }) {
+        // Clocks, timers and the control count down in the side panel, not in the log.
+        if matches!(
+            notice,
+            Notice::Clock { .. } | Notice::Timer { .. } | Notice::Time(_)
+        ) {
             return;
         }
+        match notice {
+            Notice::Invited { code, .. } => self.invitation.code = Some(code.clone()),
+            Notice::Link(url) => self.invitation.link = Some(url.clone()),
+            Notice::Started => self.invitation = Invitation::default(),
+            _ => {}
+        }
         if let Some(text) = words::notice(notice, self.game()) {
-            self.log.push(text);
+            // A notice of several lines (a challenge's code) is several log lines.
+            self.log.extend(
+                text.lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_owned),
+            );
             let excess = self.log.len().saturating_sub(LOG_LINES);
             self.log.drain(..excess);
         }
@@ -173,6 +203,12 @@ impl Screen {
             self.leave_now();
             return;
         }
+        if key.modifiers.contains(KeyModifiers::ALT) {
+            // Esc and a key read together come as Alt and that key: both were pressed.
+            self.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+            self.key(KeyEvent::new(key.code, key.modifiers - KeyModifiers::ALT));
+            return;
+        }
         if let Some(line) = &mut self.editor {
             match key.code {
                 KeyCode::Esc => self.editor = None,
@@ -217,6 +253,14 @@ impl Screen {
                 self.help = false;
             }
             KeyCode::Char(':') => self.editor = Some(String::new()),
+            KeyCode::Char('r') if self.game().is_some_and(|g| g.over.is_some()) => {
+                self.request(Request::OfferRematch)
+            }
+            KeyCode::Char('n') if self.game().is_some_and(|g| g.over.is_some()) => {
+                self.request(Request::DeclineRematch)
+            }
+            KeyCode::Char('w') if claimable(self.game()) => self.request(Request::ClaimWin),
+            KeyCode::Char('d') if claimable(self.game()) => self.request(Request::ClaimDraw),
             KeyCode::Char('?') => self.help = !self.help,
             _ => {}
         }
@@ -292,6 +336,34 @@ impl Screen {
             Err(why) => self.log.push(format!("refused: {why}")),
         }
     }
+}
+
+impl Screen {
+    /// The challenge's code in large digits, to read aloud, and its link.
+    fn draw_invitation(&self, frame: &mut Frame, area: Rect) {
+        let Some(code) = &self.invitation.code else {
+            return;
+        };
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let mut lines = vec![Line::raw("Give your friend this code:"), Line::raw("")];
+        lines.extend(
+            super::big::digits(code)
+                .into_iter()
+                .map(|l| Line::styled(l, bold)),
+        );
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(format!("code {code}"), bold));
+        lines.push(Line::raw(format!("reversi play --join {code}")));
+        if let Some(link) = &self.invitation.link {
+            lines.push(Line::raw(format!("or the link: {link}")));
+        }
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+    }
+}
+
+/// Whether an opponent's grace is over, so that a win or a draw may be claimed.
+fn claimable(game: Option<&Game>) -> bool {
+    game.is_some_and(|g| g.over.is_none() && g.away.iter().any(|a| a.time.ms == 0))
 }
 
 /// The background of a square kind: colour words are taken at their word,
@@ -454,7 +526,8 @@ impl Screen {
         for clock in words::clocks(game, now) {
             let mut style = Style::new();
             if clock.running {
-                style = style.add_modifier(Modifier::BOLD);
+                // The mover in reverse video: it reads without colour.
+                style = style.add_modifier(Modifier::BOLD | Modifier::REVERSED);
             }
             if clock.low && self.colour {
                 style = style.fg(Color::Indexed(196));
@@ -462,6 +535,11 @@ impl Screen {
             lines.push(Line::styled(format!("clock {}", clock.text), style));
         }
         lines.extend(words::timers(game, now).into_iter().map(Line::raw));
+        lines.extend(words::away(game, now).into_iter().map(Line::raw));
+        if self.driver.client().is_reconnecting() {
+            let style = Style::new().add_modifier(Modifier::BOLD);
+            lines.push(Line::styled("connection lost, reconnecting…", style));
+        }
         lines
     }
 
@@ -521,6 +599,9 @@ impl Screen {
         .areas(frame.area());
         let title = match self.game() {
             Some(game) => words::header(game),
+            None if self.invitation.code.is_some() => {
+                "your challenge: waiting for a friend to join".to_owned()
+            }
             None => match self.driver.client().waiting_for() {
                 Some(1) => "waiting for 1 more player...".to_owned(),
                 Some(n) => format!("waiting for {n} more players..."),
@@ -543,7 +624,7 @@ impl Screen {
                 frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
             }
             (Some(game), None) => self.draw_game(frame, main, game),
-            (None, _) => {}
+            (None, _) => self.draw_invitation(frame, main),
         }
         let shown = usize::from(messages.height.saturating_sub(2));
         let log: Vec<Line> = self
@@ -724,6 +805,7 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
         leave: None,
         round: 0,
         failure: None,
+        invitation: Invitation::default(),
     };
     for notice in &early {
         screen.note(notice);
@@ -742,6 +824,13 @@ pub fn run(driver: Driver, rx: &Receiver<Input>, early: Vec<Notice>, colour: boo
                     break;
                 }
             }
+        }
+        if screen
+            .driver
+            .redial_due()
+            .is_some_and(|due| due <= std::time::Instant::now())
+        {
+            screen.feed(Event::Redial);
         }
         if let Some(code) = screen.leave {
             break code;

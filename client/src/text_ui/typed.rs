@@ -26,6 +26,8 @@ commands (one a line):
   4 6, 1 1 1 6       a move as the x y numbers of its squares, in order
   MOVE 2 1 1 1 6     a protocol line, sent as it is
   offer draw, accept draw, decline draw
+  claim win, claim draw   when an opponent's connection dropped and did not come back
+  rematch, no             after a game: offer (or accept) a rematch, or decline it
   board              show the board again
   moves              the legal moves, where this client knows the rules (Reversi)
   hint               a move the game's own computer player suggests
@@ -51,6 +53,10 @@ pub fn parse(line: &str) -> Result<Option<Typed>, String> {
         ["offer", "draw"] | ["draw"] => Typed::Send(Request::OfferDraw),
         ["accept", "draw"] | ["accept"] => Typed::Send(Request::AcceptDraw),
         ["decline", "draw"] | ["decline"] => Typed::Send(Request::DeclineDraw),
+        ["rematch"] | ["offer" | "accept", "rematch"] => Typed::Send(Request::OfferRematch),
+        ["decline", "rematch"] | ["no"] => Typed::Send(Request::DeclineRematch),
+        ["claim", "win"] => Typed::Send(Request::ClaimWin),
+        ["claim", "draw"] => Typed::Send(Request::ClaimDraw),
         ["move" | "game", ..] => return protocol_line(text).map(Some),
         _ if words.iter().all(|w| w.parse::<u8>().is_ok()) => return squares(&words).map(Some),
         _ => Typed::Send(Request::Notation(text.to_owned())),
@@ -68,6 +74,11 @@ fn protocol_line(text: &str) -> Result<Typed, String> {
         ClientMessage::AcceptDraw => Request::AcceptDraw,
         ClientMessage::DeclineDraw => Request::DeclineDraw,
         ClientMessage::Quit => Request::Quit,
+        ClientMessage::ClaimWin => Request::ClaimWin,
+        ClientMessage::ClaimDraw => Request::ClaimDraw,
+        ClientMessage::OfferRematch => Request::OfferRematch,
+        ClientMessage::AcceptRematch => Request::AcceptRematch,
+        ClientMessage::DeclineRematch => Request::DeclineRematch,
         other => return Err(format!("\"{other}\" is not for the middle of a game")),
     };
     Ok(Typed::Send(request))

@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use reversi_client::text::clock::{format_left, LOW};
-use reversi_client::text::{Board, Game, Notice, Seat, Standing};
+use reversi_client::text::{
+    Board, Challenge, Game, Notice, Offer, Seat, Standing, Terms, TimeControl,
+};
 
 use super::numbering::Numbering;
 
@@ -82,8 +84,27 @@ pub fn timers(game: &Game, now: Instant) -> Vec<String> {
     game.timers
         .iter()
         .map(|timer| {
-            let left = format_left(timer.time.left(now, game.over.is_none()));
+            // The rematch window runs after the game; the game's own timers stop with it.
+            let runs = game.over.is_none() || timer.name == "rematch";
+            let left = format_left(timer.time.left(now, runs));
             format!("{} in {left}: {}", timer.name, timer.text)
+        })
+        .collect()
+}
+
+/// Each team whose player dropped: how long its seat is held, or that a win or a
+/// draw may be claimed.
+pub fn away(game: &Game, now: Instant) -> Vec<String> {
+    game.away
+        .iter()
+        .map(|away| {
+            let who = team(Some(game), away.team);
+            let left = away.time.left(now, true);
+            if away.time.ms == 0 {
+                format!("{who} did not come back: w claims the win, d a draw")
+            } else {
+                format!("{who} is away: seat held {}", format_left(left))
+            }
         })
         .collect()
 }
@@ -238,7 +259,105 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         }
         Notice::Violation(what) => format!("protocol error from the server: {what}"),
         Notice::ConnectFailed(why) => why.clone(),
+        Notice::Invited {
+            code,
+            seconds,
+            game: name,
+            terms,
+        } => invited(code, *seconds, name, terms),
+        Notice::Link(url) => format!("link for the web page: {url}"),
+        Notice::Expired(code) => format!("challenge {code} expired: nobody accepted it"),
+        Notice::Lobby(challenges) => lobby(challenges),
+        Notice::Time(control) => time_control(control),
+        Notice::Resumed(id) => format!("back in game {id}: play goes on"),
+        Notice::Reconnecting { left } => format!(
+            "connection lost, reconnecting… ({} s of the seat's grace left)",
+            left.as_secs()
+        ),
+        Notice::Away { team: k, ms: 0 } => format!(
+            "{} has not come back: claim the win (w, or claim win), a draw (d, or claim draw), \
+             or wait",
+            team(game, *k)
+        ),
+        Notice::Away { team: k, ms } => format!(
+            "{}'s connection dropped; its seat is held {} s",
+            team(game, *k),
+            ms / 1000
+        ),
+        Notice::Back(k) => format!("{} is back", team(game, *k)),
+        Notice::Offered {
+            team: k,
+            what: Offer::Draw,
+        } => format!(
+            "{} offers a draw (accept draw, decline draw)",
+            team(game, *k)
+        ),
+        Notice::Offered {
+            team: k,
+            what: Offer::Rematch,
+        } => format!(
+            "{} offers a rematch: r (or rematch) accepts, n (or decline) declines",
+            team(game, *k)
+        ),
     })
+}
+
+/// The code of a new challenge, large enough to read out, and how to use it.
+fn invited(code: &str, seconds: u64, game: &str, terms: &Terms) -> String {
+    let spaced: String = code
+        .chars()
+        .map(|c| {
+            if c == '-' {
+                "   ".to_owned()
+            } else {
+                format!("{c} ")
+            }
+        })
+        .collect();
+    format!(
+        "challenge: {game}, {terms}\n\n    CODE   {spaced}\n\n\
+         give your friend this code ({code}: reversi play --join {code}) or the link below; \
+         it lives {} min",
+        seconds.div_ceil(60)
+    )
+}
+
+/// The public challenges, numbered, oldest first.
+pub fn lobby(challenges: &[Challenge]) -> String {
+    if challenges.is_empty() {
+        return "no public challenges now".to_owned();
+    }
+    let mut text = format!("{} public challenges:", challenges.len());
+    for (i, c) in challenges.iter().enumerate() {
+        text.push_str(&format!(
+            "\n  {}. {}  {}  {}",
+            i + 1,
+            c.code,
+            c.game,
+            c.terms
+        ));
+    }
+    text
+}
+
+/// `GAME TIME` in words: "clock: 5 min + 3 s a move for each side".
+pub fn time_control(control: &TimeControl) -> String {
+    let secs = |ms: u64| format_left(Duration::from_millis(ms));
+    match *control {
+        TimeControl::Fischer { base, increment } => format!(
+            "clock: {} for each side, + {} after each move",
+            secs(base),
+            secs(increment)
+        ),
+        TimeControl::Move { limit, first } => {
+            format!(
+                "clock: {} a move ({} for a first move)",
+                secs(limit),
+                secs(first)
+            )
+        }
+        TimeControl::None => "no clock".to_owned(),
+    }
 }
 
 /// How a move typed as numbers (`4 6`) names squares on `board`: x counts

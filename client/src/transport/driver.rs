@@ -10,6 +10,7 @@
 //! raw protocol clients are not checked.
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
 use super::link::{open, Protocol, Reader, Writer};
 use crate::follow::Follower;
@@ -26,6 +27,11 @@ pub struct Driver {
     checks_moves: bool,
     /// The rules' copy of the game being played, where it can be kept.
     rules: Option<Follower>,
+    /// When to feed [`Event::Redial`]: the connection was lost mid-game.
+    redial_at: Option<Instant>,
+    /// Takes each connection's reader as it opens (a reader thread's spawner);
+    /// without one, [`Driver::next_event`] reads in place.
+    reader_sink: Option<Box<dyn FnMut(Reader) + Send>>,
 }
 
 impl Driver {
@@ -39,6 +45,8 @@ impl Driver {
             reader: None,
             checks_moves: false,
             rules: None,
+            redial_at: None,
+            reader_sink: None,
         }
     }
 
@@ -60,11 +68,26 @@ impl Driver {
         self.reader.take()
     }
 
-    /// Blocks for the next event of the connection (EOF if there is none).
+    /// Hands every later connection's reader to `sink` (after a reconnection).
+    pub fn on_reader(&mut self, sink: Box<dyn FnMut(Reader) + Send>) {
+        self.reader_sink = Some(sink);
+    }
+
+    /// When [`Event::Redial`] is due, if a reconnection waits.
+    pub fn redial_due(&self) -> Option<Instant> {
+        self.redial_at
+    }
+
+    /// Blocks for the next event of the connection (EOF if there is none; the
+    /// reconnection's [`Event::Redial`] once due, while one waits).
     pub fn next_event(&mut self) -> Event {
-        match &mut self.reader {
-            Some(reader) => reader.next_event(),
-            None => Event::Eof,
+        match (&mut self.reader, self.redial_at) {
+            (Some(reader), _) => reader.next_event(),
+            (None, Some(due)) => {
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                Event::Redial
+            }
+            (None, None) => Event::Eof,
         }
     }
 
@@ -74,6 +97,9 @@ impl Driver {
         let mut events = VecDeque::from([event]);
         let mut exit = None;
         while let Some(event) = events.pop_front() {
+            if event == Event::Redial {
+                self.redial_at = None;
+            }
             let event = self.checked(event);
             for action in self.client.handle(event) {
                 match action {
@@ -103,6 +129,7 @@ impl Driver {
                         show(&notice);
                     }
                     Action::Exit(code) => exit = Some(code),
+                    Action::Redial(wait) => self.redial_at = Some(Instant::now() + wait),
                 }
             }
         }
@@ -159,7 +186,10 @@ impl Driver {
 
     fn open(&mut self) -> Result<(), String> {
         let (reader, writer) = open(&self.addr, self.protocol)?;
-        self.reader = Some(reader);
+        match &mut self.reader_sink {
+            Some(sink) => sink(reader),
+            None => self.reader = Some(reader),
+        }
         self.writer = Some(writer);
         Ok(())
     }

@@ -49,15 +49,8 @@ impl LineReader {
                 Ok(Some(line)) => {
                     log::debug!("<- {line}");
                     self.told_since_quiet = true;
-                    // GAME CLOCK and GAME TIMER, read here from the raw line
-                    // before the codec sees it: when reversi-text's ServerMessage
-                    // has them, take them from there instead (and drop Timing::parse).
-                    if let Some(timing) = Timing::parse(&line) {
-                        let at = std::time::Instant::now();
-                        return Event::Timing { timing, at };
-                    }
                     match ServerMessage::parse(&line) {
-                        Ok(message) => return Event::Received(message),
+                        Ok(message) => return received(message),
                         // Later versions may add messages (spec §1): not a fault.
                         Err(ParseError::UnknownCommand(what)) => {
                             log::debug!("ignored a message this client does not know: {what}");
@@ -87,6 +80,17 @@ impl LineReader {
                 }
             }
         }
+    }
+}
+
+/// A message as the client's event: clocks and timers with the instant they were read.
+fn received(message: ServerMessage) -> Event {
+    match Timing::of(&message) {
+        Some(timing) => Event::Timing {
+            timing,
+            at: std::time::Instant::now(),
+        },
+        None => Event::Received(message),
     }
 }
 

@@ -69,6 +69,9 @@ fn input(message: ClientMessage) -> Input {
             "version {} (GAME VERSION is answered before a game only)",
             reversi_text::VERSION
         )),
+        // Lines of before a game (GAME INVITE, JOIN, LOBBY, RESUME) and those read
+        // before the codec (GAME PONG, rematches) where the session knows them.
+        other => Input::Confused(format!("{other}: not now")),
     }
 }
 
