@@ -51,7 +51,7 @@ trap cleanup EXIT
 # received can be counted (one debug line each) while checking they logged nothing else.
 for h in "${HOSTS[@]}"; do
   RUST_LOG=info,reversid::supervisor::waiting=debug setsid "$bin/reversid" \
-    --listen "$h:8765" --proxy-from "$PROXY/32" 2>"$work/$h.log" &
+    --listen "$h:8765" --proxy-from "$PROXY/32" --data-dir "$work/$h-data" 2>"$work/$h.log" &
   host_pid[$h]=$!
 done
 haproxy -db -f deploy/haproxy.cfg >"$work/haproxy.log" 2>&1 &
