@@ -69,7 +69,8 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
 
 RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --max-pending-per-address 1000000 \
   --max-sessions-per-address 1000000 --abandon-strikes 1000000 --first-move-timeout 0 \
-  --move-timeout 0 --max-sessions 100000 --max-pending 100000 2>"$work/log" &
+  --move-timeout 0 --max-sessions 100000 --max-pending 100000 \
+  --game-starts-per-address 1000000 --game-start-rate 1000000 2>"$work/log" &
 server=$!
 sleep 1
 echo "$(grep -o 'open files limit: [0-9]*' "$work/log" || echo 'open files limit: ?') (soft = hard: $(awk '/Max open files/ {print $5}' /proc/$server/limits))"

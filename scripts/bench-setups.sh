@@ -32,7 +32,8 @@ done
 cd "$release"
 rounds=${1:-2} hold=${2:-5000} games=${3:-8000}
 unlimited=(--max-pending-per-address 1000000 --max-sessions-per-address 1000000
-  --abandon-strikes 1000000 --first-move-timeout 0 --max-sessions 30000 --max-pending 100000)
+  --abandon-strikes 1000000 --first-move-timeout 0 --max-sessions 30000 --max-pending 100000
+  --game-starts-per-address 1000000 --game-start-rate 1000000)
 tick_hz=$(getconf CLK_TCK)
 
 stat_ticks() { # utime+stime+cutime+cstime of PID $1 (0 once it is gone)
