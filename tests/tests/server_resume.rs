@@ -11,8 +11,23 @@ use std::time::{Duration, Instant};
 use reversi_pdu::{Colour, Winner};
 use reversi_tests::scratch::Scratch;
 use reversi_tests::text::TextClient;
-use reversi_tests::{Msg, Server, PATIENCE};
+use reversi_tests::{Client, Msg, Server, PATIENCE};
 use tungstenite::{Message, WebSocket};
+
+/// A binary client (black, joined first) and a text client (white) at the start of a
+/// Reversi game, with the text seat's token.
+fn binary_black_against_text_white(server: &Server) -> (Client, TextClient, String) {
+    let mut binary = server.join();
+    server.wait_log("queued (1 waiting)");
+    let mut text = TextClient::join(server.addr(), "reversi");
+    assert_eq!(binary.expect_connect_ok(), Colour::Black);
+    binary.expect_initial_position();
+    binary.expect(Msg::Turn);
+    text.expect("GAME TEAM 2 white");
+    let token = text.next_is("GAME TOKEN ");
+    let token = token.split(' ').nth(2).unwrap().to_owned();
+    (binary, text, token)
+}
 
 /// Two Tic-Tac-Toe players, X (joined first) and O, past the start of the game, with O's
 /// token (X's is checked to come after its `GAME TEAM` too).
@@ -240,14 +255,7 @@ fn s5_5_when_both_players_are_gone_the_game_is_aborted_and_recorded() {
 #[test]
 fn s5_5_a_binary_opponent_is_given_the_win_when_the_grace_ends() {
     let server = Server::start(&["--grace", "1", "--fixed-colours"]);
-    let mut binary = server.join();
-    server.wait_log("queued (1 waiting)");
-    let mut text = TextClient::join(server.addr(), "reversi");
-    assert_eq!(binary.expect_connect_ok(), Colour::Black);
-    binary.expect_initial_position();
-    binary.expect(Msg::Turn);
-    text.expect("GAME TEAM 2 white");
-    text.next_is("GAME TOKEN ");
+    let (mut binary, text, _) = binary_black_against_text_white(&server);
     let dropped = Instant::now();
     cut(&text);
     binary.expect(Msg::Winner(Winner::Black));
@@ -356,15 +364,7 @@ fn s5_5_the_resume_sequence_arrives_within_100_ms_at_p99() {
 #[test]
 fn s5_5_a_binary_client_plays_on_with_bytes_as_before_when_its_opponent_comes_back() {
     let server = Server::start(&["--grace", "60", "--fixed-colours"]);
-    let mut binary = server.join();
-    server.wait_log("queued (1 waiting)");
-    let mut text = TextClient::join(server.addr(), "reversi");
-    assert_eq!(binary.expect_connect_ok(), Colour::Black);
-    binary.expect_initial_position();
-    binary.expect(Msg::Turn);
-    text.expect("GAME TEAM 2 white");
-    let token = text.next_is("GAME TOKEN ");
-    let token = token.split(' ').nth(2).unwrap().to_owned();
+    let (mut binary, mut text, token) = binary_black_against_text_white(&server);
     binary.place(5, 4); // f5
     let f5 = reversi_pdu::Square::new(5, 4).unwrap();
     let e5 = reversi_pdu::Square::new(4, 4).unwrap();
