@@ -1,13 +1,64 @@
-//! The terms a game is played on, fixed before it starts: its time control, and
-//! the tokens that let a dropped player take its seat back.
+//! The terms a game is played on, fixed before it starts: its time control,
+//! whether it is rated, who sits in each seat, and the tokens that let a dropped
+//! player take its seat back.
 //!
-//! Both are chosen by the supervisor (a challenge's `time=`, the game's default,
-//! a fresh token per resumable seat) and carried to the session in its start
-//! message; the session applies them and never chooses them. See
-//! `spec/TEXT-PROTOCOL.md` (time controls, resuming) for what clients see.
+//! All are chosen by the supervisor (a challenge's `time=`, the game's default,
+//! the players' names, a fresh token per resumable seat) and carried to the
+//! session in its start message; the session applies them and never chooses
+//! them. See `spec/TEXT-PROTOCOL.md` (time controls, players, resuming) for what
+//! clients see.
 
 use std::fmt;
 use std::time::Duration;
+
+use reversi_store::{AccountId, Name};
+
+/// What a session's game is played under, beside its seats: chosen by the supervisor
+/// (a challenge, the load) and carried whole to the session by the fork server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Terms {
+    /// A challenge's control; `None`: the game's default.
+    pub control: Option<TimeControl>,
+    /// The seats are in team order already (a challenge's: seat i plays team i mod the
+    /// teams): no teams are drawn.
+    pub teams_by_seat: bool,
+    /// The server is nearly full: a first move must come within the handshake timeout, so
+    /// that pairs who never move give their places back sooner (TEXT-PROTOCOL.md §8.11).
+    pub hurry: bool,
+    /// The game moves its players' ratings (a rated challenge between two accounts).
+    pub rated: bool,
+}
+
+/// Who sits in a seat, as the supervisor knew the connection when the game started.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum SeatPlayer {
+    /// No name given (every binary Reversi client, and anyone who did not say).
+    #[default]
+    Anonymous,
+    /// A name chosen for the connection only (`GAME NAME`).
+    Guest(Name),
+    /// A signed-in account, with its rating in this game when it starts.
+    Account {
+        id: AccountId,
+        name: Name,
+        rating: Option<ShownRating>,
+    },
+}
+
+/// A rating as players are shown it: whole points, and whether it is still provisional
+/// (written `1500?`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShownRating {
+    pub points: u16,
+    pub provisional: bool,
+}
+
+impl fmt::Display for ShownRating {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mark = if self.provisional { "?" } else { "" };
+        write!(f, "{}{mark}", self.points)
+    }
+}
 
 /// How a turn-based game's time is kept. Real-time games have `None` and their own timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

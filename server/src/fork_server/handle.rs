@@ -101,9 +101,7 @@ impl ForkServer {
         let request = Request::Start {
             id: group.id,
             game: group.module.info.name.to_owned(),
-            control: group.control,
-            teams_by_seat: group.teams_by_seat,
-            hurry: group.hurry,
+            terms: group.terms,
             seats: group
                 .seats
                 .iter()
@@ -112,6 +110,7 @@ impl ForkServer {
                     peer: seat.peer,
                     early: seat.early.clone(),
                     token: seat.token,
+                    player: seat.player.clone(),
                 })
                 .collect(),
         };

@@ -20,7 +20,7 @@
 //!
 //! | message | bytes | descriptors (SCM_RIGHTS) |
 //! |---|---|---|
-//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token | one socket per seat in order, then the viewers' listener |
+//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout; bit 2: rated), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token, the player (`u8` 0 anonymous; 1 guest, then name length `u8` and name; 2 account, then its id `i64`, name length `u8`, name, rating points `u16` with 0 for none, provisional `u8`) | one socket per seat in order, then the viewers' listener |
 //! | reopen the log | `2` | the new stderr |
 //! | the fork server is ready (its first message) | `3` | none |
 //! | answer to a start | the session's pid as `i32`, or minus an errno | none |
@@ -34,7 +34,8 @@ use std::time::Duration;
 
 use crate::protocols::WireKind;
 use crate::session::handoff;
-use crate::terms::{ResumeToken, TimeControl, TOKEN_LEN};
+use crate::terms::{ResumeToken, SeatPlayer, ShownRating, Terms, TimeControl, TOKEN_LEN};
+use reversi_store::{AccountId, Name};
 
 /// The environment variable that makes reversid a fork server: the descriptor number of
 /// its socket to the supervisor.
@@ -61,6 +62,7 @@ pub struct SeatHeader {
     pub early: Vec<u8>,
     /// The seat's resume token, when it can be resumed.
     pub token: Option<ResumeToken>,
+    pub player: SeatPlayer,
 }
 
 /// What the supervisor asks of the fork server.
@@ -70,12 +72,7 @@ pub enum Request {
     Start {
         id: u64,
         game: String,
-        /// A challenge's control; `None`: the game's default.
-        control: Option<TimeControl>,
-        /// The seats are in team order (a challenge's): the session draws no teams.
-        teams_by_seat: bool,
-        /// The server is nearly full: a first move must come within the handshake timeout.
-        hurry: bool,
+        terms: Terms,
         seats: Vec<SeatHeader>,
     },
     /// Take the descriptor that comes with this message as stderr (log rotation).
@@ -93,6 +90,8 @@ pub enum BadRequest {
     BadAddress,
     UnknownControl(u8),
     BadToken,
+    UnknownPlayer(u8),
+    BadName,
     TrailingBytes(usize),
 }
 
@@ -107,6 +106,8 @@ impl fmt::Display for BadRequest {
             BadRequest::BadAddress => write!(f, "a seat's address is not an address"),
             BadRequest::UnknownControl(kind) => write!(f, "unknown time control kind {kind}"),
             BadRequest::BadToken => write!(f, "a seat's token is not a token"),
+            BadRequest::UnknownPlayer(kind) => write!(f, "unknown player kind {kind}"),
+            BadRequest::BadName => write!(f, "a seat's player name is not a valid name"),
             BadRequest::TrailingBytes(n) => write!(f, "{n} bytes after the last field"),
         }
     }
@@ -120,16 +121,18 @@ impl Request {
             Request::Start {
                 id,
                 game,
-                control,
-                teams_by_seat,
-                hurry,
+                terms,
                 seats,
             } => {
                 let mut out = vec![START];
                 out.extend_from_slice(&id.to_le_bytes());
                 put_short(&mut out, game.as_bytes());
-                put_control(&mut out, *control);
-                out.push(u8::from(*teams_by_seat) | u8::from(*hurry) << 1);
+                put_control(&mut out, terms.control);
+                out.push(
+                    u8::from(terms.teams_by_seat)
+                        | u8::from(terms.hurry) << 1
+                        | u8::from(terms.rated) << 2,
+                );
                 out.push(seats.len() as u8);
                 for seat in seats {
                     out.push(handoff::kind_byte(seat.wire));
@@ -140,6 +143,7 @@ impl Request {
                         &mut out,
                         seat.token.as_ref().map_or(&[][..], |t| t.as_bytes()),
                     );
+                    put_player(&mut out, &seat.player);
                 }
                 out
             }
@@ -156,7 +160,12 @@ impl Request {
                 let game = String::from_utf8_lossy(r.short()?).into_owned();
                 let control = r.control()?;
                 let flags = r.byte()?;
-                let (teams_by_seat, hurry) = (flags & 1 != 0, flags & 2 != 0);
+                let terms = Terms {
+                    control,
+                    teams_by_seat: flags & 1 != 0,
+                    hurry: flags & 2 != 0,
+                    rated: flags & 4 != 0,
+                };
                 let count = usize::from(r.byte()?);
                 if count > MAX_SEATS {
                     return Err(BadRequest::TooManySeats(count));
@@ -167,9 +176,7 @@ impl Request {
                 Request::Start {
                     id,
                     game,
-                    control,
-                    teams_by_seat,
-                    hurry,
+                    terms,
                     seats,
                 }
             }
@@ -195,6 +202,29 @@ fn put_short(out: &mut Vec<u8>, field: &[u8]) {
     let field = &field[..field.len().min(255)];
     out.push(field.len() as u8);
     out.extend_from_slice(field);
+}
+
+/// Kinds of seat player in a start message.
+const ANONYMOUS: u8 = 0;
+const GUEST: u8 = 1;
+const ACCOUNT: u8 = 2;
+
+fn put_player(out: &mut Vec<u8>, player: &SeatPlayer) {
+    match player {
+        SeatPlayer::Anonymous => out.push(ANONYMOUS),
+        SeatPlayer::Guest(name) => {
+            out.push(GUEST);
+            put_short(out, name.as_str().as_bytes());
+        }
+        SeatPlayer::Account { id, name, rating } => {
+            out.push(ACCOUNT);
+            out.extend_from_slice(&id.0.to_le_bytes());
+            put_short(out, name.as_str().as_bytes());
+            let (points, provisional) = rating.map_or((0, false), |r| (r.points, r.provisional));
+            out.extend_from_slice(&points.to_le_bytes());
+            out.push(u8::from(provisional));
+        }
+    }
 }
 
 /// Kinds of time control in a start message.
@@ -263,12 +293,38 @@ impl<'a> Reader<'a> {
                 Some(ResumeToken::from_bytes(bytes).ok_or(BadRequest::BadToken)?)
             }
         };
+        let player = self.player()?;
         Ok(SeatHeader {
             wire,
             peer,
             early,
             token,
+            player,
         })
+    }
+
+    fn player(&mut self) -> Result<SeatPlayer, BadRequest> {
+        Ok(match self.byte()? {
+            ANONYMOUS => SeatPlayer::Anonymous,
+            GUEST => SeatPlayer::Guest(self.name()?),
+            ACCOUNT => {
+                let id = AccountId(i64::from_le_bytes(self.array()?));
+                let name = self.name()?;
+                let points = u16::from_le_bytes(self.array()?);
+                let provisional = self.byte()? != 0;
+                let rating = (points != 0).then_some(ShownRating {
+                    points,
+                    provisional,
+                });
+                SeatPlayer::Account { id, name, rating }
+            }
+            kind => return Err(BadRequest::UnknownPlayer(kind)),
+        })
+    }
+
+    fn name(&mut self) -> Result<Name, BadRequest> {
+        let text = std::str::from_utf8(self.short()?).map_err(|_| BadRequest::BadName)?;
+        Name::new(text).map_err(|_| BadRequest::BadName)
     }
 
     fn control(&mut self) -> Result<Option<TimeControl>, BadRequest> {
@@ -296,21 +352,26 @@ mod tests {
         Request::Start {
             id: 7,
             game: "ttt".into(),
-            control: None,
-            teams_by_seat: true,
-            hurry: true,
+            terms: Terms {
+                control: None,
+                teams_by_seat: true,
+                hurry: true,
+                rated: false,
+            },
             seats: vec![
                 SeatHeader {
                     wire: WireKind::default(),
                     peer: "10.0.0.1:5".parse().unwrap(),
                     early: b"MOVE".to_vec(),
                     token: None,
+                    player: SeatPlayer::Anonymous,
                 },
                 SeatHeader {
                     wire: WireKind::FALLBACK,
                     peer: "[::1]:9".parse().unwrap(),
                     early: vec![],
                     token: None,
+                    player: SeatPlayer::Anonymous,
                 },
             ],
         }
@@ -321,8 +382,8 @@ mod tests {
         let mut expected = vec![1, 7, 0, 0, 0, 0, 0, 0, 0, 3, b't', b't', b't'];
         // The default control, seats in team order and in a hurry, two seats.
         expected.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 3, 2]);
-        expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE\0");
-        expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0\0");
+        expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE\0\0");
+        expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0\0\0");
         assert_eq!(start().encode(), expected);
         assert_eq!(Request::decode(&expected), Ok(start()));
         assert_eq!(start().descriptors(), 3);
@@ -343,14 +404,34 @@ mod tests {
             },
         ] {
             let mut request = start();
-            if let Request::Start {
-                control: c, seats, ..
-            } = &mut request
-            {
-                *c = Some(control);
+            if let Request::Start { terms, seats, .. } = &mut request {
+                terms.control = Some(control);
+                terms.rated = true;
                 seats[1].token = Some(token);
             }
             assert_eq!(Request::decode(&request.encode()), Ok(request));
+        }
+    }
+
+    #[test]
+    fn players_cross_whole() {
+        let name = |n: &str| Name::new(n).unwrap();
+        let mut request = start();
+        if let Request::Start { seats, .. } = &mut request {
+            seats[0].player = SeatPlayer::Guest(name("Zoë"));
+            seats[1].player = SeatPlayer::Account {
+                id: AccountId(42),
+                name: name("Alice"),
+                rating: Some(ShownRating {
+                    points: 1532,
+                    provisional: true,
+                }),
+            };
+        }
+        assert_eq!(Request::decode(&request.encode()), Ok(request.clone()));
+        let bytes = request.encode();
+        for cut in 0..bytes.len() {
+            assert!(Request::decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }
     }
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use log::{error, info};
 use nix::sys::socket::MsgFlags;
 
-use crate::terms::TimeControl;
+use crate::terms::Terms;
 
 use super::{Request, SeatHeader, DIR_VAR, MAX_MESSAGE, MAX_SEATS, READY, SOCKET_VAR};
 use crate::fd_passing;
@@ -119,18 +119,9 @@ fn serve(games: &Games, bytes: &[u8], received: fd_passing::Received) -> Option<
         Request::Start {
             id,
             game,
-            control,
-            teams_by_seat,
-            hurry,
+            terms,
             seats,
-        } => Some(start(
-            games,
-            id,
-            &game,
-            (control, teams_by_seat, hurry),
-            seats,
-            received.fds,
-        )),
+        } => Some(start(games, id, &game, terms, seats, received.fds)),
     }
 }
 
@@ -151,7 +142,7 @@ fn start(
     games: &Games,
     id: u64,
     game: &str,
-    (control, teams_by_seat, hurry): (Option<TimeControl>, bool, bool),
+    terms: Terms,
     seats: Vec<SeatHeader>,
     mut fds: Vec<OwnedFd>,
 ) -> i32 {
@@ -172,6 +163,7 @@ fn start(
             early: header.early,
             wire: header.wire,
             token: header.token,
+            player: header.player,
         })
         .collect();
     let mut keep: Vec<RawFd> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
@@ -179,9 +171,7 @@ fn start(
     let group = Group {
         id,
         module,
-        control,
-        teams_by_seat,
-        hurry,
+        terms,
         seats,
     };
     let forked = spawn::fork_child(

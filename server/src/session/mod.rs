@@ -43,7 +43,7 @@ use reversi_games::Settings;
 
 use crate::protocols::{Event, Input, WireKind};
 use crate::signals::SelfPipe;
-use crate::terms::{ResumeToken, TimeControl};
+use crate::terms::{ResumeToken, SeatPlayer, Terms};
 use conn::{Conn, ReadOutcome};
 use referee::{Delivery, Now, Referee, Rules, Seating, Who};
 
@@ -101,20 +101,15 @@ pub struct Seat {
     pub wire: WireKind,
     /// The token that takes this seat back after a drop; `None`: a drop forfeits.
     pub token: Option<ResumeToken>,
+    /// Who plays in it.
+    pub player: SeatPlayer,
 }
 
 /// The clients of one game, in the order they queued.
 pub struct Group {
     pub id: u64,
     pub module: &'static Module,
-    /// A challenge's control; `None`: the game's default.
-    pub control: Option<TimeControl>,
-    /// The seats are in team order already (a challenge's: seat i plays team i mod the
-    /// teams): no teams are drawn.
-    pub teams_by_seat: bool,
-    /// The server is nearly full: a first move must come within the handshake timeout, so
-    /// that pairs who never move give their places back sooner (TEXT-PROTOCOL.md §8.11).
-    pub hurry: bool,
+    pub terms: Terms,
     pub seats: Vec<Seat>,
 }
 
@@ -223,9 +218,9 @@ impl<'a> Session<'a> {
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
         let peers: Vec<String> = group.seats.iter().map(|s| s.peer.to_string()).collect();
         let silent = group.seats.iter().all(|s| s.wire.joins_on_arrival());
-        let mut rules = rules_for(config, silent || group.hurry);
-        referee::adapt_rules(&mut rules, group.control, &group.seats);
-        rules.fixed_teams |= group.teams_by_seat;
+        let mut rules = rules_for(config, silent || group.terms.hurry);
+        referee::adapt_rules(&mut rules, group.terms.control, &group.seats);
+        rules.fixed_teams |= group.terms.teams_by_seat;
         let (mut referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let returns = group.seats.iter().map(seat_return).collect();
         referee.hold_seats(config.grace, returns);
@@ -265,7 +260,7 @@ impl<'a> Session<'a> {
             journal: Some(journal::Journal::new(
                 journal_path,
                 &header,
-                group.control.map(|c| c.to_string()).as_deref(),
+                group.terms.control.map(|c| c.to_string()).as_deref(),
             )),
             poll,
             abort,

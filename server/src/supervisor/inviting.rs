@@ -15,7 +15,7 @@ use super::{Supervisor, DRAINING};
 use crate::metrics::Refused as Refusal;
 use crate::protocols::{Invite, Offered, Told};
 use crate::session::handoff::Role;
-use crate::terms::{self, Bounds, ResumeToken, TimeControl};
+use crate::terms::{self, Bounds, ResumeToken, Terms, TimeControl};
 
 /// What a challenge offers: its game, control (`None`: the game's default) and the
 /// creator's team (`None`: drawn when the game starts), and how lines write it.
@@ -273,7 +273,12 @@ impl Supervisor {
             return self.cannot_start(game, seats, &e);
         }
         info!("a challenge of {} is accepted", game.info.name);
-        self.start_session(game, seats, offer.control, true);
+        let terms = Terms {
+            control: offer.control,
+            teams_by_seat: true,
+            ..Terms::default()
+        };
+        self.start_session(game, seats, terms);
     }
 
     /// The peer of connection `index` if its address may start a game now; else it is refused.

@@ -15,7 +15,7 @@ use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
-use crate::terms::{ResumeToken, TimeControl};
+use crate::terms::{ResumeToken, SeatPlayer, Terms};
 
 impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
@@ -164,7 +164,7 @@ impl Supervisor {
                 return;
             };
             let seats: Vec<session::Seat> = conns.into_iter().map(|c| self.seat(c)).collect();
-            self.start_session(game, seats, None, false);
+            self.start_session(game, seats, Terms::default());
         }
     }
 
@@ -204,18 +204,19 @@ impl Supervisor {
             early,
             wire: conn.wire.unwrap_or_default(),
             token: None,
+            player: SeatPlayer::Anonymous,
         }
     }
 
-    /// Starts a session of `game` for `seats`, on `control` (`None`: the game's default);
-    /// `teams_by_seat`: the seats are in team order (a challenge's), no teams are drawn.
+    /// Starts a session of `game` for `seats` on `terms` (whose `hurry` is set here, from
+    /// the load).
     pub(super) fn start_session(
         &mut self,
         game: &'static Module,
         mut seats: Vec<session::Seat>,
-        control: Option<TimeControl>,
-        teams_by_seat: bool,
+        mut terms: Terms,
     ) {
+        terms.hurry = self.nearly_full();
         if self.resumable(game) {
             for seat in seats.iter_mut().filter(|s| session::resumable_wire(s.wire)) {
                 seat.token = self.draw_token();
@@ -242,9 +243,7 @@ impl Supervisor {
         let group = Group {
             id,
             module: game,
-            control,
-            teams_by_seat,
-            hurry: self.nearly_full(),
+            terms,
             seats,
         };
         let forked = self.fork_session(&keep, config, group, viewers);
