@@ -231,6 +231,7 @@ impl Supervisor {
             .filter_map(|(s, seat)| Some((s as u8, seat.token?)))
             .collect();
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
+        let players: Vec<SeatPlayer> = seats.iter().map(|s| s.player.clone()).collect();
         let wires: Vec<&'static str> = seats.iter().map(|s| s.wire.name()).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
@@ -266,6 +267,7 @@ impl Supervisor {
                     id,
                     module: game,
                     peers,
+                    players,
                     started: Instant::now(),
                 });
                 info!(

@@ -160,7 +160,7 @@ impl Referee {
         if self.rules.rematch {
             let _ = write!(s, " round {}", self.round);
         }
-        for (t, players) in meta.players.iter().enumerate() {
+        for (t, players) in self.table.logged().iter().enumerate() {
             let _ = write!(s, " {} {players}", info.team_name(Team(t as u8)));
         }
         let _ = write!(s, " end {}", end.kind());

@@ -28,7 +28,7 @@ use reversi_games::{
 };
 
 use crate::protocols::{Event, Input, WireKind};
-use crate::terms::TimeControl;
+use crate::terms::{SeatPlayer, TimeControl};
 use clock::Clock;
 pub use end::{End, Finished};
 use lag::Lag;
@@ -182,6 +182,14 @@ impl Referee {
             finished: Vec::new(),
             journal: Vec::new(),
             hold,
+        }
+    }
+
+    /// Who plays in each seat (in the order they joined): what `GAME PLAYER`, the records
+    /// and the log say of them. Called before [`Referee::start`]; extra players are ignored.
+    pub fn name_seats(&mut self, players: Vec<SeatPlayer>) {
+        for (seat, player) in self.table.seats.iter_mut().zip(players) {
+            seat.player = player;
         }
     }
 
@@ -393,6 +401,7 @@ impl Referee {
             cells: self.game.view(viewer),
             id: self.id,
             time: self.pace.is_turn_based().then(|| self.told_control()),
+            players: self.table.shown(),
         }
     }
 

@@ -473,6 +473,7 @@ impl Referee {
             cells: Vec::new(),
             id: self.id,
             time: self.pace.is_turn_based().then(|| self.told_control()),
+            players: self.table.shown(),
         }
     }
 
