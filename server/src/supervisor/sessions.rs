@@ -91,7 +91,12 @@ impl Supervisor {
             Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
             _ => (0, "-".to_owned()),
         };
-        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
+        let players: Vec<String> = (child.peers.iter().enumerate())
+            .map(|(s, peer)| match child.players.get(s) {
+                Some(player) => session::players::listed(player, &peer.to_string()),
+                None => peer.to_string(),
+            })
+            .collect();
         warn!(
             "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
             child.id,
