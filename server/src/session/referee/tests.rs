@@ -1495,3 +1495,67 @@ fn anonymous_players_are_shown_as_such_and_recorded_by_address() {
     assert!(finished[0].record.contains("[X \"p0\"]\n[O \"p1\"]"));
     assert!(finished[0].summary.starts_with("tictactoe X p0 O p1 end"));
 }
+
+#[test]
+fn records_carry_the_time_control_and_each_moves_clock() {
+    let (mut t, _) = Test::new("tictactoe", clocked(60_000, None), 2);
+    t.play(0, "b2", 1_500);
+    t.play(1, "a1", 1_750);
+    t.send(0, Input::Quit, 2_000);
+    let record = &t.referee.take_finished()[0].record;
+    assert!(
+        record.contains(
+            "[TimeControl \"1/60\"]\n\nX b2 {[%clk 0:00:58.5]}\nO a1 {[%clk 0:00:59.7]}\n"
+        ),
+        "{record}"
+    );
+
+    let fischer = Rules {
+        control: TimeControl::Fischer {
+            base: Duration::from_secs(300),
+            increment: Duration::from_secs(3),
+        },
+        ..rules()
+    };
+    let (mut t, _) = Test::new("reversi", fischer, 2);
+    t.play(0, "d3", 2_600);
+    t.send(1, Input::Quit, 3_000);
+    let record = &t.referee.take_finished()[0].record;
+    assert!(record.contains("B[d3//2.60]"), "{record}");
+
+    let (mut t, _) = Test::new("tictactoe", rules(), 2);
+    t.play(0, "b2", 100);
+    t.send(1, Input::Quit, 200);
+    let record = &t.referee.take_finished()[0].record;
+    assert!(
+        record.contains("[TimeControl \"-\"]\n\nX b2\n"),
+        "no clock, no comment: {record}"
+    );
+}
+
+#[test]
+fn draughts_records_carry_each_moves_clock() {
+    let fischer = Rules {
+        control: TimeControl::Fischer {
+            base: Duration::from_secs(60),
+            increment: Duration::ZERO,
+        },
+        ..rules()
+    };
+    let (mut t, _) = Test::new("draughts", fischer, 2);
+    for (seat, m, at) in [
+        (0, "11-15", 1_000),
+        (1, "22-18", 2_000),
+        (0, "15x22", 3_000),
+    ] {
+        t.play(seat, m, at);
+    }
+    t.send(1, Input::Quit, 4_000);
+    let record = t.referee.take_finished()[0].record.replace('\n', " ");
+    assert!(
+        record.contains(
+            "1. 11-15 {[%clk 0:00:59.0]} 1... 22-18 {[%clk 0:00:59.0]} 2. 15x22 {[%clk 0:00:58.0]}"
+        ),
+        "{record}"
+    );
+}
