@@ -241,6 +241,39 @@ mod tests {
     }
 
     #[test]
+    fn a_sessions_journal_of_two_accounts_archives_as_a_rated_game() {
+        use crate::session::journal::{path, Journal};
+        use crate::terms::SeatPlayer;
+        use reversi_store::{AccountId, Name};
+        let dir = std::env::temp_dir().join(format!("reversid-jg-rated-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let at = path(&dir, 77, 12);
+        let account = |id, name| SeatPlayer::Account {
+            id: AccountId(id),
+            name: Name::new(name).unwrap(),
+            rating: None,
+        };
+        let seats = [account(5, "Alice"), account(6, "Bob")];
+        let header = "game tictactoe id 12 players a:1 b:2";
+        let mut journal = Journal::new(at.clone(), header, Some("5+3")).with_players(true, &seats);
+        journal.append("X b2");
+        journal.append(&finished_line(9, "quit", &[0, 1], Some(Some(0)), "X wins"));
+        journal.finish(true);
+        let text = std::fs::read_to_string(&at).unwrap();
+        let game = games(&read(&text).unwrap(), &ORIGIN).unwrap().remove(0);
+        assert_eq!(
+            (game.mode, game.time_control.as_str()),
+            (Mode::Rated, "5+3")
+        );
+        let players: Vec<Player> = game.seats.into_iter().map(|s| s.player).collect();
+        assert_eq!(
+            players,
+            [Player::Account(AccountId(5)), Player::Account(AccountId(6))]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_supervisors_aborted_line_says_why_and_bad_journals_are_refused() {
         let text =
             "game tictactoe id 3 players a:1 b:2\nstarted 10\nX b2\naborted killed by SIGKILL\n";
