@@ -233,6 +233,12 @@ impl<M: Copy + Eq + Hash, O: Clone, A: Copy + Eq + Hash> Challenges<M, O, A> {
         Ok((code, self.limits.ttl.as_secs()))
     }
 
+    /// What live challenge `code` offers (a join checks it before it tries: a rated
+    /// challenge takes accounts only).
+    pub fn offer(&self, code: Code) -> Option<&O> {
+        self.live.get(&code).map(|c| &c.offer)
+    }
+
     /// Whether `member` waits in a challenge (as its creator or a joiner).
     #[cfg(test)]
     pub fn is_member(&self, member: M) -> bool {
