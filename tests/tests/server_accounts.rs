@@ -359,3 +359,117 @@ fn a_rated_game_played_to_its_end_moves_both_ratings() {
     );
     assert_ne!(signed, "GAME SIGNEDIN Alice tictactoe=1500?");
 }
+
+/// What one half of the figures' run measured.
+#[derive(Default)]
+struct Figures {
+    sign_in: Vec<std::time::Duration>,
+    set_up: Vec<std::time::Duration>,
+    round_trip: Vec<std::time::Duration>,
+}
+
+impl Figures {
+    fn print(&mut self, what: &str) {
+        use reversi_tests::quantile;
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+        let mean = self.set_up.iter().sum::<std::time::Duration>() / self.set_up.len() as u32;
+        println!(
+            "{what}: {} set-ups, {:.1} a second one after another (p50 {:.2} ms, p99 {:.2} ms); \
+             move round trip p50 {:.2} ms, p99 {:.2} ms ({} moves); sign-in p50 {:.2} ms, p99 {:.2} ms",
+            self.set_up.len(),
+            1.0 / mean.as_secs_f64(),
+            ms(quantile(&mut self.set_up, 0.5)),
+            ms(quantile(&mut self.set_up, 0.99)),
+            ms(quantile(&mut self.round_trip, 0.5)),
+            ms(quantile(&mut self.round_trip, 0.99)),
+            self.round_trip.len(),
+            ms(quantile(&mut self.sign_in, 0.5)),
+            ms(quantile(&mut self.sign_in, 0.99)),
+        );
+    }
+}
+
+/// A text connection from `from` (a loopback address of its own: the sign-in limits count
+/// per address, and the figures' players are many).
+fn connect_from(server: &Server, from: &str) -> TextClient {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    let from: std::net::SocketAddr = from.parse().unwrap();
+    socket.bind(&from.into()).unwrap();
+    socket.connect(&server.addr().into()).unwrap();
+    TextClient::from_stream(socket.into())
+}
+
+/// One game of tic-tac-toe, its players signed in (`accounts`) or anonymous: the sign-ins,
+/// the set-up (the second `GAME TYPE` to both `GAME TEAM` lines) and four moves' round
+/// trips (`MOVE` to its own `GAME MOVED`), then both leave.
+fn measured_game(server: &Server, g: usize, accounts: Option<[String; 2]>, figures: &mut Figures) {
+    use std::time::Instant;
+    let from = format!("127.0.0.{}:0", 2 + g % 250);
+    let mut a = connect_from(server, &from);
+    let mut b = connect_from(server, &from);
+    if let Some(names) = accounts {
+        for (c, name) in [(&mut a, &names[0]), (&mut b, &names[1])] {
+            let t = Instant::now();
+            c.send(&format!("GAME SIGNIN {name} {PASSWORD}"));
+            c.next_is("GAME SIGNEDIN ");
+            figures.sign_in.push(t.elapsed());
+        }
+    }
+    a.send("GAME TYPE tictactoe");
+    a.next_is("GAME WAITING 1");
+    let t = Instant::now();
+    b.send("GAME TYPE tictactoe");
+    let team_of_a = a.expect("GAME TEAM ");
+    b.expect("GAME TEAM ");
+    figures.set_up.push(t.elapsed());
+    let (mut x, mut o) = match team_of_a.starts_with("GAME TEAM 1 ") {
+        true => (a, b),
+        false => (b, a),
+    };
+    for (i, square) in ["a1", "b1", "a2", "b2"].iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut x } else { &mut o };
+        mover.expect("READY");
+        let t = Instant::now();
+        mover.send(&format!("MOVE {square}"));
+        mover.expect("GAME MOVED ");
+        figures.round_trip.push(t.elapsed());
+    }
+    x.send("GAME QUIT");
+    o.send("GAME QUIT");
+}
+
+/// Issue 26's figure: set-ups and the move round trip with signed-in players against
+/// anonymous ones, in one run (games alternate), the store on for both.
+#[test]
+#[ignore = "a figure: cargo test -p reversi-tests --test server_accounts figures -- --ignored --nocapture"]
+fn figures_signed_in_players_against_anonymous_ones() {
+    use reversi_store::{Name, Password, SqliteStore, Store, UnixMillis};
+    const GAMES: usize = 100;
+    let unlimited = "1000000";
+    let server = Server::start(&[
+        "--game-starts-per-address",
+        unlimited,
+        "--game-start-rate",
+        unlimited,
+    ]);
+    let names = |g: usize| [format!("benchx{g}"), format!("bencho{g}")];
+    {
+        let mut store = SqliteStore::open(server.data_dir().path()).unwrap();
+        let password = Password::new(PASSWORD).unwrap();
+        for g in (0..2 * GAMES).filter(|g| g % 2 == 1) {
+            for name in names(g) {
+                let name = Name::new(&name).unwrap();
+                store.register(&name, &password, UnixMillis::now()).unwrap();
+            }
+        }
+    }
+    let (mut anonymous, mut signed_in) = (Figures::default(), Figures::default());
+    for g in 0..2 * GAMES {
+        match g % 2 {
+            0 => measured_game(&server, g, None, &mut anonymous),
+            _ => measured_game(&server, g, Some(names(g)), &mut signed_in),
+        }
+    }
+    anonymous.print("anonymous players");
+    signed_in.print("signed-in players");
+}
