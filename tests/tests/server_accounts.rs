@@ -473,3 +473,34 @@ fn figures_signed_in_players_against_anonymous_ones() {
     anonymous.print("anonymous players");
     signed_in.print("signed-in players");
 }
+
+/// The page's WebSocket speaks the same lines, one message a line.
+#[test]
+fn the_page_registers_and_signs_in_over_its_websocket() {
+    use tungstenite::Message;
+    let server = Server::start(&[]);
+    let stream = std::net::TcpStream::connect(server.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let url = format!("ws://{}/ws", server.addr());
+    let mut ws = tungstenite::client(url.as_str(), stream).unwrap().0;
+    let mut say = |line: &str| -> String {
+        ws.send(Message::text(line)).unwrap();
+        loop {
+            if let Message::Text(text) = ws.read().unwrap() {
+                return text.trim_end().to_owned();
+            }
+        }
+    };
+    assert_eq!(
+        say(&format!("GAME REGISTER Erin {PASSWORD}")),
+        "GAME SIGNEDIN Erin"
+    );
+    let new = say("GAME APITOKEN NEW browser");
+    let token = new.split_whitespace().nth(3).unwrap().to_owned();
+    assert!(new.ends_with(" browser"), "{new}");
+    assert_eq!(say("GAME SIGNOUT"), "GAME SIGNEDOUT");
+    assert_eq!(say(&format!("GAME SIGNIN {token}")), "GAME SIGNEDIN Erin");
+    assert_eq!(say("GAME HISTORY"), "GAME HISTORY 0");
+}
