@@ -195,7 +195,7 @@ pub fn run(
                 None => mine()?.1,
             };
             let kind = game.map(|g| g.info.name);
-            history(store, &name, kind, count, now).map(|games| (Answer::History(games), None))
+            history(store, &name, kind, count).map(|games| (Answer::History(games), None))
         }
         Request::Export { id, format } => {
             let game = store
@@ -210,18 +210,13 @@ pub fn run(
 /// The answer to a sign-in or a registration: the account's ratings now.
 fn signed_in(store: &mut dyn Store, account: Account, now: UnixMillis) -> Answered {
     let name = Name::new(&account.name).map_err(|e| format!("the account's name: {e}"))?;
-    let profile = store.profile(&name, 0, now).map_err(failed)?;
-    let ratings = profile
-        .map(|p| {
-            p.ratings
-                .iter()
-                .map(|r| (r.kind.clone(), shown(&r.rating)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let ratings = store.ratings(account.id, now).map_err(failed)?;
     let answer = Answer::SignedIn {
         name: account.name.clone(),
-        ratings,
+        ratings: ratings
+            .iter()
+            .map(|(kind, r)| (kind.clone(), shown(r)))
+            .collect(),
     };
     Ok((answer, Some((account.id, name))))
 }
@@ -240,21 +235,15 @@ fn history(
     name: &Name,
     kind: Option<&str>,
     count: usize,
-    now: UnixMillis,
 ) -> Result<Vec<Archived>, String> {
-    // A kind is picked among the last games of every kind (the store lists them so).
-    let fetch = if kind.is_some() { 5 * count } else { count };
-    let profile = store
-        .profile(name, fetch, now)
+    let account = store
+        .account(name)
         .map_err(failed)?
         .ok_or_else(|| format!("no account \"{name}\""))?;
-    let picked = profile
-        .recent
-        .into_iter()
-        .filter(|g| kind.is_none_or(|k| g.kind == k))
-        .take(count);
-    let mut games = Vec::new();
-    for summary in picked {
+    let summaries = store.games_of(account.id, kind, count).map_err(failed)?;
+    let mut games = Vec::with_capacity(summaries.len());
+    for summary in summaries {
+        // The seats say who was a guest, an account or anonymous; a summary only names them.
         let Some(game) = store.game(&summary.id).map_err(failed)? else {
             continue;
         };
