@@ -312,6 +312,13 @@ fn a_rated_challenge_is_between_accounts() {
     assert_eq!(answer(&mut guest, &format!("GAME JOIN {code}")), NEEDS);
     assert_eq!(answer(&mut guest, "GAME NAME guesty"), "GAME GUEST guesty");
     assert_eq!(answer(&mut guest, &format!("GAME JOIN {code}")), NEEDS);
+    let mut alice_again = TextClient::connect(server.addr());
+    alice_again.send(&format!("GAME SIGNIN Alice {PASSWORD}"));
+    alice_again.next_is("GAME SIGNEDIN Alice");
+    assert_eq!(
+        answer(&mut alice_again, &format!("GAME JOIN {code}")),
+        "ERROR a rated game is between two accounts: this challenge is yours"
+    );
     let mut bob = registered(&server, "Bob");
     bob.send(&format!("GAME JOIN {code}"));
     bob.expect("GAME TEAM ");

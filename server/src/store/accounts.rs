@@ -321,3 +321,177 @@ fn refused(e: StoreError) -> String {
         other => failed(other),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reversi_store::{ApiToken, GameId, Password, SqliteStore, TokenId};
+
+    /// A store in a directory of its own, removed afterwards.
+    struct Scratch(std::path::PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn store(test: &str) -> (Scratch, Box<dyn Store>) {
+        let dir = std::env::temp_dir().join(format!("reversid-{test}-{}", std::process::id()));
+        let store = SqliteStore::open(&dir).expect("a scratch store");
+        (Scratch(dir), Box::new(store))
+    }
+
+    fn name(text: &str) -> Name {
+        Name::new(text).unwrap()
+    }
+
+    fn password(text: &str) -> Password {
+        Password::new(text).unwrap()
+    }
+
+    fn error(
+        store: &mut dyn Store,
+        request: Request,
+        account: Option<(AccountId, Name)>,
+    ) -> String {
+        run(store, request, account).map(|(a, _)| a).unwrap_err()
+    }
+
+    #[test]
+    fn names_registrations_and_sign_ins_by_password() {
+        let (_dir, mut store) = store("names");
+        let store = store.as_mut();
+        let register = Request::Register {
+            name: name("Alice"),
+            password: password("correct horse"),
+        };
+        let (answer, signed) = run(store, register, None).unwrap();
+        let signed_in = Answer::SignedIn {
+            name: "Alice".into(),
+            ratings: vec![],
+        };
+        assert_eq!(answer, signed_in);
+        assert_eq!(signed.map(|(_, n)| n), Some(name("Alice")));
+        let again = Request::Register {
+            name: name("aLICE"),
+            password: password("other horse"),
+        };
+        assert_eq!(error(store, again, None), "the name \"aLICE\" is taken");
+        assert_eq!(
+            error(store, Request::Name(name("ALICE")), None),
+            "\"ALICE\" is an account's name; sign in with GAME SIGNIN"
+        );
+        let guest = run(store, Request::Name(name("bob")), None).unwrap();
+        assert_eq!(guest, (Answer::Guest("bob".into()), None));
+        for (who, words) in [("Alice", "wrong horse"), ("Zelda", "correct horse")] {
+            let request = Request::SignIn(Credentials::Password {
+                name: name(who),
+                password: password(words),
+            });
+            assert_eq!(error(store, request, None), WRONG_PASSWORD);
+        }
+        let right = Request::SignIn(Credentials::Password {
+            name: name("ALICE"),
+            password: password("correct horse"),
+        });
+        assert_eq!(run(store, right, None).unwrap().0, signed_in);
+    }
+
+    #[test]
+    fn tokens_are_an_accounts_and_end_when_revoked() {
+        let (_dir, mut store) = store("tokens");
+        let store = store.as_mut();
+        let register = Request::Register {
+            name: name("Alice"),
+            password: password("correct horse"),
+        };
+        let alice = run(store, register, None).unwrap().1;
+        let new = Request::NewToken {
+            label: "bot".into(),
+        };
+        assert_eq!(
+            error(store, new.clone(), None),
+            "sign in first (GAME SIGNIN)"
+        );
+        let Answer::NewToken { token, label } = run(store, new, alice.clone()).unwrap().0 else {
+            panic!("no token")
+        };
+        assert_eq!(label, "bot");
+        let token = ApiToken::parse(&token.reveal()).unwrap();
+        let by_token = Request::SignIn(Credentials::Token(token.clone()));
+        let (answer, signed) = run(store, by_token.clone(), None).unwrap();
+        assert!(matches!(answer, Answer::SignedIn { name, .. } if name == "Alice"));
+        assert_eq!(signed, alice);
+        let Answer::Tokens(listed) = run(store, Request::Tokens, alice.clone()).unwrap().0 else {
+            panic!("no list")
+        };
+        assert_eq!(listed.len(), 1);
+        let revoke = Request::Revoke(token.id().clone());
+        let id = token.id().to_string();
+        assert_eq!(
+            run(store, revoke.clone(), alice.clone()).unwrap().0,
+            Answer::Revoked(id.clone())
+        );
+        assert_eq!(
+            error(store, revoke, alice.clone()),
+            format!("you have no API token {id}")
+        );
+        assert_eq!(error(store, by_token, None), WRONG_PASSWORD);
+        let unknown = Request::Revoke(TokenId::parse("0123456789abcdef").unwrap());
+        assert!(error(store, unknown, alice).starts_with("you have no API token"));
+    }
+
+    #[test]
+    fn history_and_export_name_what_is_missing() {
+        let (_dir, mut store) = store("history");
+        let store = store.as_mut();
+        let history = |who: &str| Request::History {
+            name: Some(name(who)),
+            game: None,
+            count: 20,
+        };
+        assert_eq!(error(store, history("Zed"), None), "no account \"Zed\"");
+        let register = Request::Register {
+            name: name("Alice"),
+            password: password("correct horse"),
+        };
+        run(store, register, None).unwrap();
+        assert_eq!(
+            run(store, history("alice"), None).unwrap().0,
+            Answer::History(vec![])
+        );
+        let export = Request::Export {
+            id: GameId::new("h:9").unwrap(),
+            format: None,
+        };
+        assert_eq!(error(store, export, None), "no game h:9 in the archive");
+    }
+
+    #[test]
+    fn results_and_players_are_one_word_each() {
+        use reversi_store::{Ending, StoredSeat};
+        let win = |team| Outcome::Win {
+            team,
+            ending: Ending::Rules,
+        };
+        assert_eq!(result(&win(0)), "1-0");
+        assert_eq!(result(&win(1)), "0-1");
+        assert_eq!(result(&win(2)), "win:3");
+        let draw = Outcome::Draw {
+            ending: Ending::Agreement,
+        };
+        assert_eq!(result(&draw), "1/2");
+        assert_eq!(result(&Outcome::Aborted), "aborted");
+        let seat = |name: &str, account| StoredSeat {
+            team: 0,
+            name: name.into(),
+            account,
+            before: None,
+            after: None,
+        };
+        assert_eq!(player_word(&seat("Alice", Some(AccountId(1)))), "Alice");
+        assert_eq!(player_word(&seat("bob", None)), "bob~");
+        assert_eq!(player_word(&seat(ANONYMOUS, None)), "-");
+    }
+}

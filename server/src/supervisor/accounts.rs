@@ -182,10 +182,10 @@ impl Supervisor {
         self.tell(index, &Told::Player(answer));
     }
 
-    /// Whether connection `index` is a signed-in account.
-    pub(super) fn is_account(&self, index: usize) -> bool {
+    /// The account connection `index` is signed in as, if any.
+    pub(super) fn account_of(&self, index: usize) -> Option<reversi_store::AccountId> {
         self.pending
             .get(index)
-            .is_some_and(|c| c.identity.account().is_some())
+            .and_then(|c| c.identity.account().map(|s| s.id))
     }
 }

@@ -239,6 +239,15 @@ impl<M: Copy + Eq + Hash, O: Clone, A: Copy + Eq + Hash> Challenges<M, O, A> {
         self.live.get(&code).map(|c| &c.offer)
     }
 
+    /// Who waits in live challenge `code`: its creator, then its joiners.
+    pub fn members(&self, code: Code) -> Vec<M> {
+        self.live.get(&code).map_or_else(Vec::new, |c| {
+            std::iter::once(c.creator)
+                .chain(c.joiners.iter().copied())
+                .collect()
+        })
+    }
+
     /// Whether `member` waits in a challenge (as its creator or a joiner).
     #[cfg(test)]
     pub fn is_member(&self, member: M) -> bool {

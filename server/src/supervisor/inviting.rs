@@ -43,6 +43,9 @@ pub struct TimeRules {
     pub default: TimeControl,
 }
 
+/// What an account that joins its own rated challenge is told.
+const RATED_AGAINST_ONESELF: &str = "a rated game is between two accounts: this challenge is yours";
+
 /// The line a token that no session here holds gets.
 const NO_SUCH_TOKEN: &str = "no running game has this token (the game may have ended)";
 
@@ -71,7 +74,7 @@ impl Supervisor {
 
     /// `GAME INVITE`: a challenge for the connection, which is Inviting from now on.
     pub(super) fn invite(&mut self, index: usize, invite: Invite) {
-        if invite.rated && !self.is_account(index) {
+        if invite.rated && self.account_of(index).is_none() {
             return self.tell(index, &Told::Error(RATED_NEEDS_ACCOUNT.to_owned()));
         }
         let Some(peer) = self.may_start_from(index) else {
@@ -137,9 +140,8 @@ impl Supervisor {
                 return true;
             }
         };
-        let rated = self.challenges.offer(code).is_some_and(|o| o.rated);
-        if rated && !self.is_account(index) {
-            self.tell(index, &Told::Error(RATED_NEEDS_ACCOUNT.to_owned()));
+        if let Err(why) = self.may_join_rated(index, code) {
+            self.tell(index, &Told::Error(why.to_owned()));
             return true;
         }
         let Some(peer) = self.may_start_from(index) else {
@@ -169,6 +171,20 @@ impl Supervisor {
                 self.start_challenge(offer, &players);
                 false
             }
+        }
+    }
+
+    /// A rated challenge takes accounts only, and each once: no one plays a rated game
+    /// against themselves.
+    fn may_join_rated(&self, index: usize, code: Code) -> Result<(), &'static str> {
+        if !self.challenges.offer(code).is_some_and(|o| o.rated) {
+            return Ok(());
+        }
+        let me = self.account_of(index).ok_or(RATED_NEEDS_ACCOUNT)?;
+        let members = self.challenges.members(code);
+        match members.iter().any(|&m| self.account_of(m) == Some(me)) {
+            true => Err(RATED_AGAINST_ONESELF),
+            false => Ok(()),
         }
     }
 
