@@ -9,14 +9,14 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use log::error;
-use reversi_store::{Limits, Name, SignInLimiter, TooMany};
+use reversi_store::{AccountId, Limits, Name, SignInLimiter, TooMany};
 
 use super::identity::{Identity, Signed};
 use super::pending::State;
 use super::Supervisor;
 use crate::protocols::players::{Answer, Credentials, Request};
 use crate::protocols::Told;
-use crate::store::accounts::{Done, Job, Workers};
+use crate::store::accounts::{Busy, Done, Job, Workers};
 
 /// Registrations per address: 5 at once, then one every 10 minutes (an account is cheap
 /// to make and each costs an Argon2 hash).
@@ -45,6 +45,23 @@ impl Players {
             Ok(workers) => self.workers = Some(workers),
             Err(e) => error!("cannot start the account workers: {e}; accounts are off"),
         }
+    }
+
+    /// Hands connection `index`'s request to a worker; the answer will carry the ticket.
+    fn submit(
+        &mut self,
+        index: usize,
+        request: Request,
+        account: Option<(AccountId, Name)>,
+    ) -> Result<u64, Busy> {
+        let workers = self.workers.as_ref().ok_or(Busy)?;
+        self.next_ticket += 1;
+        let job = Job {
+            ticket: (index, self.next_ticket),
+            request,
+            account,
+        };
+        workers.submit(job).map(|()| self.next_ticket)
     }
 
     /// Counts an attempt of `request` from `address` against its limits.
@@ -102,23 +119,13 @@ impl Supervisor {
             self.note(peer, format_args!("{peer}: {why}"));
             return self.tell(index, &Told::Error(why));
         }
-        self.players.next_ticket += 1;
-        let ticket = self.players.next_ticket;
-        let job = Job {
-            ticket: (index, ticket),
-            request,
-            account,
-        };
-        let Some(workers) = &self.players.workers else {
-            return;
-        };
-        match workers.submit(job) {
-            Ok(()) => {
+        match self.players.submit(index, request, account) {
+            Ok(ticket) => {
                 if let Some(conn) = self.pending.get_mut(index) {
                     conn.in_flight = Some(ticket);
                 }
             }
-            Err(_) => self.tell(index, &Told::Error(BUSY.to_owned())),
+            Err(Busy) => self.tell(index, &Told::Error(BUSY.to_owned())),
         }
     }
 
@@ -152,7 +159,7 @@ impl Supervisor {
         &mut self,
         index: usize,
         answer: Result<Answer, String>,
-        signed: Option<(reversi_store::AccountId, Name)>,
+        signed: Option<(AccountId, Name)>,
     ) {
         let answer = match answer {
             Ok(answer) => answer,
@@ -183,7 +190,7 @@ impl Supervisor {
     }
 
     /// The account connection `index` is signed in as, if any.
-    pub(super) fn account_of(&self, index: usize) -> Option<reversi_store::AccountId> {
+    pub(super) fn account_of(&self, index: usize) -> Option<AccountId> {
         self.pending
             .get(index)
             .and_then(|c| c.identity.account().map(|s| s.id))
