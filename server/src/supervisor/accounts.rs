@@ -196,3 +196,56 @@ impl Supervisor {
             .and_then(|c| c.identity.account().map(|s| s.id))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reversi_store::{ApiToken, Password};
+
+    fn register(name: &str) -> Request {
+        Request::Register {
+            name: Name::new(name).unwrap(),
+            password: Password::new("correct horse").unwrap(),
+        }
+    }
+
+    #[test]
+    fn registrations_are_limited_per_address_and_sign_ins_per_account_or_token() {
+        let mut players = Players::default();
+        let (here, there): (IpAddr, IpAddr) =
+            ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        for n in 0..5 {
+            assert!(players
+                .attempt(here, &register(&format!("user{n}")), 0)
+                .is_ok());
+        }
+        let refused = players.attempt(here, &register("user5"), 0).unwrap_err();
+        assert_eq!(refused.retry_after_ms, REGISTRATIONS.interval_ms);
+        assert!(players.attempt(there, &register("user5"), 0).is_ok());
+        // Sign-ins have limits of their own: ten tries at one account, from anywhere.
+        let sign_in = Request::SignIn(Credentials::Password {
+            name: Name::new("Alice").unwrap(),
+            password: Password::new("wrong horse").unwrap(),
+        });
+        for n in 0..10 {
+            let from: IpAddr = format!("10.1.0.{n}").parse().unwrap();
+            assert!(players.attempt(from, &sign_in, 0).is_ok());
+        }
+        assert!(players.attempt(there, &sign_in, 0).unwrap_err().per_account);
+        // A token is counted by its id, whatever its secret.
+        let token = |secret: &str| {
+            let text = format!("rvt_0123456789abcdef_{}", secret.repeat(32));
+            Request::SignIn(Credentials::Token(ApiToken::parse(&text).unwrap()))
+        };
+        for n in 0..10 {
+            let from: IpAddr = format!("10.2.0.{n}").parse().unwrap();
+            let secret = format!("{:02x}", n);
+            assert!(players.attempt(from, &token(&secret), 0).is_ok());
+        }
+        assert!(players.attempt(there, &token("ff"), 0).is_err());
+        // Other requests are not sign-ins.
+        for _ in 0..100 {
+            assert!(players.attempt(here, &Request::Tokens, 0).is_ok());
+        }
+    }
+}
