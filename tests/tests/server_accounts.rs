@@ -511,3 +511,28 @@ fn the_page_registers_and_signs_in_over_its_websocket() {
     assert_eq!(say(&format!("GAME SIGNIN {token}")), "GAME SIGNEDIN Erin");
     assert_eq!(say("GAME HISTORY"), "GAME HISTORY 0");
 }
+
+/// An answer whose connection left meanwhile is dropped: the next connection (in the slot
+/// the first left free) is told nothing and is nobody but itself.
+#[test]
+fn an_answer_to_a_connection_that_left_goes_to_no_one() {
+    let server = Server::start(&[]);
+    let mut gone = TextClient::connect(server.addr());
+    gone.send(&format!("GAME REGISTER Frank {PASSWORD}"));
+    gone.stream().shutdown(std::net::Shutdown::Both).unwrap();
+    drop(gone);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut next = TextClient::connect(server.addr());
+    next.set_timeout(std::time::Duration::from_millis(500));
+    assert_eq!(next.recv(), None, "nothing was asked");
+    let mut next = TextClient::connect(server.addr());
+    assert_eq!(
+        answer(&mut next, "GAME SIGNOUT"),
+        "ERROR not signed in, and no name to drop"
+    );
+    // The registration itself was made.
+    assert_eq!(
+        answer(&mut next, "GAME NAME frank"),
+        "ERROR \"frank\" is an account's name; sign in with GAME SIGNIN"
+    );
+}
