@@ -325,10 +325,9 @@ fn a_rated_challenge_is_between_accounts() {
     alice.expect("GAME TEAM ");
 }
 
-/// The whole way: a rated game played over the wire ends and moves both ratings. It needs
-/// the sessions to journal their seats' accounts and `rated` (names26's part of issue 26).
+/// The whole way: a rated game played over the wire ends, its journal names both accounts
+/// and `rated`, and the archive moves both ratings.
 #[test]
-#[ignore = "needs the session's journal of seats and rated (issue 26, names26)"]
 fn a_rated_game_played_to_its_end_moves_both_ratings() {
     let server = Server::start(&["--fixed-colours"]);
     let mut alice = registered(&server, "Alice");
@@ -351,6 +350,7 @@ fn a_rated_game_played_to_its_end_moves_both_ratings() {
         let first = c.recv().unwrap();
         if first.starts_with("GAME ARCHIVED ") {
             assert!(first.ends_with(" 1-0 rated Alice Bob"), "{first}");
+            c.expect("GAME HISTORY 1");
             break;
         }
         assert!(
