@@ -23,6 +23,7 @@ mod reaper;
 mod sessions;
 pub mod tokens;
 mod turns;
+mod upgrading;
 mod waiting;
 
 use std::io;
@@ -42,6 +43,7 @@ use origin::Seed;
 use pending::{Pending, State};
 use reaper::Children;
 use turns::{ReadyList, Turn};
+pub use upgrading::inherited_listeners;
 
 const SIGNAL: Token = Token(0);
 /// The store's writer has written games (`crate::store::archive`).
@@ -128,6 +130,8 @@ pub struct Supervisor {
     data_dir_lock: Option<std::fs::File>,
     /// The threads that make the store's pages.
     pages: Option<crate::store::workers::Workers>,
+    /// Upgrading in place: the binary, the trial under way (upgrading.rs).
+    upgrades: upgrading::Upgrades,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -192,6 +196,7 @@ impl Supervisor {
             archive: None,
             data_dir_lock: None,
             pages: None,
+            upgrades: upgrading::Upgrades::default(),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -208,7 +213,11 @@ impl Supervisor {
         let Some(setting) = &self.store else {
             return Ok(());
         };
-        self.data_dir_lock = Some(crate::store::lock(setting)?);
+        // Held already after an upgrade in place, or a failed one: taking it again through
+        // another descriptor would let it go when the first one closes (a POSIX lock).
+        if self.data_dir_lock.is_none() {
+            self.data_dir_lock = Some(crate::store::lock(setting)?);
+        }
         let store = crate::store::open(setting)?;
         let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
         let wake = Box::new(move || {
@@ -290,6 +299,7 @@ impl Supervisor {
     pub fn run(mut self) -> io::Result<()> {
         self.start_fork_server();
         self.start_archive()?;
+        self.archive_left_journals();
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.ready.is_empty() {
@@ -312,6 +322,7 @@ impl Supervisor {
                             archive.on_written();
                         }
                     }
+                    upgrading::TRIAL => self.on_trial_output(),
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
@@ -446,6 +457,7 @@ impl Supervisor {
             summary,
             self.challenges.next_deadline(),
             self.archive.as_ref().and_then(|a| a.deadline()),
+            self.upgrades.deadline(),
         ]
         .into_iter()
         .flatten()
@@ -463,6 +475,9 @@ impl Supervisor {
         self.on_exits(&got, Instant::now());
         if let Some(drain) = got.drain {
             self.on_drain(drain);
+        }
+        if got.upgrade {
+            self.on_upgrade_asked();
         }
         while self.handled_stops < got.stops {
             self.handled_stops += 1;
@@ -520,6 +535,7 @@ impl Supervisor {
     fn on_timers(&mut self, now: Instant) {
         self.log_summary(now);
         self.expire_challenges(now);
+        self.trial_timer(now);
         self.sweep_when_due(now, self.phase != Phase::Running);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
