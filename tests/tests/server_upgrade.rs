@@ -260,7 +260,7 @@ fn sessions_forked_by_the_supervisor_itself_survive_two_upgrades() {
 }
 
 #[test]
-#[ignore = "200 games and three upgrades: a minute in a debug build"]
+#[ignore = "200 games and three upgrades: slow on a loaded machine"]
 fn two_hundred_games_three_upgrades() {
     let longest = games_survive_upgrades(200, 20, 3, &[]);
     eprintln!(
@@ -301,4 +301,20 @@ fn a_binary_that_fails_its_trial_leaves_the_old_supervisor_serving() {
     up.upgrade();
     play_out(&mut b2, &mut w2, &mut Rng::new(2));
     up.server.wait_logs("exited with status 0", 2);
+}
+
+#[test]
+fn a_drained_host_stays_drained_after_an_upgrade() {
+    let mut up = Upgradable::start(10, &[]);
+    let out = Command::new(reversid_binary())
+        .args(["ctl", "drain", "--pid-file"])
+        .arg(&up.pid_file)
+        .output()
+        .expect("run reversid ctl drain");
+    assert!(out.status.success());
+    up.server.wait_log("draining: no new games");
+    up.upgrade();
+    let mut late = up.server.join();
+    late.expect(reversi_tests::Msg::Error);
+    up.server.wait_log("refused: draining");
 }

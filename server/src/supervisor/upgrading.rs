@@ -21,6 +21,7 @@ use super::{Bound, Phase, Supervisor, CONN_BASE};
 use crate::protocols::WireKind;
 use crate::terms::ResumeToken;
 use crate::upgrade::{self, state, trial::Trial, State};
+use reversi_games::registry::Module;
 
 /// The trial's output (`crate::upgrade::trial`).
 pub(super) const TRIAL: Token = Token(super::LISTENER_BASE + (1 << 15) + 1);
@@ -127,6 +128,9 @@ impl Supervisor {
         let Some(exe) = self.upgrades.exe.clone() else {
             return;
         };
+        if self.phase != Phase::Running {
+            return warn!("upgrade dropped: a shutdown began during its trial");
+        }
         let started = Instant::now();
         self.close_challenges();
         if let Some(archive) = self.archive.take() {
@@ -175,6 +179,7 @@ impl Supervisor {
         let now = Instant::now();
         State {
             next_id: self.next_id,
+            drained: self.drained,
             own_journal_dir: crate::journal_dir::own_path(),
             pid_file: self.upgrades.pid_file,
             data_lock: self.data_dir_lock.as_ref().map(AsRawFd::as_raw_fd),
@@ -214,9 +219,21 @@ impl Supervisor {
         }
     }
 
+    /// The waiting connections, the queued first in their queues' order (the new image
+    /// queues them again in the order it reads them).
     fn conn_states(&self) -> Vec<state::Conn> {
-        let conns = self.pending.indices().into_iter();
-        conns
+        let mut order: Vec<usize> = Vec::new();
+        for game in self.pending.waiting_games() {
+            order.extend(self.pending.queue_of(game));
+        }
+        let rest: Vec<usize> = self.pending.indices();
+        let rest = rest
+            .into_iter()
+            .filter(|i| !order.contains(i))
+            .collect::<Vec<_>>();
+        order.extend(rest);
+        order
+            .into_iter()
             .filter_map(|i| self.pending.get(i))
             .map(|c| state::Conn {
                 fd: c.stream.as_raw_fd(),
@@ -243,6 +260,7 @@ impl Supervisor {
     pub fn adopt(mut self, state: State) -> Self {
         let now = Instant::now();
         self.next_id = state.next_id;
+        self.drained = state.drained;
         // SAFETY: the old image left this descriptor open for us; we own it now.
         self.data_dir_lock = state
             .data_lock
@@ -325,7 +343,7 @@ impl Supervisor {
         let stream = unsafe { std::net::TcpStream::from_raw_fd(c.fd) };
         let _ = stream.set_nonblocking(true);
         let stream = mio::net::TcpStream::from_std(stream);
-        let Some(origin) = self.origin_of(&c.origin) else {
+        let Some(origin) = origin_of(&c.origin, |name| self.module(name)) else {
             return warn!(
                 "upgrade: {}: an unreadable origin {:?}: closed",
                 c.peer, c.origin
@@ -369,37 +387,40 @@ impl Supervisor {
         self.ready.push(Turn::Conn(index));
     }
 
-    fn module(&self, name: &str) -> Option<&'static reversi_games::registry::Module> {
+    fn module(&self, name: &str) -> Option<&'static Module> {
         self.games
             .modules
             .iter()
             .copied()
             .find(|m| m.info.name == name)
     }
+}
 
-    fn origin_of(&self, word: &str) -> Option<Origin> {
-        Some(match word {
-            "direct" => Origin::Direct { screened: false },
-            "screened" => Origin::Direct { screened: true },
-            "check" => Origin::Check,
-            "awaiting" => Origin::Awaiting { seed: None },
-            _ => match word.split_once('=')? {
-                ("relayed", via) => Origin::Relayed {
-                    via: via.parse().ok()?,
-                },
-                ("awaiting", seed) => Origin::Awaiting {
-                    seed: self.seed_of(seed)?,
-                },
-                _ => return None,
+type Lookup<'a> = dyn Fn(&str) -> Option<&'static Module> + 'a;
+
+/// The origin [`origin_word`] wrote; `module` finds a game by name.
+fn origin_of(word: &str, module: impl Fn(&str) -> Option<&'static Module>) -> Option<Origin> {
+    Some(match word {
+        "direct" => Origin::Direct { screened: false },
+        "screened" => Origin::Direct { screened: true },
+        "check" => Origin::Check,
+        "awaiting" => Origin::Awaiting { seed: None },
+        _ => match word.split_once('=')? {
+            ("relayed", via) => Origin::Relayed {
+                via: via.parse().ok()?,
             },
-        })
-    }
+            ("awaiting", seed) => Origin::Awaiting {
+                seed: seed_of(seed, &module)?,
+            },
+            _ => return None,
+        },
+    })
+}
 
-    /// `GAME/WIRE`, a seed listener's.
-    fn seed_of(&self, word: &str) -> Option<super::origin::Seed> {
-        let (game, wire) = word.split_once('/')?;
-        Some(Some((self.module(game)?, wire_of(wire)?)))
-    }
+/// `GAME/WIRE`, a seed listener's.
+fn seed_of(word: &str, module: &Lookup<'_>) -> Option<super::origin::Seed> {
+    let (game, wire) = word.split_once('/')?;
+    Some(Some((module(game)?, wire_of(wire)?)))
 }
 
 /// The game id of a journal named `.journal-<own>-<id>` (`crate::session::journal::path`).
@@ -454,4 +475,41 @@ pub fn inherited_listeners(state: &State, games: &crate::games::Games) -> io::Re
             Ok((mio::net::TcpListener::from_std(socket), local, seed))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_origin_reads_back_as_written() {
+        let all = reversi_games::registry::all();
+        let game: &'static Module = &all[0];
+        let find = |name: &str| all.iter().find(|m| m.info.name == name);
+        let origins = [
+            Origin::Direct { screened: false },
+            Origin::Direct { screened: true },
+            Origin::Check,
+            Origin::Relayed {
+                via: "10.0.0.1:443".parse().unwrap(),
+            },
+            Origin::Awaiting { seed: None },
+            Origin::Awaiting {
+                seed: Some((game, WireKind::Seed000)),
+            },
+        ];
+        for origin in origins {
+            assert_eq!(origin_of(&origin_word(origin), find), Some(origin));
+        }
+        assert_eq!(origin_of("relayed=nowhere", find), None);
+        assert_eq!(origin_of("awaiting=nogame/text", find), None);
+    }
+
+    #[test]
+    fn only_this_servers_journals_are_taken() {
+        assert_eq!(own_journal(".journal-77-12", 77), Some(12));
+        assert_eq!(own_journal(".journal-78-12", 77), None);
+        assert_eq!(own_journal(".journal-77-x", 77), None);
+        assert_eq!(own_journal("journal-77-12", 77), None);
+    }
 }

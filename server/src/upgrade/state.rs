@@ -23,6 +23,8 @@ const MAGIC: &str = "reversid-upgrade-state";
 pub struct State {
     /// The last game id given: the new image goes on from it.
     pub next_id: u64,
+    /// Told to take no new games (`reversid ctl drain`).
+    pub drained: bool,
     /// The server's own journal directory (`reversid-PID-NONCE-journals`), when it has one:
     /// running sessions write their journals there.
     pub own_journal_dir: Option<PathBuf>,
@@ -175,6 +177,9 @@ impl State {
             out.push('\n');
         };
         line(format_args!("next-id {}", self.next_id));
+        if self.drained {
+            line(format_args!("drained"));
+        }
         if let Some(dir) = &self.own_journal_dir {
             line(format_args!("own-journal-dir {}", path_hex(dir)));
         }
@@ -258,6 +263,7 @@ impl State {
     fn record(&mut self, fields: &[&str]) -> Result<(), Unreadable> {
         match fields {
             ["next-id", n] => self.next_id = number(n)?,
+            ["drained"] => self.drained = true,
             ["own-journal-dir", dir] => self.own_journal_dir = Some(unhex_path(dir)?),
             ["pid-file", fd] => self.pid_file = Some(number(fd)?),
             ["data-lock", fd] => self.data_lock = Some(number(fd)?),
@@ -318,6 +324,7 @@ impl State {
 /// The kinds this version writes: one of them with fields it cannot read is an error.
 const KNOWN: &[&str] = &[
     "next-id",
+    "drained",
     "own-journal-dir",
     "pid-file",
     "data-lock",
@@ -340,6 +347,7 @@ mod tests {
     fn sample() -> State {
         State {
             next_id: 41,
+            drained: true,
             own_journal_dir: Some(PathBuf::from("/tmp/a dir/reversid-1-00-journals")),
             pid_file: Some(7),
             data_lock: Some(8),
