@@ -106,8 +106,13 @@ fn run(cli: &Cli, inherited: Option<upgrade::State>) -> std::io::Result<()> {
         paths::check_dir("--record-dir", dir)?;
     }
     let store = cli.store.setting().map_err(std::io::Error::other)?;
-    if let Some(setting) = &store {
-        store::prepare(setting)?;
+    match (&store, &inherited) {
+        (Some(setting), None) => store::prepare(setting)?,
+        // After an upgrade in place the data directory's lock is held already: a POSIX
+        // lock, which taking and dropping again here would let go. The database is
+        // opened (its migrations applied) all the same.
+        (Some(setting), Some(_)) => drop(store::open(setting)?),
+        (None, _) => {}
     }
     let journals = cli.journals();
     let named_by = cli.journals_named_by();

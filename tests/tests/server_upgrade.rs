@@ -160,6 +160,20 @@ fn open_games(
     (pairs, waiting)
 }
 
+/// The games the store archived, summed over every image's "store: N games archived".
+fn archived(logs: &[String]) -> usize {
+    logs.iter()
+        .filter_map(|l| {
+            l.split("store: ")
+                .nth(1)?
+                .split(" games archived")
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum()
+}
+
 /// The running games a text client is told of.
 fn listed(addr: SocketAddr) -> String {
     let mut c = TextClient::connect(addr);
@@ -240,6 +254,11 @@ fn games_survive_upgrades(
         played
     );
     assert!(!logs.iter().any(|l| l.contains("refused")), "{logs:#?}");
+    // Each game stored once in the archive too: what every image stored, said as it
+    // handed over or stopped.
+    up.server.signal(reversi_tests::Signal::SIGTERM);
+    assert!(up.server.wait_exit().success());
+    assert_eq!(archived(&up.server.logs()), played);
     eprintln!(
         "{games} games, {queued} queued, {upgrades} upgrades: {tries} probes, the slowest {:.1} ms",
         longest.as_secs_f64() * 1000.0
@@ -317,4 +336,52 @@ fn a_drained_host_stays_drained_after_an_upgrade() {
     let mut late = up.server.join();
     late.expect(reversi_tests::Msg::Error);
     up.server.wait_log("refused: draining");
+}
+
+#[test]
+fn the_pid_file_and_data_directory_stay_locked_across_an_upgrade() {
+    let mut up = Upgradable::start(10, &[]);
+    up.upgrade();
+    // A second reversid with the same files must be refused at once, not start serving.
+    let second = |args: &[&std::ffi::OsStr]| {
+        let mut child = Command::new(reversid_binary())
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("TMPDIR", up.server.temp_dir().path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run a second reversid");
+        let deadline = Instant::now() + PATIENCE;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("a second reversid started with {args:?}: a lock was lost");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(!status.success());
+        let mut said = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+        said
+    };
+    let other = up._dir.path().join("other.pid");
+    let data = up.server.data_dir().path().as_os_str();
+    let said = second(&[
+        "--no-store".as_ref(),
+        "--pid-file".as_ref(),
+        up.pid_file.as_os_str(),
+    ]);
+    assert!(said.contains("another reversid is running"), "{said}");
+    let said = second(&[
+        "--pid-file".as_ref(),
+        other.as_os_str(),
+        "--data-dir".as_ref(),
+        data,
+    ]);
+    assert!(said.contains("another reversid uses it"), "{said}");
 }
