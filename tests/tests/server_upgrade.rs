@@ -385,3 +385,27 @@ fn the_pid_file_and_data_directory_stay_locked_across_an_upgrade() {
     ]);
     assert!(said.contains("another reversid uses it"), "{said}");
 }
+
+#[test]
+fn a_player_dropped_before_an_upgrade_takes_its_seat_back_after_it() {
+    let mut up = Upgradable::start(10, &["--grace", "60", "--fixed-colours"]);
+    let mut x = TextClient::join(up.server.addr(), "tictactoe");
+    x.next_is("GAME WAITING 1");
+    let mut o = TextClient::join(up.server.addr(), "tictactoe");
+    o.expect("GAME TEAM 2 O");
+    let token = o.next_is("GAME TOKEN ");
+    let token = token.split(' ').nth(2).unwrap().to_owned();
+    x.expect("READY");
+    x.send("MOVE b2");
+    o.expect("READY");
+    let _ = o.stream().shutdown(std::net::Shutdown::Both);
+    x.expect("GAME AWAY 2");
+    up.upgrade();
+    // The resume token is the new image's to check, and the seat the session's to give.
+    let mut back = TextClient::connect(up.server.addr());
+    back.send(&format!("GAME RESUME {token}"));
+    back.expect("GAME RESUMED 1");
+    back.expect("READY");
+    back.send("MOVE a1");
+    x.expect("GAME MOVED 2 a1");
+}
