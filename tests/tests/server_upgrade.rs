@@ -227,6 +227,18 @@ fn games_survive_upgrades(
         assert_eq!(listed(addr), format!("GAME SESSIONS {games}"));
     }
     let (longest, tries, failures) = prober.finish();
+    // Every image listens on the very sockets the first one bound.
+    let listening: Vec<String> = up
+        .server
+        .logs()
+        .into_iter()
+        .filter(|l| l.contains("listening on"))
+        .map(|l| l.split("] ").nth(1).unwrap_or_default().to_owned())
+        .collect();
+    let first = listening.len() / (upgrades + 1);
+    for image in listening.chunks(first) {
+        assert_eq!(image, &listening[..first]);
+    }
     assert_eq!(failures, 0, "{failures} of {tries} probes failed");
     talking.send("GAME LIST");
     assert_eq!(
@@ -275,7 +287,12 @@ fn twenty_games_play_on_through_an_upgrade_and_the_queue_is_carried_over() {
 fn sessions_forked_by_the_supervisor_itself_survive_two_upgrades() {
     // Their exit signal is a real-time one, which kills by default: it stays blocked
     // across exec until the new image has its handler.
-    games_survive_upgrades(6, 2, 2, &["--fork-directly"]);
+    games_survive_upgrades(
+        6,
+        2,
+        2,
+        &["--fork-directly", "--listen-seed", "duell=127.0.0.1:0"],
+    );
 }
 
 #[test]

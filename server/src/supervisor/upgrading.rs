@@ -456,19 +456,16 @@ pub fn inherited_listeners(state: &State, games: &crate::games::Games) -> io::Re
             // SAFETY: the old image left this listening socket open for us; we own it now.
             let socket = unsafe { std::net::TcpListener::from_raw_fd(l.fd) };
             socket.set_nonblocking(true)?;
+            let find = |name: &str| games.modules.iter().copied().find(|m| m.info.name == name);
             let seed = match &l.seed {
                 None => None,
                 Some((game, wire)) => {
-                    let module = games.modules.iter().copied().find(|m| m.info.name == game);
-                    Some((module, wire_of(wire)))
-                        .and_then(|(m, w)| Some((m?, w?)))
-                        .map(Some)
-                        .ok_or_else(|| {
-                            io::Error::other(format!(
-                                "upgrade: the listener {} is for {game}/{wire}, unknown here",
-                                l.addr
-                            ))
-                        })?
+                    seed_of(&format!("{game}/{wire}"), &find).ok_or_else(|| {
+                        io::Error::other(format!(
+                            "upgrade: the listener {} is for {game}/{wire}, unknown here",
+                            l.addr
+                        ))
+                    })?
                 }
             };
             let local: SocketAddr = socket.local_addr()?;
