@@ -47,6 +47,10 @@ impl Upgradable {
             &max,
             "--move-timeout",
             "300",
+            // At the session cap the games' first moves get the handshake timeout
+            // (TEXT-PROTOCOL.md §8.11): the test plays its games one after another.
+            "--handshake-timeout",
+            "300",
         ];
         args.extend_from_slice(extra);
         Upgradable {
