@@ -297,9 +297,12 @@ impl Supervisor {
 
     /// Runs until a shutdown completes.
     pub fn run(mut self) -> io::Result<()> {
-        self.start_fork_server();
-        self.start_archive()?;
-        self.archive_left_journals();
+        // After an upgrade in place, what connected meanwhile is served first (upgrading.rs).
+        let mut helpers_due = true;
+        if !self.took_over() {
+            self.start_helpers()?;
+            helpers_due = false;
+        }
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.ready.is_empty() {
@@ -332,6 +335,9 @@ impl Supervisor {
             self.serve_ready();
             self.on_timers(Instant::now());
             self.try_pair();
+            if std::mem::take(&mut helpers_due) {
+                self.start_helpers()?;
+            }
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();

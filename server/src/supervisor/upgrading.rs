@@ -294,6 +294,21 @@ impl Supervisor {
         self
     }
 
+    /// Whether this image took over from another (its helpers start after a first turn of
+    /// the loop: the connections that waited during the exec are served first).
+    pub(super) fn took_over(&self) -> bool {
+        self.upgrades.adopted
+    }
+
+    /// The fork server, the store's writer and page workers, and the journals an earlier
+    /// image left.
+    pub(super) fn start_helpers(&mut self) -> io::Result<()> {
+        self.start_fork_server();
+        self.start_archive()?;
+        self.archive_left_journals();
+        Ok(())
+    }
+
     /// After taking over: the journals of sessions that ended before the upgrade and
     /// whose games the old image's writer did not store go to this one's (the writer's
     /// start takes only other servers' journals: these bear this same pid).
