@@ -430,3 +430,14 @@ fn a_player_dropped_before_an_upgrade_takes_its_seat_back_after_it() {
     back.send("MOVE a1");
     x.expect("GAME MOVED 2 a1");
 }
+
+#[test]
+fn a_client_waiting_in_a_challenge_is_told_to_come_back() {
+    let mut up = Upgradable::start(10, &[]);
+    let mut inviter = TextClient::connect(up.server.addr());
+    inviter.send("GAME INVITE tictactoe");
+    inviter.next_is("GAME CODE ");
+    up.upgrade();
+    inviter.expect("ERROR server upgrading: challenge closed; connect again");
+    inviter.expect_closed(&[]);
+}
