@@ -75,7 +75,8 @@ pub struct Cli {
     pub fork_directly: bool,
 
     /// The binary an upgrade in place (SIGWINCH, `reversid ctl upgrade`) executes
-    /// (default: the path this one was started from, where a new version is installed).
+    /// (default: the file this one was started from, symbolic links resolved: give the link
+    /// here when a link names the installed version).
     #[arg(long, value_name = "PATH")]
     pub upgrade_binary: Option<PathBuf>,
 
