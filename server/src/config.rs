@@ -21,7 +21,9 @@ use crate::supervisor::{self, SupervisorConfig};
 /// reaped); a second one makes it fast (every session sends error to both players and exits). Only
 /// the server gets them: each game runs in a session of its own, out of the terminal's reach. SIGHUP reopens --log-file (for log
 /// rotation) and is otherwise only logged. SIGUSR1 drains the server (no new games; running
-/// ones finish; GET /health fails) and SIGUSR2 takes games again: `reversid ctl` sends them.
+/// ones finish; GET /health fails) and SIGUSR2 takes games again; SIGWINCH upgrades in place
+/// (the binary now at --upgrade-binary replaces this one; no game or connection is dropped):
+/// `reversid ctl` sends them.
 /// Logging goes to stderr (or --log-file), as text or as JSON lines (--log-format json), and is
 /// filtered with RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
@@ -72,6 +74,18 @@ pub struct Cli {
     #[arg(long)]
     pub fork_directly: bool,
 
+    /// The binary an upgrade in place (SIGWINCH, `reversid ctl upgrade`) executes
+    /// (default: the file this one was started from, symbolic links resolved: give the link
+    /// here when a link names the installed version).
+    #[arg(long, value_name = "PATH")]
+    pub upgrade_binary: Option<PathBuf>,
+
+    /// Only check that this binary could take over from a running reversid with this
+    /// command line (the trial run of an upgrade in place), print the state formats it
+    /// reads, and exit.
+    #[arg(long, hide = true)]
+    pub check_upgrade: bool,
+
     /// The directory reversid was started in, where its relative paths are read (--daemon
     /// moves to /); the fork server reads the command line there again.
     #[arg(skip)]
@@ -98,6 +112,7 @@ impl Cli {
             &mut self.pid_file,
             &mut self.log_file,
             &mut self.journal_dir,
+            &mut self.upgrade_binary,
         ]
         .into_iter()
         .flatten()

@@ -22,6 +22,10 @@ pub enum Order {
     Drain(Target),
     /// Take new games again (the same as SIGUSR2).
     Resume(Target),
+    /// Replace the running binary with the one now at its path, without closing the
+    /// listening sockets or ending a game (the same as SIGWINCH; spec/DEPLOY.md
+    /// "Upgrading in place"). The log says whether it did: "upgraded", or why not.
+    Upgrade(Target),
 }
 
 /// Which server.
@@ -35,17 +39,19 @@ pub struct Target {
 impl Order {
     /// Sends the order's signal to the server holding the pid file; says what it did.
     pub fn send(&self) -> io::Result<String> {
-        let (drain, target) = match self {
-            Order::Drain(target) => (Drain::Start, target),
-            Order::Resume(target) => (Drain::Stop, target),
+        let (signal, target, told) = match self {
+            Order::Drain(target) => (Drain::Start.signal(), target, "to drain"),
+            Order::Resume(target) => (Drain::Stop.signal(), target, "to take games again"),
+            Order::Upgrade(target) => (
+                crate::signals::UPGRADE_SIGNAL,
+                target,
+                "to upgrade in place (its log says how it went)",
+            ),
         };
         let pid = running_pid(&target.pid_file)?;
-        kill(Pid::from_raw(pid), drain.signal())
+        kill(Pid::from_raw(pid), signal)
             .map_err(|e| io::Error::other(format!("cannot signal reversid (pid {pid}): {e}")))?;
-        Ok(match drain {
-            Drain::Start => format!("reversid (pid {pid}) told to drain"),
-            Drain::Stop => format!("reversid (pid {pid}) told to take games again"),
-        })
+        Ok(format!("reversid (pid {pid}) told {told}"))
     }
 }
 

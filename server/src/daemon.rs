@@ -58,6 +58,22 @@ impl PidFile {
         })
     }
 
+    /// The pid file an upgraded image inherited, open and locked as `fd` (the pid is the
+    /// same: it stays written).
+    pub fn adopt(fd: std::os::fd::RawFd, path: &Path) -> PidFile {
+        PidFile {
+            // SAFETY: the image before the upgrade left this descriptor open for us.
+            file: unsafe { File::from_raw_fd(fd) },
+            path: path.to_owned(),
+            written: true,
+        }
+    }
+
+    /// The descriptor holding the lock (kept open across an upgrade in place).
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.file.as_raw_fd()
+    }
+
     /// Writes this process's pid into the file.
     pub fn write_pid(&mut self) -> io::Result<()> {
         self.file.set_len(0)?;
@@ -134,6 +150,19 @@ pub fn daemonize(ready: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
         return Err(e);
     }
     report.write_all(b"ok")?;
+    Ok(())
+}
+
+/// A daemon's working directory and umask, set again after an upgrade in place (which
+/// executed the new binary in the directory reversid was started in).
+pub fn back_to_root() -> io::Result<()> {
+    // SAFETY: umask and chdir have no preconditions.
+    unsafe {
+        libc::umask(0o022);
+        if libc::chdir(c"/".as_ptr()) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
     Ok(())
 }
 

@@ -18,6 +18,23 @@ use std::sync::OnceLock;
 
 use log::{debug, warn};
 
+/// The name of this server's own directory, chosen once per process (or inherited
+/// across an upgrade in place, which keeps the pid: `crate::upgrade`).
+static OWN_NAME: OnceLock<String> = OnceLock::new();
+
+/// The server's own directory, if it has chosen one.
+pub fn own_path() -> Option<PathBuf> {
+    OWN_NAME.get().map(|name| std::env::temp_dir().join(name))
+}
+
+/// After an upgrade in place: the own directory is the one the old image made (its
+/// running sessions write there). Call before anything names the directory.
+pub fn inherit_own(path: &Path) {
+    if let Some(name) = path.file_name() {
+        let _ = OWN_NAME.set(name.to_string_lossy().into_owned());
+    }
+}
+
 /// Where journals are kept, and whose the directory is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JournalDir {
@@ -31,8 +48,7 @@ impl JournalDir {
     /// This server's own directory under `parent` (the system's temporary directory).
     /// Its name is chosen once per process, so every call names the same directory.
     pub fn own_in(parent: &Path) -> JournalDir {
-        static NAME: OnceLock<String> = OnceLock::new();
-        let name = NAME
+        let name = OWN_NAME
             .get_or_init(|| format!("reversid-{}-{:016x}-journals", std::process::id(), nonce()));
         JournalDir::Own(parent.join(name))
     }

@@ -19,6 +19,7 @@ mod spawn;
 mod store;
 mod supervisor;
 mod terms;
+mod upgrade;
 
 use std::process::ExitCode;
 
@@ -52,9 +53,26 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    if cli.check_upgrade {
+        return check_upgrade(&cli);
+    }
+    // Before anything names the journal directory or starts a thread.
+    let inherited = match upgrade::inherited().transpose() {
+        Ok(state) => state,
+        Err(e) => {
+            eprintln!("reversid: cannot take over after an upgrade in place: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(dir) = inherited
+        .as_ref()
+        .and_then(|s| s.own_journal_dir.as_deref())
+    {
+        journal_dir::inherit_own(dir);
+    }
     log::choose(cli.log.log_format);
     log::init();
-    match run(&cli) {
+    match run(&cli, inherited) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // Once: stderr is the terminal, or the log file once it took over.
@@ -64,7 +82,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> std::io::Result<()> {
+/// `--check-upgrade`: the trial of an upgrade in place. The command line was read (a
+/// bad one failed already); the settings every part takes from it are made, then the
+/// state formats this binary reads are printed (`crate::upgrade::trial`).
+fn check_upgrade(cli: &Cli) -> ExitCode {
+    if let Err(e) = cli.store.setting() {
+        eprintln!("reversid --check-upgrade: {e}");
+        return ExitCode::FAILURE;
+    }
+    let _ = (cli.supervisor(), cli.games());
+    println!("{}", upgrade::check_line());
+    ExitCode::SUCCESS
+}
+
+fn run(cli: &Cli, inherited: Option<upgrade::State>) -> std::io::Result<()> {
     match daemon::raise_nofile() {
         Ok(limit) => ::log::info!("open files limit: {limit}"),
         Err(e) => warn!("cannot raise the open files limit: {e}"),
@@ -75,16 +106,24 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         paths::check_dir("--record-dir", dir)?;
     }
     let store = cli.store.setting().map_err(std::io::Error::other)?;
-    if let Some(setting) = &store {
-        store::prepare(setting)?;
+    match (&store, &inherited) {
+        (Some(setting), None) => store::prepare(setting)?,
+        // After an upgrade in place the data directory's lock is held already: a POSIX
+        // lock, which taking and dropping again here would let go. The database is
+        // opened (its migrations applied) all the same.
+        (Some(setting), Some(_)) => drop(store::open(setting)?),
+        (None, _) => {}
     }
     let journals = cli.journals();
     let named_by = cli.journals_named_by();
-    journals
-        .create()
-        .map_err(|e| paths::create_dir_error(named_by, journals.path(), e))?;
+    // After an upgrade in place the directory is the old image's, in use.
+    if inherited.is_none() {
+        journals
+            .create()
+            .map_err(|e| paths::create_dir_error(named_by, journals.path(), e))?;
+    }
     paths::check_dir(named_by, journals.path())?;
-    match serve(cli, store) {
+    match serve(cli, store, inherited) {
         // Every session has ended (or none started): no journal in it is needed unless
         // one was left behind, and then it is kept. (A daemon's parent _exits before this.)
         Ok(()) => {
@@ -114,19 +153,30 @@ impl From<std::io::Error> for Failure {
 }
 
 /// Sets up the listeners and the supervisor, detaches if asked, and serves until shutdown.
-fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
+fn serve(
+    cli: &Cli,
+    store: Option<store::Setting>,
+    inherited: Option<upgrade::State>,
+) -> Result<(), Failure> {
     if cli.daemon && cli.log_file.is_none() {
         warn!("--daemon without --log-file: the daemon's log goes nowhere");
     }
-    let mut pid_file = cli
-        .pid_file
-        .as_deref()
-        .map(|path| {
-            daemon::PidFile::lock(path).map_err(|e| paths::file_error("--pid-file", path, e))
-        })
-        .transpose()?;
+    let inherited_pid_file = inherited.as_ref().and_then(|s| s.pid_file);
+    let mut pid_file =
+        cli.pid_file
+            .as_deref()
+            .map(|path| match inherited_pid_file {
+                Some(fd) => Ok(daemon::PidFile::adopt(fd, path)),
+                None => daemon::PidFile::lock(path)
+                    .map_err(|e| paths::file_error("--pid-file", path, e)),
+            })
+            .transpose()?;
     let supervisor_config = cli.supervisor();
-    let listeners = supervisor::bind_all(&supervisor_config).map_err(address::bind_hint)?;
+    let games = cli.games();
+    let listeners = match &inherited {
+        Some(state) => supervisor::inherited_listeners(state, &games)?,
+        None => supervisor::bind_all(&supervisor_config).map_err(address::bind_hint)?,
+    };
     // Logged once set up, so that with --daemon they reach --log-file.
     let addresses: Vec<_> = listeners
         .iter()
@@ -134,7 +184,11 @@ fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
         .collect();
     // Everything that can fail is set up before detaching, so errors reach the terminal.
     let reopen = cli.log_file.clone();
-    let supervisor = Supervisor::new(cli.games(), supervisor_config, listeners)?
+    let exe = match &cli.upgrade_binary {
+        Some(path) => Some(path.clone()),
+        None => std::env::current_exe().ok(),
+    };
+    let mut supervisor = Supervisor::new(games, supervisor_config, listeners)?
         .with_store(store)
         .on_hangup(move || match &reopen {
             Some(path) => match log::redirect_stderr(path) {
@@ -143,6 +197,14 @@ fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
             },
             None => info!("SIGHUP ignored (no --log-file to reopen)"),
         });
+    if let Some(exe) = exe {
+        let fd = pid_file.as_ref().map(daemon::PidFile::fd);
+        supervisor = supervisor.upgrades_from(exe, cli.start_dir.clone(), fd);
+    }
+    let upgraded = inherited.is_some();
+    if let Some(state) = inherited {
+        supervisor = supervisor.adopt(state);
+    }
     let log_file = cli.log_file.clone();
     let set_up = |pid_file: &mut Option<daemon::PidFile>| -> std::io::Result<()> {
         if let Some(pid_file) = pid_file {
@@ -156,7 +218,11 @@ fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
         }
         Ok(())
     };
-    if cli.daemon {
+    if cli.daemon && upgraded {
+        // Detached already; the upgrade was executed in the start directory.
+        daemon::back_to_root()?;
+        set_up(&mut pid_file)?;
+    } else if cli.daemon {
         daemon::daemonize(|| set_up(&mut pid_file))?;
         log::refresh_pid();
     } else {
@@ -172,8 +238,9 @@ fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
         }
     }
     info!(
-        "reversid {} started (pid {})",
+        "reversid {} {} (pid {})",
         env!("CARGO_PKG_VERSION"),
+        if upgraded { "took over" } else { "started" },
         std::process::id()
     );
     supervisor.run().map_err(Failure::Serving)?;

@@ -25,6 +25,11 @@ impl Outbox {
         self.buf.len() - self.sent
     }
 
+    /// The bytes still to be written (an upgrade hands them over).
+    pub fn unsent(&self) -> &[u8] {
+        &self.buf[self.sent..]
+    }
+
     pub fn is_empty(&self) -> bool {
         self.pending() == 0
     }

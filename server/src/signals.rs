@@ -31,6 +31,8 @@ static SIGCHLD: AtomicBool = AtomicBool::new(false);
 static STOP: AtomicUsize = AtomicUsize::new(0);
 /// The last of SIGUSR1 (drain) and SIGUSR2 (resume) since the last take: [`Drain`] as a byte.
 static DRAIN: AtomicU8 = AtomicU8::new(NO_DRAIN_NEWS);
+/// SIGWINCH arrived: the operator asks for an upgrade in place (spec/DEPLOY.md).
+static UPGRADE: AtomicBool = AtomicBool::new(false);
 const NO_DRAIN_NEWS: u8 = 0;
 const DRAIN_START: u8 = 1;
 const DRAIN_STOP: u8 = 2;
@@ -63,7 +65,13 @@ pub const SUPERVISOR: &[Signal] = &[
     Signal::SIGHUP,
     Signal::SIGUSR1,
     Signal::SIGUSR2,
+    UPGRADE_SIGNAL,
 ];
+
+/// The signal that asks the supervisor to upgrade in place (`reversid ctl upgrade`).
+/// Not SIGUSR2 as in nginx: that one already takes games again after a drain. SIGWINCH
+/// is ignored by default, so sent to a reversid that cannot upgrade it does no harm.
+pub const UPGRADE_SIGNAL: Signal = Signal::SIGWINCH;
 
 /// The signal session children send their parent when they exit (see the module doc).
 pub fn exit_signal() -> libc::c_int {
@@ -86,6 +94,8 @@ pub struct Pending {
     pub sigchld: bool,
     /// The last drain or resume asked for, if any.
     pub drain: Option<Drain>,
+    /// An upgrade in place was asked for.
+    pub upgrade: bool,
 }
 
 /// A pid in the pipe is written as a tag byte and four bytes; a plain wake-up as one 0 byte.
@@ -111,6 +121,7 @@ extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut 
         }
         libc::SIGUSR1 => DRAIN.store(DRAIN_START, Ordering::SeqCst),
         libc::SIGUSR2 => DRAIN.store(DRAIN_STOP, Ordering::SeqCst),
+        libc::SIGWINCH => UPGRADE.store(true, Ordering::SeqCst),
         _ if !info.is_null() => {
             if signo == libc::SIGCHLD {
                 SIGCHLD.store(true, Ordering::SeqCst);
@@ -211,6 +222,7 @@ impl SelfPipe {
                 DRAIN_STOP => Some(Drain::Stop),
                 _ => None,
             },
+            upgrade: UPGRADE.swap(false, Ordering::SeqCst),
         }
     }
 }
@@ -241,6 +253,7 @@ pub fn reset_in_child() {
     HANGUP.store(false, Ordering::SeqCst);
     STOP.store(0, Ordering::SeqCst);
     DRAIN.store(NO_DRAIN_NEWS, Ordering::SeqCst);
+    UPGRADE.store(false, Ordering::SeqCst);
     SWEEP.store(false, Ordering::SeqCst);
     SIGCHLD.store(false, Ordering::SeqCst);
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
@@ -305,6 +318,16 @@ mod tests {
         signal::raise(Signal::SIGUSR1).unwrap();
         signal::raise(Signal::SIGUSR2).unwrap();
         assert_eq!(pipe.take().drain, Some(Drain::Stop));
+    }
+
+    #[test]
+    fn an_upgrade_is_asked_once() {
+        let _one = SIGNALS.lock().unwrap();
+        let mut pipe = SelfPipe::install(&[UPGRADE_SIGNAL]).unwrap();
+        assert!(!pipe.take().upgrade);
+        signal::raise(UPGRADE_SIGNAL).unwrap();
+        assert!(pipe.take().upgrade);
+        assert!(!pipe.take().upgrade);
     }
 
     #[test]

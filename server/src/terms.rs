@@ -53,6 +53,23 @@ pub struct ShownRating {
     pub provisional: bool,
 }
 
+impl std::str::FromStr for ShownRating {
+    type Err = ();
+
+    /// Reads what `Display` writes: `1532`, `1500?`.
+    fn from_str(text: &str) -> Result<ShownRating, ()> {
+        let (points, provisional) = match text.strip_suffix('?') {
+            Some(points) => (points, true),
+            None => (text, false),
+        };
+        let points = points.parse().map_err(|_| ())?;
+        Ok(ShownRating {
+            points,
+            provisional,
+        })
+    }
+}
+
 impl fmt::Display for ShownRating {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mark = if self.provisional { "?" } else { "" };

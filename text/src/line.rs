@@ -110,17 +110,22 @@ pub enum Opening {
     TooLong,
 }
 
-/// Whether `byte` may stand in an opening line (before its LF): printable ASCII, tab, CR.
+/// Whether `byte` may start an opening line: printable ASCII, tab, CR. (Further on, the
+/// line may hold any UTF-8 but control characters: names are Unicode.)
 pub fn is_opening_text(byte: u8) -> bool {
     matches!(byte, b' '..=b'~' | b'\t' | b'\r')
 }
 
 /// Reads the opening line at the front of `input`. Each byte is judged as it arrives,
-/// so a stream that is not text is known at its first bad byte.
+/// so a stream that is not text is known at its first bad byte (a UTF-8 sequence cut at
+/// the end of what came is judged when the rest comes).
 pub fn opening_line(input: &[u8]) -> Opening {
     let window = &input[..input.len().min(MAX_LINE)];
-    let bad = window.iter().take_while(|&&b| b != b'\n');
-    if let Some(&bad) = bad.clone().find(|&&b| !is_opening_text(b)) {
+    let (line, whole) = match window.iter().position(|&b| b == b'\n') {
+        Some(end) => (&window[..end], true),
+        None => (window, false),
+    };
+    if let Some(bad) = first_not_opening(line, whole) {
         return Opening::NotText(bad);
     }
     match line_end(input) {
@@ -133,6 +138,26 @@ pub fn opening_line(input: &[u8]) -> Opening {
         }
         Ok(None) => Opening::Incomplete,
         Err(_) => Opening::TooLong,
+    }
+}
+
+/// The first byte of `line` (no LF in it) that no opening line holds: an ASCII control
+/// other than tab and CR, a byte that is not UTF-8, or the first byte of a C1 control.
+/// A UTF-8 sequence cut at the end is not judged yet unless the line is `whole`.
+fn first_not_opening(line: &[u8], whole: bool) -> Option<u8> {
+    let (text, broken) = match std::str::from_utf8(line) {
+        Ok(text) => (text, None),
+        Err(e) => {
+            let valid = &line[..e.valid_up_to()];
+            let text = std::str::from_utf8(valid).unwrap_or_default();
+            let cut = e.error_len().is_none() && !whole;
+            (text, (!cut).then(|| line[e.valid_up_to()]))
+        }
+    };
+    let is_opening = |c: char| matches!(c, '\t' | '\r') || !c.is_control();
+    match text.char_indices().find(|&(_, c)| !is_opening(c)) {
+        Some((at, _)) => Some(text.as_bytes()[at]),
+        None => broken,
     }
 }
 
@@ -181,7 +206,7 @@ mod tests {
     }
 
     #[test]
-    fn an_opening_line_is_printable_ascii_judged_byte_by_byte() {
+    fn an_opening_line_is_text_judged_byte_by_byte() {
         assert_eq!(opening_line(b"GAME"), Opening::Incomplete);
         assert_eq!(
             opening_line(b" GAME LIST\r\nMOVE"),
@@ -191,7 +216,19 @@ mod tests {
             }
         );
         assert_eq!(opening_line(b"G\x01"), Opening::NotText(0x01));
-        assert_eq!(opening_line("G\u{e9}\n".as_bytes()), Opening::NotText(0xc3));
+        // UTF-8 beyond the first byte: names are Unicode.
+        let named = "GAME NAME Zo\u{eb}\n".as_bytes();
+        assert!(
+            matches!(opening_line(named), Opening::Line { text, .. } if text == "GAME NAME Zo\u{eb}")
+        );
+        // A sequence cut where the input ends waits for the rest; a broken one is refused.
+        assert_eq!(opening_line(&named[..13]), Opening::Incomplete);
+        assert_eq!(opening_line(b"GAME \xc3("), Opening::NotText(0xc3));
+        assert_eq!(opening_line(b"GAME \xff"), Opening::NotText(0xff));
+        assert_eq!(opening_line(b"GAME caf\xe9\n"), Opening::NotText(0xe9));
+        // C1 controls (U+0085) and DEL are controls too.
+        assert_eq!(opening_line("G\u{85}".as_bytes()), Opening::NotText(0xc2));
+        assert_eq!(opening_line(b"G\x7f"), Opening::NotText(0x7f));
         assert_eq!(opening_line(&[b'G'; MAX_LINE]), Opening::TooLong);
         let mut longest = vec![b'G'; MAX_LINE - 1];
         longest.push(b'\n');

@@ -102,7 +102,8 @@ fn not_text_before_a_game(target: &Target) -> Judged {
     let mut conn = Conn::open(target.addr, "client")?;
     conn.send("GAME VERSION")?;
     conn.next_starts("GAME VERSION 1 ")?;
-    conn.send_raw("GAME TYPE caf\u{e9}\n".as_bytes())?;
+    // Not UTF-8 (Unicode itself is text: names are Unicode).
+    conn.send_raw(b"GAME TYPE caf\xe9\n")?;
     binary_error(&mut conn)
 }
 

@@ -83,6 +83,16 @@ impl Workers {
     pub fn answers(&self) -> Vec<Done> {
         self.done.try_iter().collect()
     }
+
+    /// Stops taking jobs, lets the threads answer what is queued and end, and gives
+    /// every answer not taken yet.
+    pub fn finish(mut self) -> Vec<Done> {
+        self.jobs = None;
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+        self.answers()
+    }
 }
 
 impl Drop for Workers {

@@ -136,6 +136,19 @@ impl Supervisor {
             Some(workers) => workers.answers(),
             None => return,
         };
+        self.deliver(answers);
+    }
+
+    /// Ends the account workers (an upgrade in place: threads end at exec) once they have
+    /// answered what is queued, and delivers those answers.
+    pub(super) fn finish_players(&mut self) {
+        if let Some(workers) = self.players.workers.take() {
+            let answers = workers.finish();
+            self.deliver(answers);
+        }
+    }
+
+    fn deliver(&mut self, answers: Vec<Done>) {
         for Done {
             ticket: (index, ticket),
             answer,

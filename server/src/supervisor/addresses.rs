@@ -303,6 +303,11 @@ impl Hosts {
         self.spend_starts(host, 1.0, now);
     }
 
+    /// A running game of `host` adopted by an upgrade: counted, costing no start.
+    pub fn game_adopted(&mut self, host: Host) {
+        self.record(host).sessions += 1;
+    }
+
     /// `host` lost a game within [`FAST_LOSS`] of its start: it pays more for that start.
     pub fn lost_fast(&mut self, host: Host, now: Instant) {
         self.spend_starts(host, FAST_LOSS_COST, now);

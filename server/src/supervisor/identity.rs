@@ -95,6 +95,42 @@ impl Identity {
     }
 }
 
+/// An identity in words, as an upgrade in place carries it to the new image:
+/// `guest NAME` or `account ID NAME [GAME=RATING…]`; none for an anonymous connection.
+pub fn to_words(identity: &Identity) -> Option<String> {
+    match identity {
+        Identity::Anonymous => None,
+        Identity::Guest(name) => Some(format!("guest {}", name.as_str())),
+        Identity::Account(signed) => {
+            let mut words = format!("account {} {}", signed.id.0, signed.name.as_str());
+            for (game, rating) in &signed.ratings {
+                words.push_str(&format!(" {game}={rating}"));
+            }
+            Some(words)
+        }
+    }
+}
+
+/// Reads what [`to_words`] wrote; `None` for anything else.
+pub fn from_words(text: &str) -> Option<Identity> {
+    let mut words = text.split(' ');
+    match (words.next()?, words.next()?) {
+        ("guest", name) if words.next().is_none() => Some(Identity::Guest(Name::new(name).ok()?)),
+        ("account", id) => {
+            let id = AccountId(id.parse().ok()?);
+            let name = Name::new(words.next()?).ok()?;
+            let ratings = words
+                .map(|word| {
+                    let (game, rating) = word.split_once('=')?;
+                    Some((game.to_owned(), rating.parse().ok()?))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(Identity::Account(Signed { id, name, ratings }))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,5 +291,45 @@ mod tests {
             Identity::Anonymous.seat_player("reversi"),
             SeatPlayer::Anonymous
         );
+    }
+
+    #[test]
+    fn identities_cross_an_upgrade_in_words() {
+        let name = |n: &str| Name::new(n).unwrap();
+        let account = Identity::Account(Signed {
+            id: AccountId(7),
+            name: name("Zoë"),
+            ratings: vec![
+                (
+                    "reversi".into(),
+                    ShownRating {
+                        points: 1532,
+                        provisional: false,
+                    },
+                ),
+                (
+                    "tictactoe".into(),
+                    ShownRating {
+                        points: 1500,
+                        provisional: true,
+                    },
+                ),
+            ],
+        });
+        for identity in [Identity::Guest(name("bob")), account] {
+            let words = to_words(&identity).unwrap();
+            assert_eq!(from_words(&words), Some(identity), "{words}");
+        }
+        assert_eq!(to_words(&Identity::Anonymous), None);
+        for bad in [
+            "",
+            "guest",
+            "guest a b",
+            "account x Bob",
+            "account 1 Bob reversi=high",
+            "root 1",
+        ] {
+            assert_eq!(from_words(bad), None, "{bad:?}");
+        }
     }
 }

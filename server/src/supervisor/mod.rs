@@ -25,6 +25,7 @@ mod reaper;
 mod sessions;
 pub mod tokens;
 mod turns;
+mod upgrading;
 mod waiting;
 
 use std::io;
@@ -44,6 +45,7 @@ use origin::Seed;
 use pending::{Pending, State};
 use reaper::Children;
 use turns::{ReadyList, Turn};
+pub use upgrading::inherited_listeners;
 
 const SIGNAL: Token = Token(0);
 /// The store's writer has written games (`crate::store::archive`), or the account workers
@@ -133,6 +135,8 @@ pub struct Supervisor {
     pages: Option<crate::store::workers::Workers>,
     /// Players' requests: the account workers and the sign-in limits (accounts.rs).
     players: accounts::Players,
+    /// Upgrading in place: the binary, the trial under way (upgrading.rs).
+    upgrades: upgrading::Upgrades,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -198,6 +202,7 @@ impl Supervisor {
             data_dir_lock: None,
             pages: None,
             players: accounts::Players::default(),
+            upgrades: upgrading::Upgrades::default(),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -214,7 +219,11 @@ impl Supervisor {
         let Some(setting) = &self.store else {
             return Ok(());
         };
-        self.data_dir_lock = Some(crate::store::lock(setting)?);
+        // Held already after an upgrade in place, or a failed one: taking it again through
+        // another descriptor would let it go when the first one closes (a POSIX lock).
+        if self.data_dir_lock.is_none() {
+            self.data_dir_lock = Some(crate::store::lock(setting)?);
+        }
         let store = crate::store::open(setting)?;
         let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
         let players = std::sync::Arc::clone(&waker);
@@ -301,8 +310,12 @@ impl Supervisor {
 
     /// Runs until a shutdown completes.
     pub fn run(mut self) -> io::Result<()> {
-        self.start_fork_server();
-        self.start_archive()?;
+        // After an upgrade in place, what connected meanwhile is served first (upgrading.rs).
+        let mut helpers_due = true;
+        if !self.took_over() {
+            self.start_helpers()?;
+            helpers_due = false;
+        }
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.ready.is_empty() {
@@ -326,6 +339,7 @@ impl Supervisor {
                         }
                         self.on_player_answers();
                     }
+                    upgrading::TRIAL => self.on_trial_output(),
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
@@ -335,6 +349,9 @@ impl Supervisor {
             self.serve_ready();
             self.on_timers(Instant::now());
             self.try_pair();
+            if std::mem::take(&mut helpers_due) {
+                self.start_helpers()?;
+            }
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();
@@ -460,6 +477,7 @@ impl Supervisor {
             summary,
             self.challenges.next_deadline(),
             self.archive.as_ref().and_then(|a| a.deadline()),
+            self.upgrades.deadline(),
         ]
         .into_iter()
         .flatten()
@@ -477,6 +495,9 @@ impl Supervisor {
         self.on_exits(&got, Instant::now());
         if let Some(drain) = got.drain {
             self.on_drain(drain);
+        }
+        if got.upgrade {
+            self.on_upgrade_asked();
         }
         while self.handled_stops < got.stops {
             self.handled_stops += 1;
@@ -534,6 +555,7 @@ impl Supervisor {
     fn on_timers(&mut self, now: Instant) {
         self.log_summary(now);
         self.expire_challenges(now);
+        self.trial_timer(now);
         self.sweep_when_due(now, self.phase != Phase::Running);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);

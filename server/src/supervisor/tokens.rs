@@ -26,6 +26,13 @@ impl Tokens {
         found.same_as(token).then_some(seat)
     }
 
+    /// Every token, with its game and seat (an upgrade hands them over).
+    pub fn iter(&self) -> impl Iterator<Item = (&ResumeToken, u64, u8)> {
+        self.seats
+            .iter()
+            .map(|(token, &(id, seat))| (token, id, seat))
+    }
+
     /// Game `id` ended: its tokens are good for nothing now.
     pub fn forget_game(&mut self, id: u64) {
         self.seats.retain(|_, &mut (game, _)| game != id);

@@ -217,7 +217,7 @@ mod tests {
                 "{first:#04x}"
             );
         }
-        for bad in ["GA\u{1}ME", "G\u{e9}\n"] {
+        for bad in ["GA\u{1}ME", "G\u{85}\n", "GAME NAME Zo\u{9f}\n"] {
             match text(Stage::Handshake, bad) {
                 Verdict::Close { farewell, .. } => {
                     assert_eq!(farewell, WireKind::refusal(None, ""))

@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn what_is_no_line_is_told_so_and_control_frames_are_answered() {
-        let not_text = client_frame(1, "G\u{e9}".as_bytes(), [1; 4]);
+        let not_text = client_frame(1, "G\u{85}".as_bytes(), [1; 4]);
         let binary = client_frame(2, b"x", [1; 4]);
         for frame in [not_text, binary] {
             match web(Stage::Handshake, &frame) {
