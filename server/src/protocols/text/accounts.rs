@@ -193,7 +193,12 @@ pub fn loggable(line: &str) -> Option<String> {
     let (command, rest) = command(line)?;
     let shown = match command.as_str() {
         "REGISTER" | "SIGNIN" => match split_word(rest) {
-            Some((word, more)) if !more.trim().is_empty() => format!("{word} <password>"),
+            // The first word only if it is a name: a token or a password typed first
+            // (`GAME SIGNIN rvt_… extra`, `GAME SIGNIN secret words`) is no name.
+            Some((word, more)) if !more.trim().is_empty() => match Name::new(word) {
+                Ok(_) => format!("{word} <password>"),
+                Err(_) => "<hidden> <password>".to_owned(),
+            },
             Some((word, _)) => match ApiToken::parse(word) {
                 Some(token) => format!("<token {}>", token.id()),
                 None => "<hidden>".to_owned(),
@@ -475,6 +480,15 @@ mod tests {
                 "GAME SIGNIN <token 0123456789abcdef>",
             ),
             ("GAME SIGNIN hunter2hunter2", "GAME SIGNIN <hidden>"),
+            // A token or a password where the name goes, with more after it.
+            (
+                &format!("GAME SIGNIN {token} now"),
+                "GAME SIGNIN <hidden> <password>",
+            ),
+            (
+                "GAME REGISTER hunter2!! hunter2!!",
+                "GAME REGISTER <hidden> <password>",
+            ),
         ] {
             assert_eq!(loggable(line).as_deref(), Some(shown), "{line}");
         }
