@@ -76,14 +76,9 @@ impl Players {
             Request::SignIn(Credentials::Password { name, .. }) => {
                 self.sign_ins.attempt(address, name, now_ms)
             }
+            // A token is limited by its whole id, apart from every account's name.
             Request::SignIn(Credentials::Token(token)) => {
-                // A token is limited by its id, as a name would be (`t` + 15 of its digits
-                // is a valid name no one can hold: names are keyed apart from these).
-                let id = token.id().as_str();
-                match Name::new(&format!("t{}", &id[..15])) {
-                    Ok(key) => self.sign_ins.attempt(address, &key, now_ms),
-                    Err(_) => Ok(()),
-                }
+                self.sign_ins.attempt_token(address, token.id(), now_ms)
             }
             _ => Ok(()),
         }
@@ -243,6 +238,16 @@ mod tests {
             assert!(players.attempt(from, &token(&secret), 0).is_ok());
         }
         assert!(players.attempt(there, &token("ff"), 0).is_err());
+        // ... and its guesses hold back neither another token nor the account whose name
+        // reads like its id (the key was once `t` + 15 of its digits, a valid name).
+        let other = format!("rvt_0123456789abcde0_{}", "ff".repeat(32));
+        let other = Request::SignIn(Credentials::Token(ApiToken::parse(&other).unwrap()));
+        assert!(players.attempt(there, &other, 0).is_ok());
+        let lookalike = Request::SignIn(Credentials::Password {
+            name: Name::new("t0123456789abcde").unwrap(),
+            password: Password::new("wrong horse").unwrap(),
+        });
+        assert!(players.attempt(there, &lookalike, 0).is_ok());
         // Other requests are not sign-ins.
         for _ in 0..100 {
             assert!(players.attempt(here, &Request::Tokens, 0).is_ok());
