@@ -26,6 +26,13 @@ pub const REGISTRATIONS: Limits = Limits {
     max_keys: 100_000,
 };
 
+// An export's answer fits in what a waiting connection may leave unread (with its
+// `GAME FILE` line), so a reader that is slow is not closed for it.
+const _: () = assert!(
+    crate::store::accounts::EXPORT_MAX_BYTES + 1024 < super::turns::OUT_LIMIT,
+    "GAME EXPORT's bound must stay under a waiting connection's OUT_LIMIT"
+);
+
 const NO_STORE: &str = "this server keeps no accounts (--no-store)";
 const BUSY: &str = "the server is busy; try again";
 
