@@ -675,6 +675,31 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    proptest::proptest! {
+        /// A `seat` line of any words reads as a seat or refuses the journal, never panics;
+        /// one the session wrote reads back as the player it wrote.
+        #[test]
+        fn any_seat_line_reads_or_is_refused(
+            words in proptest::collection::vec("[0-9]{1,3}|guest|account|[a-zA-Z]\\PC{0,6}|", 0..5),
+            n in 0usize..3,
+            raw in "[a-zA-Z][a-zA-Z0-9_.-]{2,12}",
+        ) {
+            let header = "game tictactoe id 6 players a:1 b:2 c:3";
+            let _ = read(&format!("{header}\nseat {}\n", words.join(" ")));
+            let Ok(name) = Name::new(&raw) else { return Ok(()) };
+            let players = [
+                SeatPlayer::Guest(name.clone()),
+                SeatPlayer::Account { id: AccountId(n as i64 + 1), name, rating: None },
+            ];
+            let mut seats = vec![SeatPlayer::Anonymous; 3];
+            seats[n] = players[n % 2].clone();
+            let written = Journal::new(PathBuf::from("unused"), header, None)
+                .with_players(false, &seats);
+            let back = read(&written.header).unwrap();
+            proptest::prop_assert_eq!(back.seats, seats);
+        }
+    }
+
     fn read_old(text: &str) -> Contents {
         read(text).unwrap()
     }
