@@ -35,6 +35,9 @@ const _: () = assert!(
 
 const NO_STORE: &str = "this server keeps no accounts (--no-store)";
 const BUSY: &str = "the server is busy; try again";
+/// The store is on but its account workers could not start: no name can be checked, so
+/// none is taken (a guest could otherwise take an account's name).
+const NO_WORKERS: &str = "accounts are unavailable on this server now (the store failed at start)";
 
 /// The supervisor's part: the workers (none without a store), the limits, the tickets.
 #[derive(Default)]
@@ -43,6 +46,8 @@ pub struct Players {
     sign_ins: SignInLimiter,
     registrations: Option<SignInLimiter>,
     next_ticket: u64,
+    /// The store is on, but the workers failed to start.
+    failed: bool,
 }
 
 impl Players {
@@ -50,7 +55,20 @@ impl Players {
     pub fn start(&mut self, setting: &crate::store::Setting, wake: Arc<dyn Fn() + Send + Sync>) {
         match Workers::start(setting, wake) {
             Ok(workers) => self.workers = Some(workers),
-            Err(e) => error!("cannot start the account workers: {e}; accounts are off"),
+            Err(e) => {
+                error!("cannot start the account workers: {e}; accounts are off");
+                self.failed = true;
+            }
+        }
+    }
+
+    /// The answer to `request` when there are no workers: with `--no-store` a guest's name
+    /// is taken unchecked (there are no accounts), and nothing else is served.
+    fn unserved(&self, request: Request) -> Result<Answer, String> {
+        match request {
+            _ if self.failed => Err(NO_WORKERS.to_owned()),
+            Request::Name(name) => Ok(Answer::Guest(name.as_str().to_owned())),
+            _ => Err(NO_STORE.to_owned()),
         }
     }
 
@@ -107,12 +125,8 @@ impl Supervisor {
             return self.apply(index, Ok(Answer::SignedOut), None);
         }
         if self.players.workers.is_none() {
-            return match request {
-                Request::Name(name) => {
-                    self.apply(index, Ok(Answer::Guest(name.as_str().to_owned())), None)
-                }
-                _ => self.tell(index, &Told::Error(NO_STORE.to_owned())),
-            };
+            let answer = self.players.unserved(request);
+            return self.apply(index, answer, None);
         }
         let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
         if let Err(limit) = self.players.attempt(peer.ip(), &request, now_ms) {
@@ -209,6 +223,29 @@ mod tests {
             name: Name::new(name).unwrap(),
             password: Password::new("correct horse").unwrap(),
         }
+    }
+
+    #[test]
+    fn without_workers_a_guest_is_unchecked_only_when_there_is_no_store() {
+        let bob = || Request::Name(Name::new("Alice").unwrap());
+        let mut players = Players::default();
+        assert_eq!(players.unserved(bob()), Ok(Answer::Guest("Alice".into())));
+        assert_eq!(players.unserved(Request::Tokens), Err(NO_STORE.to_owned()));
+        // A store whose workers failed to start: an account's name cannot be checked.
+        let dir = std::env::temp_dir().join(format!("reversid-noworkers-{}", std::process::id()));
+        std::fs::write(&dir, b"a file where the data directory should be").unwrap();
+        let setting = crate::store::Setting {
+            database: reversi_store::Database::Sqlite(dir.clone()),
+            data_dir: dir.clone(),
+        };
+        players.start(&setting, Arc::new(|| {}));
+        std::fs::remove_file(&dir).unwrap();
+        assert!(players.workers.is_none());
+        assert_eq!(players.unserved(bob()), Err(NO_WORKERS.to_owned()));
+        assert_eq!(
+            players.unserved(Request::Tokens),
+            Err(NO_WORKERS.to_owned())
+        );
     }
 
     #[test]
