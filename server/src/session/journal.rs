@@ -15,6 +15,8 @@
 //! seat <n> guest <name>                   seat n (from 0, in the header's order) is a guest
 //! seat <n> account <id> <name>            seat n is the account numbered id, called name
 //! <team name> <notation>\t<ms>            a move, and the ms since the last one (or the start)
+//! away <team name>                        that team's seat dropped and is held (§5.5)
+//! back <team name>                        it came back
 //! round <n>                               a rematch round starts (then its `started`)
 //! finished <unix ms> <end> <teams> <result> <why…>   the round ended (see [`finished_line`])
 //! aborted <why>                           the supervisor's: the session died
@@ -316,6 +318,9 @@ fn read_line(contents: &mut Contents, line: &str) -> Option<()> {
         }),
         "finished" => round.end = Some(read_end(rest)?),
         "aborted" => contents.aborted = Some(rest.to_owned()),
+        // A seat's absences: the archive keeps none (they were once read as moves of a
+        // team called `away`, and a game with a drop never reached the archive).
+        "away" | "back" => {}
         "unwritten" => {
             let mut words = rest.splitn(3, ' ');
             let round = words.next()?.parse().ok()?;
@@ -673,6 +678,16 @@ mod tests {
         assert!(!old.rated);
         assert_eq!(old.seats, [SeatPlayer::Anonymous, SeatPlayer::Anonymous]);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_seats_absences_are_not_moves() {
+        let text = "game tictactoe id 6 players a:1 b:2\nstarted 1\nX b2\t40\naway O\nback O\nO a1\t9\naway O\n";
+        let read = read(text).unwrap();
+        let moves: Vec<&str> = (read.rounds[0].moves.iter())
+            .map(|m| m.notation.as_str())
+            .collect();
+        assert_eq!(moves, ["b2", "a1"]);
     }
 
     proptest::proptest! {
