@@ -11,6 +11,7 @@ use std::hash::Hash;
 use std::net::IpAddr;
 
 use crate::names::Name;
+use crate::secret::TokenId;
 
 /// One limit: `burst` attempts at once, then one every `interval_ms`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -111,8 +112,24 @@ impl SignInLimiter {
     /// An attempt from `address` to sign in as `account` at `now_ms`: counted
     /// against both limits if both allow it; refused (and not counted) if not.
     pub fn attempt(&mut self, address: IpAddr, account: &Name, now_ms: u64) -> Result<(), TooMany> {
+        self.attempt_as(address, account.key().to_owned(), now_ms)
+    }
+
+    /// An attempt from `address` to sign in with an API token whose id is `token`: the
+    /// token's id is limited as an account's name is, under a key no name's can equal
+    /// (a name's key holds no control character), so guessing secrets of one token is
+    /// slowed whatever the address, and never counts against an account's name.
+    pub fn attempt_token(
+        &mut self,
+        address: IpAddr,
+        token: &TokenId,
+        now_ms: u64,
+    ) -> Result<(), TooMany> {
+        self.attempt_as(address, format!("\0token {token}"), now_ms)
+    }
+
+    fn attempt_as(&mut self, address: IpAddr, account: String, now_ms: u64) -> Result<(), TooMany> {
         let address = address_key(address);
-        let account = account.key().to_owned();
         let by_address = self.addresses.wait(&address, now_ms);
         let by_account = self.accounts.wait(&account, now_ms);
         if by_address > 0 || by_account > 0 {
@@ -211,6 +228,25 @@ mod tests {
             limiter.attempt(ip("10.0.0.1"), &name("alice"), 1000),
             Ok(())
         );
+    }
+
+    #[test]
+    fn a_token_is_limited_by_its_id_apart_from_every_name() {
+        let mut limiter = SignInLimiter::new(Limits::ADDRESS, SMALL);
+        let token = TokenId::parse("0123456789abcdef").unwrap();
+        let other = TokenId::parse("0123456789abcde0").unwrap();
+        // The name that the token's id with a letter before it would make.
+        let lookalike = name("t0123456789abcde");
+        for n in 0..3 {
+            let address = ip(&format!("10.0.0.{n}"));
+            assert_eq!(limiter.attempt_token(address, &token, 0), Ok(()));
+        }
+        let refused = limiter.attempt_token(ip("10.0.1.1"), &token, 0);
+        assert!(refused.unwrap_err().per_account);
+        assert_eq!(limiter.attempt_token(ip("10.0.1.1"), &other, 0), Ok(()));
+        for _ in 0..3 {
+            assert_eq!(limiter.attempt(ip("10.0.2.1"), &lookalike, 0), Ok(()));
+        }
     }
 
     #[test]

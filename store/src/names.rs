@@ -60,6 +60,9 @@ pub enum NameError {
     Start(char),
     Character(char),
     Reserved,
+    /// Letters of two of the Latin, Greek and Cyrillic scripts: `Аlice` with a Cyrillic `А`
+    /// would pass for `Alice`.
+    MixedScripts,
 }
 
 impl fmt::Display for NameError {
@@ -75,6 +78,10 @@ impl fmt::Display for NameError {
                 "a name holds letters, digits, '-', '_' and '.' only, not {c:?}"
             ),
             NameError::Reserved => write!(f, "that name is reserved"),
+            NameError::MixedScripts => write!(
+                f,
+                "a name's letters are Latin, Greek or Cyrillic, not a mix (look-alikes)"
+            ),
         }
     }
 }
@@ -98,6 +105,9 @@ impl Name {
         }
         if let Some(bad) = display.chars().find(|&c| !allowed(c)) {
             return Err(NameError::Character(bad));
+        }
+        if mixes_scripts(&display) {
+            return Err(NameError::MixedScripts);
         }
         let key = key(&display);
         if RESERVED.contains(&key.as_str()) {
@@ -125,6 +135,42 @@ impl fmt::Display for Name {
 
 fn allowed(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
+/// The scripts whose letters look alike (`a`/`а`/`α`, `o`/`о`/`ο`, `p`/`р`/`ρ`, …), by
+/// their Unicode blocks; other letters (CJK, Arabic, …), digits and `-_.` belong to none.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Latin,
+    Greek,
+    Cyrillic,
+}
+
+fn script(c: char) -> Option<Script> {
+    match u32::from(c) {
+        0x41..=0x5A | 0x61..=0x7A | 0xC0..=0x24F | 0x250..=0x2AF | 0x1D00..=0x1DBF => {
+            Some(Script::Latin)
+        }
+        0x1E00..=0x1EFF | 0x2C60..=0x2C7F | 0xA720..=0xA7FF | 0xAB30..=0xAB6F => {
+            Some(Script::Latin)
+        }
+        0xFF21..=0xFF3A | 0xFF41..=0xFF5A => Some(Script::Latin),
+        0x370..=0x3FF | 0x1F00..=0x1FFF => Some(Script::Greek),
+        0x400..=0x52F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F => {
+            Some(Script::Cyrillic)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `name` has letters of two of the look-alike scripts (the UTS #39 mixed-script
+/// test, for these three: a whole-script look-alike, all Cyrillic, still passes).
+fn mixes_scripts(name: &str) -> bool {
+    let mut scripts = name.chars().filter_map(script);
+    let Some(first) = scripts.next() else {
+        return false;
+    };
+    scripts.any(|s| s != first)
 }
 
 /// NFKC folds compatibility forms, lower case folds case; NFC again because
@@ -182,6 +228,33 @@ mod tests {
             ("ali\tce", '\t'),
         ] {
             assert_eq!(Name::new(raw), Err(NameError::Character(bad)), "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn latin_greek_and_cyrillic_letters_do_not_mix() {
+        // `А` (U+0410, Cyrillic), `ο` (U+03BF, Greek), `е` (U+0435, Cyrillic).
+        // A name and its transliteration side by side mix too.
+        for raw in [
+            "\u{410}lice",
+            "B\u{3bf}b",
+            "Alic\u{435}",
+            "\u{3b1}\u{430}x",
+            "Иван.Ivanov2",
+        ] {
+            assert_eq!(Name::new(raw), Err(NameError::MixedScripts), "{raw:?}");
+        }
+        // One script each, with digits and marks, and scripts that do not look alike.
+        for raw in [
+            "Алиса",
+            "Σωκράτης",
+            "Ørjan_2",
+            "Zoë",
+            "山田Taro",
+            "Ａｌｉｃｅ",
+        ] {
+            let got = Name::new(raw);
+            assert!(got.is_ok(), "{raw:?}: {got:?}");
         }
     }
 

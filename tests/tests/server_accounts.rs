@@ -367,6 +367,61 @@ fn a_rated_game_played_to_its_end_moves_both_ratings() {
     assert_ne!(signed, "GAME SIGNEDIN Alice tictactoe=1500?");
 }
 
+/// A rated game's loser cannot dodge the rating by leaving: a seat that drops and does not
+/// come back in its grace loses by abandonment, and the archive moves both ratings.
+#[test]
+fn a_rated_game_abandoned_by_a_player_still_moves_both_ratings() {
+    let server = Server::start(&["--fixed-colours", "--grace", "1"]);
+    let mut alice = registered(&server, "Alice");
+    let mut bob = registered(&server, "Bob");
+    alice.send("GAME INVITE tictactoe side=1 rated");
+    let code = alice
+        .next_is("GAME CODE ")
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .to_owned();
+    bob.send(&format!("GAME JOIN {code}"));
+    bob.expect("GAME TEAM 2");
+    alice.expect("READY");
+    alice.send("MOVE b2");
+    bob.expect("READY");
+    let _ = bob.stream().shutdown(std::net::Shutdown::Both);
+    alice.expect("GAME AWAY 2 0");
+    alice.send("GAME CLAIM WIN");
+    alice.expect("GAME OVER 1 ");
+    drop(alice);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let mut c = TextClient::connect(server.addr());
+        c.send("GAME HISTORY Bob");
+        let first = c.recv().unwrap();
+        if first.starts_with("GAME ARCHIVED ") {
+            assert!(first.ends_with(" 1-0 rated Alice Bob"), "{first}");
+            c.expect("GAME HISTORY 1");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not archived: {first}; {:#?}",
+            server.logs()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    for (name, moved) in [("Alice", "up"), ("Bob", "down")] {
+        let mut c = TextClient::connect(server.addr());
+        let signed = answer(&mut c, &format!("GAME SIGNIN {name} {PASSWORD}"));
+        let rating: u32 = signed
+            .strip_prefix(&format!("GAME SIGNEDIN {name} tictactoe="))
+            .and_then(|r| r.trim_end_matches('?').parse().ok())
+            .unwrap_or_else(|| panic!("{name} has no tictactoe rating: {signed}"));
+        match moved {
+            "up" => assert!(rating > 1500, "{signed}"),
+            _ => assert!(rating < 1500, "{signed}"),
+        }
+    }
+}
+
 /// What one half of the figures' run measured.
 #[derive(Default)]
 struct Figures {

@@ -15,6 +15,8 @@
 //! seat <n> guest <name>                   seat n (from 0, in the header's order) is a guest
 //! seat <n> account <id> <name>            seat n is the account numbered id, called name
 //! <team name> <notation>\t<ms>            a move, and the ms since the last one (or the start)
+//! away <team name>                        that team's seat dropped and is held (§5.5)
+//! back <team name>                        it came back
 //! round <n>                               a rematch round starts (then its `started`)
 //! finished <unix ms> <end> <teams> <result> <why…>   the round ended (see [`finished_line`])
 //! aborted <why>                           the supervisor's: the session died
@@ -316,6 +318,9 @@ fn read_line(contents: &mut Contents, line: &str) -> Option<()> {
         }),
         "finished" => round.end = Some(read_end(rest)?),
         "aborted" => contents.aborted = Some(rest.to_owned()),
+        // A seat's absences: the archive keeps none (they were once read as moves of a
+        // team called `away`, and a game with a drop never reached the archive).
+        "away" | "back" => {}
         "unwritten" => {
             let mut words = rest.splitn(3, ' ');
             let round = words.next()?.parse().ok()?;
@@ -673,6 +678,41 @@ mod tests {
         assert!(!old.rated);
         assert_eq!(old.seats, [SeatPlayer::Anonymous, SeatPlayer::Anonymous]);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_seats_absences_are_not_moves() {
+        let text = "game tictactoe id 6 players a:1 b:2\nstarted 1\nX b2\t40\naway O\nback O\nO a1\t9\naway O\n";
+        let read = read(text).unwrap();
+        let moves: Vec<&str> = (read.rounds[0].moves.iter())
+            .map(|m| m.notation.as_str())
+            .collect();
+        assert_eq!(moves, ["b2", "a1"]);
+    }
+
+    proptest::proptest! {
+        /// A `seat` line of any words reads as a seat or refuses the journal, never panics;
+        /// one the session wrote reads back as the player it wrote.
+        #[test]
+        fn any_seat_line_reads_or_is_refused(
+            words in proptest::collection::vec("[0-9]{1,3}|guest|account|[a-zA-Z]\\PC{0,6}|", 0..5),
+            n in 0usize..3,
+            raw in "[a-zA-Z][a-zA-Z0-9_.-]{2,12}",
+        ) {
+            let header = "game tictactoe id 6 players a:1 b:2 c:3";
+            let _ = read(&format!("{header}\nseat {}\n", words.join(" ")));
+            let Ok(name) = Name::new(&raw) else { return Ok(()) };
+            let players = [
+                SeatPlayer::Guest(name.clone()),
+                SeatPlayer::Account { id: AccountId(n as i64 + 1), name, rating: None },
+            ];
+            let mut seats = vec![SeatPlayer::Anonymous; 3];
+            seats[n] = players[n % 2].clone();
+            let written = Journal::new(PathBuf::from("unused"), header, None)
+                .with_players(false, &seats);
+            let back = read(&written.header).unwrap();
+            proptest::prop_assert_eq!(back.seats, seats);
+        }
     }
 
     fn read_old(text: &str) -> Contents {

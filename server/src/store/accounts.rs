@@ -22,6 +22,11 @@ use crate::terms::ShownRating;
 const THREADS: usize = 2;
 const QUEUE: usize = 64;
 
+/// The most bytes a `GAME EXPORT` answer sends: a waiting connection is closed with more than
+/// `supervisor::turns::OUT_LIMIT` (256 KiB) unsent, so a larger file is refused with a line
+/// that says so rather than cut off with the connection.
+pub const EXPORT_MAX_BYTES: usize = 192 * 1024;
+
 /// The one answer to a wrong password and to an unknown name alike (no account enumeration).
 pub const WRONG_PASSWORD: &str = "wrong name or password";
 
@@ -291,8 +296,25 @@ fn result(outcome: &Outcome) -> String {
     }
 }
 
-/// The game as a file: JSON, or its kind's own format (which `format` must be, if given).
+/// The game as a file: JSON, or its kind's own format (which `format` must be, if given);
+/// refused when its lines would be over [`EXPORT_MAX_BYTES`].
 fn file(game: &reversi_store::StoredGame, format: Option<Format>) -> Result<Answer, String> {
+    let answer = whole_file(game, format)?;
+    let Answer::File { text, .. } = &answer else {
+        return Ok(answer);
+    };
+    // Each line goes as `GAME LINE line\n`; the `GAME FILE` line before them is short.
+    let told = text.len() + text.lines().count() * "GAME LINE \n".len();
+    if told > EXPORT_MAX_BYTES {
+        return Err(format!(
+            "game {} is too long to export here ({told} bytes; at most {EXPORT_MAX_BYTES})",
+            game.id
+        ));
+    }
+    Ok(answer)
+}
+
+fn whole_file(game: &reversi_store::StoredGame, format: Option<Format>) -> Result<Answer, String> {
     let id = game.id.to_string();
     if format == Some(Format::Json) {
         let text = export::json(game);
@@ -476,6 +498,48 @@ mod tests {
             format: None,
         };
         assert_eq!(error(store, export, None), "no game h:9 in the archive");
+    }
+
+    #[test]
+    fn an_export_too_long_to_send_is_refused_with_its_size() {
+        use reversi_store::{Ending, MoveRecord, StoredGame, StoredSeat};
+        let seat = |team, name: &str| StoredSeat {
+            team,
+            name: name.into(),
+            account: None,
+            before: None,
+            after: None,
+        };
+        let game = |moves: usize| StoredGame {
+            id: GameId::new("h:1").unwrap(),
+            kind: "tictactoe".into(),
+            mode: reversi_store::Mode::Casual,
+            time_control: String::new(),
+            seed: 0,
+            seats: vec![seat(0, "bob"), seat(1, ANONYMOUS)],
+            moves: (0..moves)
+                .map(|n| MoveRecord {
+                    team: (n % 2) as u8,
+                    notation: "b2".into(),
+                    took_ms: 1000,
+                })
+                .collect(),
+            outcome: Outcome::Win {
+                team: 0,
+                ending: Ending::Rules,
+            },
+            why: "X wins".into(),
+            started: UnixMillis(0),
+            ended: UnixMillis(1),
+            host: "h".into(),
+        };
+        assert!(file(&game(5), Some(Format::Json)).is_ok());
+        let why = file(&game(50_000), Some(Format::Json)).unwrap_err();
+        assert!(
+            why.starts_with("game h:1 is too long to export here (")
+                && why.ends_with("at most 196608)"),
+            "{why}"
+        );
     }
 
     #[test]

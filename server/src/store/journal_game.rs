@@ -130,7 +130,9 @@ fn outcome(end: &RoundEnd) -> Outcome {
         "normal" | "illegal" => Ending::Rules,
         "quit" => Ending::Resignation,
         "timeout" => Ending::Time,
-        "drop" | "malformed" => Ending::Abandonment,
+        // `left`/`left-draw`: a seat dropped and did not come back in its grace, and the
+        // opponent claimed the game (a rated game's ratings move, whatever the end).
+        "drop" | "malformed" | "left" | "left-draw" => Ending::Abandonment,
         _ => Ending::Aborted,
     };
     match (end.winner, ending) {
@@ -238,6 +240,41 @@ mod tests {
         assert_eq!(twice.mode, Mode::Casual, "one account in two seats");
         let unrated = game_of("seat 0 account 5 Alice\nseat 1 account 6 Bob\n");
         assert_eq!(unrated.mode, Mode::Casual, "not a rated challenge");
+    }
+
+    /// A player who drops and does not come back loses (or draws, as the opponent
+    /// claimed) by abandonment: the game is not aborted, and a rated one moves ratings.
+    #[test]
+    fn a_seat_that_left_loses_or_draws_by_abandonment() {
+        let game_of = |end: &str, winner| {
+            let end = finished_line(2000, end, &[0, 1], winner, "claimed");
+            let text = format!(
+                "game tictactoe id 9 players a:1 b:2\nrated\nseat 0 account 5 Alice\n\
+                 seat 1 account 6 Bob\nstarted 1000\nX b2\t40\n{end}\n"
+            );
+            games(&read(&text).unwrap(), &ORIGIN).unwrap().remove(0)
+        };
+        let left = game_of("left", Some(Some(0)));
+        assert_eq!(
+            (left.mode, left.outcome),
+            (
+                Mode::Rated,
+                Outcome::Win {
+                    team: 0,
+                    ending: Ending::Abandonment
+                }
+            )
+        );
+        assert_eq!(
+            game_of("left-draw", Some(None)).outcome,
+            Outcome::Draw {
+                ending: Ending::Abandonment
+            }
+        );
+        // Ends with no result stay aborted: no one moved, everyone left, a shutdown.
+        for end in ["never-started", "deserted", "aborted"] {
+            assert_eq!(game_of(end, None).outcome, Outcome::Aborted, "{end}");
+        }
     }
 
     #[test]

@@ -26,8 +26,18 @@ pub const REGISTRATIONS: Limits = Limits {
     max_keys: 100_000,
 };
 
+// An export's answer fits in what a waiting connection may leave unread (with its
+// `GAME FILE` line), so a reader that is slow is not closed for it.
+const _: () = assert!(
+    crate::store::accounts::EXPORT_MAX_BYTES + 1024 < super::turns::OUT_LIMIT,
+    "GAME EXPORT's bound must stay under a waiting connection's OUT_LIMIT"
+);
+
 const NO_STORE: &str = "this server keeps no accounts (--no-store)";
 const BUSY: &str = "the server is busy; try again";
+/// The store is on but its account workers could not start: no name can be checked, so
+/// none is taken (a guest could otherwise take an account's name).
+const NO_WORKERS: &str = "accounts are unavailable on this server now (the store failed at start)";
 
 /// The supervisor's part: the workers (none without a store), the limits, the tickets.
 #[derive(Default)]
@@ -36,6 +46,8 @@ pub struct Players {
     sign_ins: SignInLimiter,
     registrations: Option<SignInLimiter>,
     next_ticket: u64,
+    /// The store is on, but the workers failed to start.
+    failed: bool,
 }
 
 impl Players {
@@ -43,7 +55,20 @@ impl Players {
     pub fn start(&mut self, setting: &crate::store::Setting, wake: Arc<dyn Fn() + Send + Sync>) {
         match Workers::start(setting, wake) {
             Ok(workers) => self.workers = Some(workers),
-            Err(e) => error!("cannot start the account workers: {e}; accounts are off"),
+            Err(e) => {
+                error!("cannot start the account workers: {e}; accounts are off");
+                self.failed = true;
+            }
+        }
+    }
+
+    /// The answer to `request` when there are no workers: with `--no-store` a guest's name
+    /// is taken unchecked (there are no accounts), and nothing else is served.
+    fn unserved(&self, request: Request) -> Result<Answer, String> {
+        match request {
+            _ if self.failed => Err(NO_WORKERS.to_owned()),
+            Request::Name(name) => Ok(Answer::Guest(name.as_str().to_owned())),
+            _ => Err(NO_STORE.to_owned()),
         }
     }
 
@@ -76,14 +101,9 @@ impl Players {
             Request::SignIn(Credentials::Password { name, .. }) => {
                 self.sign_ins.attempt(address, name, now_ms)
             }
+            // A token is limited by its whole id, apart from every account's name.
             Request::SignIn(Credentials::Token(token)) => {
-                // A token is limited by its id, as a name would be (`t` + 15 of its digits
-                // is a valid name no one can hold: names are keyed apart from these).
-                let id = token.id().as_str();
-                match Name::new(&format!("t{}", &id[..15])) {
-                    Ok(key) => self.sign_ins.attempt(address, &key, now_ms),
-                    Err(_) => Ok(()),
-                }
+                self.sign_ins.attempt_token(address, token.id(), now_ms)
             }
             _ => Ok(()),
         }
@@ -105,12 +125,8 @@ impl Supervisor {
             return self.apply(index, Ok(Answer::SignedOut), None);
         }
         if self.players.workers.is_none() {
-            return match request {
-                Request::Name(name) => {
-                    self.apply(index, Ok(Answer::Guest(name.as_str().to_owned())), None)
-                }
-                _ => self.tell(index, &Told::Error(NO_STORE.to_owned())),
-            };
+            let answer = self.players.unserved(request);
+            return self.apply(index, answer, None);
         }
         let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
         if let Err(limit) = self.players.attempt(peer.ip(), &request, now_ms) {
@@ -223,6 +239,29 @@ mod tests {
     }
 
     #[test]
+    fn without_workers_a_guest_is_unchecked_only_when_there_is_no_store() {
+        let bob = || Request::Name(Name::new("Alice").unwrap());
+        let mut players = Players::default();
+        assert_eq!(players.unserved(bob()), Ok(Answer::Guest("Alice".into())));
+        assert_eq!(players.unserved(Request::Tokens), Err(NO_STORE.to_owned()));
+        // A store whose workers failed to start: an account's name cannot be checked.
+        let dir = std::env::temp_dir().join(format!("reversid-noworkers-{}", std::process::id()));
+        std::fs::write(&dir, b"a file where the data directory should be").unwrap();
+        let setting = crate::store::Setting {
+            database: reversi_store::Database::Sqlite(dir.clone()),
+            data_dir: dir.clone(),
+        };
+        players.start(&setting, Arc::new(|| {}));
+        std::fs::remove_file(&dir).unwrap();
+        assert!(players.workers.is_none());
+        assert_eq!(players.unserved(bob()), Err(NO_WORKERS.to_owned()));
+        assert_eq!(
+            players.unserved(Request::Tokens),
+            Err(NO_WORKERS.to_owned())
+        );
+    }
+
+    #[test]
     fn registrations_are_limited_per_address_and_sign_ins_per_account_or_token() {
         let mut players = Players::default();
         let (here, there): (IpAddr, IpAddr) =
@@ -256,6 +295,16 @@ mod tests {
             assert!(players.attempt(from, &token(&secret), 0).is_ok());
         }
         assert!(players.attempt(there, &token("ff"), 0).is_err());
+        // ... and its guesses hold back neither another token nor the account whose name
+        // reads like its id (the key was once `t` + 15 of its digits, a valid name).
+        let other = format!("rvt_0123456789abcde0_{}", "ff".repeat(32));
+        let other = Request::SignIn(Credentials::Token(ApiToken::parse(&other).unwrap()));
+        assert!(players.attempt(there, &other, 0).is_ok());
+        let lookalike = Request::SignIn(Credentials::Password {
+            name: Name::new("t0123456789abcde").unwrap(),
+            password: Password::new("wrong horse").unwrap(),
+        });
+        assert!(players.attempt(there, &lookalike, 0).is_ok());
         // Other requests are not sign-ins.
         for _ in 0..100 {
             assert!(players.attempt(here, &Request::Tokens, 0).is_ok());

@@ -193,7 +193,12 @@ pub fn loggable(line: &str) -> Option<String> {
     let (command, rest) = command(line)?;
     let shown = match command.as_str() {
         "REGISTER" | "SIGNIN" => match split_word(rest) {
-            Some((word, more)) if !more.trim().is_empty() => format!("{word} <password>"),
+            // The first word only if it is a name: a token or a password typed first
+            // (`GAME SIGNIN rvt_… extra`, `GAME SIGNIN secret words`) is no name.
+            Some((word, more)) if !more.trim().is_empty() => match Name::new(word) {
+                Ok(_) => format!("{word} <password>"),
+                Err(_) => "<hidden> <password>".to_owned(),
+            },
             Some((word, _)) => match ApiToken::parse(word) {
                 Some(token) => format!("<token {}>", token.id()),
                 None => "<hidden>".to_owned(),
@@ -475,6 +480,15 @@ mod tests {
                 "GAME SIGNIN <token 0123456789abcdef>",
             ),
             ("GAME SIGNIN hunter2hunter2", "GAME SIGNIN <hidden>"),
+            // A token or a password where the name goes, with more after it.
+            (
+                &format!("GAME SIGNIN {token} now"),
+                "GAME SIGNIN <hidden> <password>",
+            ),
+            (
+                "GAME REGISTER hunter2!! hunter2!!",
+                "GAME REGISTER <hidden> <password>",
+            ),
         ] {
             assert_eq!(loggable(line).as_deref(), Some(shown), "{line}");
         }
@@ -484,6 +498,87 @@ mod tests {
             label: "bot".into(),
         };
         assert!(!format!("{new:?}").contains(&"ab".repeat(32)));
+    }
+
+    mod fuzzed {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A players' command, in any case, and then anything a line may hold.
+        fn line() -> impl Strategy<Value = String> {
+            let command = prop::sample::select(vec![
+                "NAME",
+                "REGISTER",
+                "SIGNIN",
+                "signin",
+                "SIGNOUT",
+                "APITOKEN",
+                "APITOKENS",
+                "HISTORY",
+                "EXPORT",
+            ]);
+            let word =
+                "([a-zA-Z0-9_.~@\\]\"-]{0,12}|rvt_[0-9a-f]{16}_[0-9a-f]{64}|[0-9]{1,4}|\\PC{0,8})";
+            let rest = prop::collection::vec(word, 0..5).prop_map(|w| w.join(" "));
+            (command, rest).prop_map(|(c, rest)| format!("GAME {c} {rest}"))
+        }
+
+        proptest! {
+            /// Any line gets a request or one clear ERROR line, and never a panic.
+            #[test]
+            fn every_players_line_is_a_request_or_one_error_line(line in line()) {
+                for stage in [Stage::Handshake, Stage::Queued] {
+                    match answer(&lobby(), stage, &line, line.len()) {
+                        Some(Verdict::Player { used, .. }) => prop_assert_eq!(used, line.len()),
+                        Some(Verdict::Reply { bytes, .. }) => {
+                            let text = String::from_utf8(bytes).unwrap();
+                            prop_assert!(text.starts_with("ERROR ") && text.len() > 7, "{}", text);
+                            prop_assert_eq!(text.matches('\n').count(), 1, "{}", text);
+                        }
+                        other => prop_assert!(false, "{line}: {other:?}"),
+                    }
+                }
+            }
+
+            /// What the log shows of a sign-in or a registration is its command, a name at
+            /// most, and placeholders: never the words after the first.
+            #[test]
+            fn the_log_never_shows_what_follows_the_name(
+                command in prop::sample::select(vec!["SIGNIN", "REGISTER"]),
+                first in "[a-zA-Z0-9_]{1,25}|rvt_[0-9a-f]{16}_[0-9a-f]{64}",
+                secret in "[ -~]{1,40}",
+            ) {
+                let shown = loggable(&format!("game {command} {first} {secret}")).unwrap();
+                let after = shown.strip_prefix(&format!("GAME {command} ")).unwrap();
+                let name_ok = Name::new(&first).is_ok();
+                let words: Vec<&str> = after.split(' ').collect();
+                match words.as_slice() {
+                    [shown_first, "<password>"] => prop_assert!(
+                        (name_ok && *shown_first == first) || *shown_first == "<hidden>",
+                        "{}", shown
+                    ),
+                    [only] => prop_assert!(only.starts_with('<'), "{}", shown),
+                    _ => prop_assert!(false, "{}", shown),
+                }
+            }
+
+            /// A name, once valid, is one word that no format around it can misread: no
+            /// blank or control, nothing of `Name@address`, `name~`, GGF's `]`, PDN's `"`.
+            #[test]
+            fn a_valid_name_is_one_safe_word(raw in "\\PC{1,24}|[a-zA-Z][a-zA-Z0-9_.@~\\]\"-]{2,20}") {
+                if let Ok(name) = Name::new(&raw) {
+                    let shown = name.as_str();
+                    prop_assert!((3..=20).contains(&shown.chars().count()));
+                    prop_assert!(
+                        !shown.chars().any(|c| c.is_whitespace()
+                            || c.is_control()
+                            || matches!(c, '@' | '~' | ']' | '[' | '"' | '\\' | ';')),
+                        "{:?}", shown
+                    );
+                    prop_assert_eq!(Name::new(shown), Ok(name.clone()));
+                }
+            }
+        }
     }
 
     #[test]
