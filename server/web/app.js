@@ -297,6 +297,7 @@ async function showMine() {
   $("game").hidden = true;
   $("mine").hidden = false;
   document.body.dataset.view = "mine";
+  $("mine").dataset.state = "loading";
   try {
     const got = await ask([`GAME SIGNIN ${me.token.secret}`, "GAME HISTORY"], (l) => /^GAME HISTORY \d+$/.test(l));
     const rows = got.filter((l) => l.startsWith("GAME ARCHIVED")).map(archivedRow);
@@ -306,6 +307,7 @@ async function showMine() {
     $("mine-none").hidden = false;
     $("mine-none").textContent = `Cannot list your games: ${e.message}`;
   }
+  $("mine").dataset.state = "listed";
 }
 
 function link(href, text) {
@@ -1356,10 +1358,13 @@ function render() {
  * provisional), a guest's name, or "anonymous". */
 function seatItem(seat) {
   const span = document.createElement("span");
-  span.className = `player ${seat.kind}`;
+  span.className = "player";
+  span.dataset.kind = seat.kind;
   if (seat.kind === "account") {
     span.append(link(`/players/${encodeURIComponent(seat.name)}`, seat.name));
-    if (seat.rating !== "-") span.append(" ", Object.assign(document.createElement("span"), { className: "rating", textContent: seat.rating }));
+    // "-": no rated game of this kind yet.
+    const rating = seat.rating === "-" ? "unrated" : seat.rating;
+    span.append(" ", Object.assign(document.createElement("span"), { className: "rating", textContent: rating }));
   } else {
     span.textContent = seat.kind === "guest" ? `${seat.name} (guest)` : "anonymous";
   }
@@ -1501,23 +1506,11 @@ function fillSides() {
   }));
 }
 
-/** On load: a link's #join=CODE joins that challenge (the fragment is removed, so a
- * reload resumes rather than joins again); else a token this tab kept resumes. */
+/** On load: a link's #join=CODE or #watch=ID is followed (then a reload resumes rather
+ * than joins again); else a token this tab kept resumes; else the lobby. */
 function start() {
   fillGames();
-  const watching = location.hash.match(/^#watch=([^&]+)$/);
-  if (watching) {
-    history.replaceState(null, "", location.pathname + location.search);
-    const id = decodeURIComponent(watching[1]);
-    watch(id, null);
-    return;
-  }
-  const join = location.hash.match(/^#join=([0-9.\- ]+)$/);
-  if (join) {
-    history.replaceState(null, "", location.pathname + location.search);
-    joinCode(decodeURIComponent(join[1]), null);
-    return;
-  }
+  if (followLink()) return;
   const saved = sessionStorage.getItem(RESUME_KEY);
   if (saved) {
     try {
@@ -1529,6 +1522,23 @@ function start() {
   }
   showLobby();
 }
+
+/** A link's #watch=ID watches that game, #join=CODE joins that challenge; false if the
+ * address has neither. The fragment is removed, so a reload does not do it again. */
+function followLink() {
+  const watching = location.hash.match(/^#watch=([^&]+)$/);
+  const join = location.hash.match(/^#join=([0-9.\- ]+)$/);
+  if (!watching && !join) return false;
+  history.replaceState(null, "", location.pathname + location.search);
+  if (watching) watch(decodeURIComponent(watching[1]), null);
+  else joinCode(decodeURIComponent(join[1]), null);
+  return true;
+}
+
+// A link followed while the page shows the lobby (the page does not load again).
+window.addEventListener("hashchange", () => {
+  if (!game && games.length) followLink();
+});
 
 renderAccount();
 Promise.all([loadGames(), restoreAccount()])

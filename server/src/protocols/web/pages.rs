@@ -318,10 +318,18 @@ fn html(body: String) -> Made {
 
 fn head(title: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head><body>\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title>\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{STYLE}</head><body>\n\
+         <p><a href=\"/\">&larr; reversid</a></p>\n",
         escape(title)
     )
 }
+
+/// The store's pages look like the play page (server/web/style.css), without its script.
+const STYLE: &str = "<style>body{margin:0 auto;max-width:48rem;padding:1rem 1.2rem;background:#f6f4ef;color:#23262b;\
+font:16px/1.5 system-ui,sans-serif}a{color:#2f6f8f}table{border-collapse:collapse;background:#fff}\
+th,td{text-align:left;padding:.3rem .7rem;border-bottom:1px solid #d9d4c9}h1{font-size:1.5rem}\
+h2{font-size:1.15rem;margin-top:1.4rem}h3{font-size:1rem}small{color:#646a73}svg.chart{max-width:100%;height:auto}</style>";
 
 /// A rating as shown: rounded, `?` after a provisional one.
 fn rating(r: &Rating) -> String {
