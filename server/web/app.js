@@ -1374,7 +1374,9 @@ function seatItem(seat) {
 /** Both teams' players (GAME PLAYER), for those who play and those who watch. */
 function renderPlayers() {
   const teams = [...game.players.keys()].sort((a, b) => a - b);
-  $("players").hidden = !teams.length;
+  // Nobody named: nothing worth a line.
+  const named = [...game.players.values()].some((seats) => seats.some((s) => s.kind !== "anonymous"));
+  $("players").hidden = !named;
   $("players").replaceChildren(...teams.map((team) => {
     const li = document.createElement("li");
     li.dataset.team = team;
