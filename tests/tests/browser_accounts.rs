@@ -211,6 +211,11 @@ fn sign_up_out_and_in_remembered_then_a_rated_game_by_link_in_my_games() {
         .navigate(&format!("{page}games/{id_in_path}"))
         .unwrap();
     wait(&mut browser, "document.getElementById('moves')");
+    browser.navigate(&format!("{page}games/")).unwrap();
+    wait(
+        &mut browser,
+        &format!("document.querySelector('a[href=\"/games/{id}\"]')"),
+    );
     browser.navigate(&format!("{page}players/Ann")).unwrap();
     wait(&mut browser, "document.querySelector('svg.chart polyline')");
     let rating = text(

@@ -20,7 +20,7 @@ pub enum Page {
     Json(String),
     /// `/games/ID.ggf`, `.pdn`, `.txt`: the game's own format.
     Standard(String),
-    /// `/recent`: the latest finished games, and the live ones (read by the page itself).
+    /// `/games/`: the latest finished games, and the live ones (read by the page itself).
     Recent,
 }
 
@@ -33,7 +33,7 @@ pub fn route(path: &str) -> Option<Page> {
     if let Some(name) = path.strip_prefix("/players/") {
         return Some(Page::Player(percent_decode(name)?));
     }
-    if path == "/recent" {
+    if path == "/games/" {
         return Some(Page::Recent);
     }
     if let Some(game) = path.strip_prefix("/leaderboard/") {
@@ -392,7 +392,7 @@ mod tests {
             route("/games/1-2-3-1.ggf"),
             Some(Page::Standard("1-2-3-1".into()))
         );
-        assert_eq!(route("/recent"), Some(Page::Recent));
+        assert_eq!(route("/games/"), Some(Page::Recent));
         assert_eq!(route("/players/%ZZ"), None);
         assert_eq!(route("/"), None);
         assert_eq!(route("/metrics"), None);
