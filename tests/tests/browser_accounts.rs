@@ -44,6 +44,37 @@ fn fill(browser: &mut Browser, name: &str, remember: bool) {
 
 const SIGNED_IN: &str = "document.body.dataset.account === 'signed-in'";
 
+/// `bob` (signed in) makes a rated Reversi challenge, the page (signed in) joins it by its
+/// link, plays d3, and wins when Bob leaves; returns the players' line as the page showed it.
+fn rated_game(browser: &mut Browser, mut bob: TextClient, page: &str) -> String {
+    bob.send("GAME INVITE reversi side=white rated");
+    let code = bob.next_is("GAME CODE ");
+    assert!(code.ends_with(" rated"), "{code}");
+    let code = code.split_whitespace().nth(2).unwrap().to_owned();
+    browser.navigate(&format!("{page}#join={code}")).unwrap();
+    wait(browser, "document.body.dataset.state === 'playing'");
+    bob.expect("GAME TEAM 2");
+    wait(
+        browser,
+        "document.querySelectorAll('#players li').length === 2",
+    );
+    let players = text(browser, "document.getElementById('players').innerText");
+    wait(browser, "document.body.dataset.yourMove === 'yes'");
+    browser
+        .eval("document.getElementById('typed-move').value = 'd3', true")
+        .unwrap();
+    browser.click("#typed button[type=submit]").unwrap();
+    bob.expect("GAME MOVED 1");
+    let shot = target_dir()
+        .join("browser")
+        .join("accounts-board-names.png");
+    browser.screenshot(&shot).unwrap();
+    bob.send("GAME QUIT");
+    wait(browser, "document.body.dataset.state === 'over'");
+    browser.click("#leave").unwrap();
+    players
+}
+
 #[test]
 fn sign_up_out_and_in_remembered_then_a_rated_game_by_link_in_my_games() {
     let Some(program) = chromium() else {
@@ -122,22 +153,12 @@ fn sign_up_out_and_in_remembered_then_a_rated_game_by_link_in_my_games() {
         "Signed in as Ann"
     );
 
-    // Bob, signed in on a text connection, makes a rated challenge; the page joins by its link.
+    // Bob, signed in on a text connection, makes a rated challenge; the page joins by its link
+    // and shows both players; Bob leaves, Ann wins. Their second game shows the ratings it moved.
     let mut bob = TextClient::connect(server.addr());
     bob.send(&format!("GAME REGISTER Bob {PASSWORD}"));
     bob.next_is("GAME SIGNEDIN Bob");
-    bob.send("GAME INVITE tictactoe side=2 rated");
-    let code = bob.next_is("GAME CODE ");
-    assert!(code.ends_with(" rated"), "{code}");
-    let code = code.split_whitespace().nth(2).unwrap().to_owned();
-    browser.navigate(&format!("{page}#join={code}")).unwrap();
-    wait(&mut browser, "document.body.dataset.state === 'playing'");
-    bob.expect("GAME TEAM 2");
-    wait(
-        &mut browser,
-        "document.querySelectorAll('#players li').length === 2",
-    );
-    let players = text(&mut browser, "document.getElementById('players').innerText");
+    let players = rated_game(&mut browser, bob, &page);
     assert!(
         players.contains("Ann unrated") && players.contains("Bob unrated"),
         "{players}"
@@ -147,20 +168,14 @@ fn sign_up_out_and_in_remembered_then_a_rated_game_by_link_in_my_games() {
         "document.querySelector('#players li[data-team=\"2\"] a').getAttribute('href')",
     );
     assert_eq!(profile, "/players/Bob");
-    wait(&mut browser, "document.body.dataset.yourMove === 'yes'");
-    browser
-        .eval("document.getElementById('typed-move').value = 'b2', true")
-        .unwrap();
-    browser.click("#typed button[type=submit]").unwrap();
-    bob.expect("GAME MOVED 1");
-    browser
-        .screenshot(&shots.join("accounts-board-names.png"))
-        .unwrap();
-
-    // Bob leaves: Ann wins, and the game is in her "My games".
-    bob.send("GAME QUIT");
-    wait(&mut browser, "document.body.dataset.state === 'over'");
-    browser.click("#leave").unwrap();
+    let mut bob = TextClient::connect(server.addr());
+    bob.send(&format!("GAME SIGNIN Bob {PASSWORD}"));
+    bob.next_is("GAME SIGNEDIN Bob reversi=");
+    let players = rated_game(&mut browser, bob, &page);
+    assert!(
+        players.contains("Ann 1662?") && players.contains("Bob 1338?"),
+        "{players}"
+    );
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         browser.click("#my-games").unwrap();
@@ -169,7 +184,7 @@ fn sign_up_out_and_in_remembered_then_a_rated_game_by_link_in_my_games() {
             "document.getElementById('mine').dataset.state === 'listed'",
         );
         if browser
-            .eval("document.querySelector('#mine-list tbody tr') !== null")
+            .eval("document.querySelectorAll('#mine-list tbody tr').length === 2")
             .unwrap()
             == Value::Bool(true)
         {
@@ -197,7 +212,7 @@ fn sign_up_out_and_in_remembered_then_a_rated_game_by_link_in_my_games() {
     for href in [
         format!("/games/{id_in_path}"),
         format!("/games/{id_in_path}.json"),
-        format!("/games/{id_in_path}.txt"),
+        format!("/games/{id_in_path}.ggf"),
         "/players/Ann".to_owned(),
     ] {
         assert!(files.split(' ').any(|f| f == href), "{href} in {files}");

@@ -400,7 +400,7 @@ mod tests {
 
     #[test]
     fn pages_are_made_from_the_store_and_escape_what_they_show() {
-        let dir = tempfile_dir();
+        let dir = tempfile_dir("made");
         let mut store = SqliteStore::open(&dir).unwrap();
         let now = UnixMillis::now();
         let password = Password::new("correct horse").unwrap();
@@ -476,8 +476,59 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    fn tempfile_dir() -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("reversid-pages-{}", std::process::id()));
+    /// However many games a player has, the chart holds the latest 100 (the store's bound):
+    /// the page's cost does not grow with them.
+    #[test]
+    fn the_profile_charts_the_last_hundred_ratings_only() {
+        let dir = tempfile_dir("chart");
+        let mut store = SqliteStore::open(&dir).unwrap();
+        let now = UnixMillis::now();
+        let password = Password::new("correct horse").unwrap();
+        let [ann, bob] = ["Ann", "Bob"].map(|n| {
+            store
+                .register(&Name::new(n).unwrap(), &password, now)
+                .unwrap()
+        });
+        for i in 1..=105 {
+            let seat = |team, account: &Account| Seat {
+                team,
+                player: Player::Account(account.id),
+            };
+            let game = FinishedGame {
+                id: GameId::new(&format!("h:{i}")).unwrap(),
+                kind: "tictactoe".into(),
+                mode: Mode::Rated,
+                time_control: String::new(),
+                seed: 0,
+                seats: vec![seat(0, &ann), seat(1, &bob)],
+                moves: Vec::new(),
+                outcome: Outcome::Win {
+                    team: (i % 2) as u8,
+                    ending: Ending::Resignation,
+                },
+                why: "resigned".into(),
+                started: UnixMillis(i * 1000),
+                ended: UnixMillis(i * 1000 + 500),
+                host: "h".into(),
+            };
+            store.record_game(&game).unwrap();
+        }
+        let page = make(&mut store, &Page::Player("Ann".into()), now).body;
+        assert_eq!(page.matches("<circle").count(), 100, "{page}");
+        assert!(page.contains("last 100 games"));
+        let first = page.find("after game h:6<").expect("the 100th last game");
+        let last = page.find("after game h:105<").expect("the last game");
+        assert!(first < last, "oldest first");
+        assert!(
+            !page.contains("after game h:5<"),
+            "older points are left out"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn tempfile_dir(what: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("reversid-pages-{what}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
