@@ -49,6 +49,7 @@ async function loadGames() {
     li.append(b);
     return li;
   }));
+  $("boards").replaceChildren(...games.flatMap((g, i) => [i ? " · " : "", link(`/leaderboard/${encodeURIComponent(g.name)}`, g.title)]));
 }
 
 /** GAME LOBBY and GAME LIST on a connection of their own: GAME CHALLENGE lines, then
@@ -130,6 +131,7 @@ function optionsText(options) {
     const [key, value] = o.split("=");
     if (key === "time") parts.push(value.startsWith("move:") ? `${value.slice(5)} s a move` : value);
     else if (key === "side" && value !== "random") parts.push(`creator plays ${value}`);
+    else if (key === "rated") parts.push("rated");
   }
   return parts.join(", ") || "the server's clock";
 }
@@ -140,9 +142,202 @@ function showLobby() {
   document.body.dataset.yourMove = "no";
   $("lobby").hidden = false;
   $("game").hidden = true;
+  $("mine").hidden = true;
   listRunning();
   clearInterval(lobbyTimer);
   lobbyTimer = setInterval(listRunning, 3000);
+}
+
+
+// -------------------------------------------------------------- the account
+
+/** Who this page plays as (spec/TEXT-PROTOCOL.md §15.3): an account, by the API token
+ * labelled `browser` it made at sign-in (kept in memory, and in localStorage when
+ * "remember me" is ticked), a guest name, or nobody. No cookies: each connection that
+ * plays, invites, joins or asks for a history says who it is first. */
+const TOKEN_KEY = "reversid.token";
+const me = { name: null, ratings: [], token: null, guest: null };
+
+/** One exchange on a connection of its own: sends `lines`, resolves with the lines
+ * answered up to the one `done` accepts; rejects with the first ERROR's text. */
+function ask(lines, done) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(socketUrl());
+    const got = [];
+    ws.onopen = () => lines.forEach((l) => ws.send(l));
+    ws.onmessage = (m) => {
+      const line = m.data.trim();
+      if (line.startsWith("ERROR")) {
+        ws.close();
+        reject(new Error(line.slice(6)));
+        return;
+      }
+      got.push(line);
+      if (done(line)) {
+        ws.close();
+        resolve(got);
+      }
+    };
+    ws.onclose = () => reject(new Error("the connection closed"));
+  });
+}
+
+/** The lines a connection that plays sends first: who it is. */
+function whoLines() {
+  if (me.token) return [`GAME SIGNIN ${me.token.secret}`];
+  if (me.guest) return [`GAME NAME ${me.guest}`];
+  return [];
+}
+
+/** GAME SIGNEDIN name rating…: signed in, with `token` ({id, secret}) to say so again. */
+function signedIn(line, token, remember) {
+  const w = line.split(/\s+/);
+  Object.assign(me, { name: w[2], ratings: w.slice(3), token, guest: null });
+  if (remember) localStorage.setItem(TOKEN_KEY, JSON.stringify(token));
+  renderAccount();
+}
+
+/** Signs in (or up) with the form's name and password, then makes the page's token. */
+async function signIn(register) {
+  const name = $("account-name").value.trim();
+  const password = $("account-password").value;
+  if (!name || !password) return accountError("Type a name and a password.");
+  try {
+    const got = await ask(
+      [`GAME ${register ? "REGISTER" : "SIGNIN"} ${name} ${password}`, "GAME APITOKEN NEW browser"],
+      (l) => l.startsWith("GAME APITOKEN "),
+    );
+    const [, , id, secret] = got[got.length - 1].split(/\s+/);
+    $("account-password").value = "";
+    signedIn(got.find((l) => l.startsWith("GAME SIGNEDIN")), { id, secret }, $("remember").checked);
+  } catch (e) {
+    accountError(e.message);
+  }
+}
+
+/** A kept token signs the page in on load; a token the server refuses is forgotten. */
+async function restoreAccount() {
+  let token = null;
+  try {
+    token = JSON.parse(localStorage.getItem(TOKEN_KEY));
+  } catch (_) {
+    token = null;
+  }
+  if (!token || !token.secret) return;
+  try {
+    const got = await ask([`GAME SIGNIN ${token.secret}`], (l) => l.startsWith("GAME SIGNEDIN"));
+    signedIn(got[got.length - 1], token, false);
+  } catch (e) {
+    if (e.message !== "the connection closed") localStorage.removeItem(TOKEN_KEY);
+  }
+}
+
+/** A guest name for this page's connections, checked by the server first. */
+async function asGuest() {
+  const name = $("account-name").value.trim();
+  if (!name) return accountError("Type the name to play under.");
+  try {
+    const got = await ask([`GAME NAME ${name}`], (l) => l.startsWith("GAME GUEST"));
+    me.guest = got[got.length - 1].split(/\s+/)[2];
+    renderAccount();
+  } catch (e) {
+    accountError(e.message);
+  }
+}
+
+/** Signing out revokes the page's token and forgets it. */
+function signOut() {
+  const token = me.token;
+  Object.assign(me, { name: null, ratings: [], token: null, guest: null });
+  localStorage.removeItem(TOKEN_KEY);
+  if (token) {
+    ask([`GAME SIGNIN ${token.secret}`, `GAME APITOKEN REVOKE ${token.id}`], (l) => l.startsWith("GAME NEWS")).catch(() => {});
+  }
+  renderAccount();
+}
+
+function accountError(text) {
+  $("account-error").hidden = !text;
+  $("account-error").textContent = text || "";
+}
+
+/** "rating…" words (reversi=1532, tictactoe=1500?) in words. */
+function ratingsText(words) {
+  return words.map((w) => w.replace("=", " ")).join(", ");
+}
+
+function renderAccount() {
+  accountError("");
+  const known = Boolean(me.name || me.guest);
+  document.body.dataset.account = me.name ? "signed-in" : me.guest ? "guest" : "anonymous";
+  $("signed-in").hidden = !known;
+  $("sign-in").hidden = known;
+  $("http-warning").hidden = known || location.protocol !== "http:";
+  $("whoami").textContent = me.name
+    ? `Signed in as ${me.name}${me.ratings.length ? ` · ${ratingsText(me.ratings)}` : ""}`
+    : me.guest ? `Playing as ${me.guest} (guest)` : "";
+  $("my-profile").hidden = !me.name;
+  $("my-profile").href = me.name ? `/players/${encodeURIComponent(me.name)}` : "/";
+  $("my-games").hidden = !me.name;
+  $("sign-out").textContent = me.name ? "Sign out" : "Drop the name";
+  $("invite-rated-label").hidden = !me.token;
+  if (!me.token) $("invite-rated").checked = false;
+}
+
+// ----------------------------------------------------------------- my games
+
+/** The record's file name ending: each game's own format (the store serves it whatever the ending). */
+const RECORD_EXT = { reversi: "ggf", draughts: "pdn" };
+
+/** GAME HISTORY of the signed-in account: a table with the replay and the files. */
+async function showMine() {
+  if (!me.token) return;
+  clearInterval(lobbyTimer);
+  $("lobby").hidden = true;
+  $("game").hidden = true;
+  $("mine").hidden = false;
+  document.body.dataset.view = "mine";
+  $("mine").dataset.state = "loading";
+  try {
+    const got = await ask([`GAME SIGNIN ${me.token.secret}`, "GAME HISTORY"], (l) => /^GAME HISTORY \d+$/.test(l));
+    const rows = got.filter((l) => l.startsWith("GAME ARCHIVED")).map(archivedRow);
+    $("mine-none").hidden = rows.length > 0;
+    $("mine-list").tBodies[0].replaceChildren(...rows);
+  } catch (e) {
+    $("mine-none").hidden = false;
+    $("mine-none").textContent = `Cannot list your games: ${e.message}`;
+  }
+  $("mine").dataset.state = "listed";
+}
+
+function link(href, text) {
+  const a = document.createElement("a");
+  a.href = href;
+  a.textContent = text;
+  return a;
+}
+
+/** GAME ARCHIVED id game ended result mode player…: one row. */
+function archivedRow(line) {
+  const [, , id, kindName, ended, result, mode, ...players] = line.split(/\s+/);
+  const tr = document.createElement("tr");
+  tr.dataset.id = id;
+  const cells = [0, 1, 2, 3, 4, 5].map(() => document.createElement("td"));
+  cells[0].textContent = new Date(Number(ended)).toLocaleString();
+  const info = gameOfType(kindName);
+  cells[1].append(link(`/games/${encodeURIComponent(id)}`, info ? info.title : kindName));
+  players.forEach((p, i) => {
+    if (i) cells[2].append(" vs ");
+    if (p === "-") cells[2].append("anonymous");
+    else if (p.endsWith("~")) cells[2].append(p);
+    else cells[2].append(link(`/players/${encodeURIComponent(p)}`, p));
+  });
+  cells[3].textContent = result;
+  cells[4].textContent = mode;
+  const base = `/games/${encodeURIComponent(id)}`;
+  cells[5].append(link(base, "replay"), " ", link(`${base}.json`, "json"), " ", link(`${base}.${RECORD_EXT[kindName] || "txt"}`, RECORD_EXT[kindName] || "txt"));
+  tr.append(...cells);
+  return tr;
 }
 
 // ------------------------------------------------------------ a game's state
@@ -179,6 +374,7 @@ class Game {
     this.waitingOn = new Set(); // teams whose claim the person chose to wait out
     this.rematchOffer = null; // the team whose rematch offer stands
     this.rematchSent = false;
+    this.players = new Map(); // team -> [{kind, name, rating}] (GAME PLAYER), one a seat
     this.lost = null; // {since, attempts} while the connection is being taken back
     this.left = false; // the person left: no reconnecting
     this.connect(request);
@@ -187,7 +383,9 @@ class Game {
   /** Opens a connection that sends `request` first. */
   connect(request) {
     this.ws = new WebSocket(socketUrl());
-    this.ws.onopen = () => this.ws.send(request);
+    // Who plays says so first; a resumed seat is its token's, a viewer need not say.
+    const who = /^GAME (TYPE|INVITE|JOIN) /.test(request) ? whoLines() : [];
+    this.ws.onopen = () => [...who, request].forEach((l) => this.ws.send(l));
     this.ws.onmessage = (m) => { this.line(m.data); schedule(); };
     this.ws.onclose = () => {
       if (this.reconnect()) return;
@@ -262,6 +460,16 @@ class Game {
         this.away.delete(Number(w[2]));
         this.waitingOn.delete(Number(w[2]));
         break;
+      case "GAME PLAYER": // k kind name rating: who sits for team k
+        if (!this.playersFresh) this.players.clear();
+        this.playersFresh = true;
+        if (!this.players.has(Number(w[2]))) this.players.set(Number(w[2]), []);
+        this.players.get(Number(w[2])).push({ kind: w[3], name: w[4], rating: w[5] });
+        break;
+      case "GAME SIGNEDIN": // this connection's own sign-in: the ratings may have moved
+        me.ratings = w.slice(3);
+        renderAccount();
+        break;
       case "GAME OFFERED":
         if (w[2] === "REMATCH") this.rematchOffer = Number(w[3]);
         else log(`${cap(this.teamName(Number(w[3])))} offers a draw.`, "news");
@@ -278,6 +486,7 @@ class Game {
     const rest = (n) => text.trim().split(/\s+/).slice(n).join(" ");
     const head = w[0] === "GAME" ? `GAME ${w[1]}` : w[0];
     if (head !== "DRAW") this.inMove = false;
+    if (head !== "GAME PLAYER") this.playersFresh = false;
     if (this.togetherLine(head, w, rest)) return;
     if (head === "ERROR" && this.lost) {
       // The token is no good: the game ended while this page was away.
@@ -296,6 +505,7 @@ class Game {
         this.cells.clear();
         this.changed.clear();
         Object.assign(this, { waiting: null, over: null, result: null, turn: null, ready: false, picked: [], rematchOffer: null, rematchSent: false });
+        this.players.clear();
         this.away.clear();
         this.clocks.clear();
         this.timers.clear();
@@ -469,6 +679,7 @@ function log(text, kind) {
 function enterGame(title) {
   clearInterval(lobbyTimer);
   $("lobby").hidden = true;
+  $("mine").hidden = true;
   $("game").hidden = false;
   $("log").replaceChildren();
   $("title").textContent = title;
@@ -489,10 +700,10 @@ function joinCode(code, info) {
   schedule();
 }
 
-/** Creates a challenge: GAME INVITE game time=… side=… public|private. */
-function invite(info, time, side, isPublic) {
+/** Creates a challenge: GAME INVITE game time=… side=… public|private [rated]. */
+function invite(info, time, side, isPublic, rated) {
   enterGame(info.title);
-  const options = [time ? `time=${time}` : "", `side=${side}`, isPublic ? "public" : "private"];
+  const options = [time ? `time=${time}` : "", `side=${side}`, isPublic ? "public" : "private", rated ? "rated" : ""];
   game = new Game(info, `GAME INVITE ${info.name} ${options.filter((o) => o).join(" ")}`);
   schedule();
 }
@@ -1136,10 +1347,47 @@ function render() {
     result.dataset.why = game.over ? game.over.why : "";
   }
   renderTogether();
+  renderPlayers();
   renderBoard();
   renderLegend();
   renderRules();
   renderTime();
+}
+
+/** A seat's player: an account's name (a link to its profile) and rating (`?` when
+ * provisional), a guest's name, or "anonymous". */
+function seatItem(seat) {
+  const span = document.createElement("span");
+  span.className = "player";
+  span.dataset.kind = seat.kind;
+  if (seat.kind === "account") {
+    span.append(link(`/players/${encodeURIComponent(seat.name)}`, seat.name));
+    // "-": no rated game of this kind yet.
+    const rating = seat.rating === "-" ? "unrated" : seat.rating;
+    span.append(" ", Object.assign(document.createElement("span"), { className: "rating", textContent: rating }));
+  } else {
+    span.textContent = seat.kind === "guest" ? `${seat.name} (guest)` : "anonymous";
+  }
+  return span;
+}
+
+/** Both teams' players (GAME PLAYER), for those who play and those who watch. */
+function renderPlayers() {
+  const teams = [...game.players.keys()].sort((a, b) => a - b);
+  // Nobody named: nothing worth a line.
+  const named = [...game.players.values()].some((seats) => seats.some((s) => s.kind !== "anonymous"));
+  $("players").hidden = !named;
+  $("players").replaceChildren(...teams.map((team) => {
+    const li = document.createElement("li");
+    li.dataset.team = team;
+    const you = game.team && game.team.number === team ? " (you)" : "";
+    li.append(`${cap(game.teamName(team))}${you}: `);
+    game.players.get(team).forEach((seat, i) => {
+      if (i) li.append(", ");
+      li.append(seatItem(seat));
+    });
+    return li;
+  }));
 }
 
 /** The code to read aloud, an opponent away (claims at the grace's end), a rematch. */
@@ -1193,9 +1441,18 @@ $("typed").addEventListener("submit", (e) => {
 $("invite").addEventListener("submit", (e) => {
   e.preventDefault();
   const info = games.find((g) => g.name === $("invite-game").value);
-  if (info) invite(info, $("invite-time").value, $("invite-side").value, $("invite-public").checked);
+  if (info) invite(info, $("invite-time").value, $("invite-side").value, $("invite-public").checked, $("invite-rated").checked && Boolean(me.token));
 });
 $("invite-game").addEventListener("change", fillSides);
+$("sign-in").addEventListener("submit", (e) => {
+  e.preventDefault();
+  signIn(false);
+});
+$("sign-up").addEventListener("click", () => signIn(true));
+$("as-guest").addEventListener("click", asGuest);
+$("sign-out").addEventListener("click", signOut);
+$("my-games").addEventListener("click", showMine);
+$("mine-back").addEventListener("click", showLobby);
 $("join").addEventListener("submit", (e) => {
   e.preventDefault();
   const code = $("join-code").value.trim();
@@ -1251,16 +1508,11 @@ function fillSides() {
   }));
 }
 
-/** On load: a link's #join=CODE joins that challenge (the fragment is removed, so a
- * reload resumes rather than joins again); else a token this tab kept resumes. */
+/** On load: a link's #join=CODE or #watch=ID is followed (then a reload resumes rather
+ * than joins again); else a token this tab kept resumes; else the lobby. */
 function start() {
   fillGames();
-  const join = location.hash.match(/^#join=([0-9.\- ]+)$/);
-  if (join) {
-    history.replaceState(null, "", location.pathname + location.search);
-    joinCode(decodeURIComponent(join[1]), null);
-    return;
-  }
+  if (followLink()) return;
   const saved = sessionStorage.getItem(RESUME_KEY);
   if (saved) {
     try {
@@ -1273,7 +1525,25 @@ function start() {
   showLobby();
 }
 
-loadGames()
+/** A link's #watch=ID watches that game, #join=CODE joins that challenge; false if the
+ * address has neither. The fragment is removed, so a reload does not do it again. */
+function followLink() {
+  const watching = location.hash.match(/^#watch=([^&]+)$/);
+  const join = location.hash.match(/^#join=([0-9.\- ]+)$/);
+  if (!watching && !join) return false;
+  history.replaceState(null, "", location.pathname + location.search);
+  if (watching) watch(decodeURIComponent(watching[1]), null);
+  else joinCode(decodeURIComponent(join[1]), null);
+  return true;
+}
+
+// A link followed while the page shows the lobby (the page does not load again).
+window.addEventListener("hashchange", () => {
+  if (!game && games.length) followLink();
+});
+
+renderAccount();
+Promise.all([loadGames(), restoreAccount()])
   .then(start)
   .catch(() => {
     $("lobby-error").hidden = false;

@@ -356,6 +356,11 @@ pub fn profile(
     })
 }
 
+/// The most rating points a profile reads per game kind: the latest ones. A player's page
+/// must not cost more with every game played (spec/STORE.md §11).
+pub const HISTORY_POINTS: usize = 100;
+
+/// `account`'s last [`HISTORY_POINTS`] ratings in `kind`, oldest first.
 fn history(
     conn: &mut impl Sql,
     account: AccountId,
@@ -365,10 +370,11 @@ fn history(
         "SELECT g.id, g.ended_ms, s.rating_after, s.deviation_after, s.volatility_after \
          FROM game_seats s JOIN games g ON g.id = s.game_id \
          WHERE s.account_id = $1 AND g.kind = $2 AND s.rating_after IS NOT NULL \
-         ORDER BY g.ended_ms, g.id",
-        &[int(account.0), text(kind)],
+         ORDER BY g.ended_ms DESC, g.id DESC LIMIT $3",
+        &[int(account.0), text(kind), count(HISTORY_POINTS)],
     )?;
-    rows.into_iter()
+    let mut points = rows
+        .into_iter()
         .map(|mut row| {
             Ok(RatingPoint {
                 game: game_id(row.text()?)?,
@@ -376,7 +382,9 @@ fn history(
                 rating: rows::rating(&mut row)?,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, DbError>>()?;
+    points.reverse();
+    Ok(points)
 }
 
 fn game_id(text: String) -> Result<GameId, DbError> {

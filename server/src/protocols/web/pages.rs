@@ -20,6 +20,8 @@ pub enum Page {
     Json(String),
     /// `/games/ID.ggf`, `.pdn`, `.txt`: the game's own format.
     Standard(String),
+    /// `/games/`: the latest finished games, and the live ones (read by the page itself).
+    Recent,
 }
 
 /// The most games a profile lists, and players a leaderboard.
@@ -30,6 +32,9 @@ const LEADERS: usize = 100;
 pub fn route(path: &str) -> Option<Page> {
     if let Some(name) = path.strip_prefix("/players/") {
         return Some(Page::Player(percent_decode(name)?));
+    }
+    if path == "/games/" {
+        return Some(Page::Recent);
     }
     if let Some(game) = path.strip_prefix("/leaderboard/") {
         return Some(Page::Leaderboard(percent_decode(game)?));
@@ -67,6 +72,7 @@ pub fn make(store: &mut dyn Store, page: &Page, now: UnixMillis) -> Made {
         Page::Player(name) => player(store, name, now),
         Page::Leaderboard(game) => leaderboard(store, game, now),
         Page::Game(id) | Page::Json(id) | Page::Standard(id) => game(store, page, id),
+        Page::Recent => recent(store),
     };
     made.unwrap_or_else(|e| Made {
         status: "503 Service Unavailable",
@@ -96,21 +102,115 @@ fn player(store: &mut dyn Store, name: &str, now: UnixMillis) -> Result {
             kind.games
         );
     }
-    body.push_str("</table>\n<h2>Recent games</h2>\n<ul>\n");
-    for game in &profile.recent {
-        let players: Vec<String> = game.players.iter().map(|(_, n)| escape(n)).collect();
+    body.push_str(
+        "</table>\n<p><small>? marks a provisional rating (deviation over 110).</small></p>\n",
+    );
+    for kind in profile.ratings.iter().filter(|k| !k.history.is_empty()) {
         let _ = writeln!(
             body,
-            "<li><a href=\"/games/{}\">{} {}</a>: {}</li>",
-            escape(game.id.as_str()),
-            escape(&game.kind),
-            players.join(" vs "),
-            escape(&game.why)
+            "<h3>{} rating, last {} games</h3>",
+            escape(&kind.kind),
+            kind.history.len()
         );
+        body.push_str(&chart(&kind.history));
+    }
+    body.push_str("<h2>Recent games</h2>\n<ul>\n");
+    for game in &profile.recent {
+        body.push_str(&summary_item(game));
     }
     body.push_str("</ul>\n</body></html>\n");
     Ok(html(body))
 }
+
+/// One finished game in a list: a link to its replay, who played, how it ended.
+fn summary_item(game: &reversi_store::GameSummary) -> String {
+    let players: Vec<String> = game.players.iter().map(|(_, n)| escape(n)).collect();
+    format!(
+        "<li><a href=\"/games/{}\">{} {}</a>: {}</li>\n",
+        escape(game.id.as_str()),
+        escape(&game.kind),
+        players.join(" vs "),
+        escape(&game.why)
+    )
+}
+
+/// Chart's size in SVG units, and its margin for the labels.
+const CHART_W: f64 = 600.0;
+const CHART_H: f64 = 160.0;
+const CHART_LEFT: f64 = 48.0;
+
+/// A rating history as an inline SVG line (drawn here: the page needs no script), with
+/// its lowest and highest rating written at the left and a dot per game, titled.
+fn chart(points: &[reversi_store::RatingPoint]) -> String {
+    let ratings: Vec<f64> = points.iter().map(|p| p.rating.rating).collect();
+    let low = ratings
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .floor()
+        - 10.0;
+    let high = ratings
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max)
+        .ceil()
+        + 10.0;
+    let step = (CHART_W - CHART_LEFT - 10.0) / (points.len().max(2) - 1) as f64;
+    let at = |i: usize, r: f64| {
+        let x = CHART_LEFT + step * i as f64;
+        let y = 10.0 + (high - r) / (high - low) * (CHART_H - 20.0);
+        (x, y)
+    };
+    let mut svg = format!(
+        "<svg class=\"chart\" viewBox=\"0 0 {CHART_W} {CHART_H}\" width=\"{CHART_W}\" height=\"{CHART_H}\" role=\"img\" aria-label=\"rating history\">\n\
+         <rect x=\"{CHART_LEFT}\" y=\"0\" width=\"{}\" height=\"{CHART_H}\" fill=\"#f6f6f2\"/>\n\
+         <text x=\"2\" y=\"16\" font-size=\"12\">{high:.0}</text><text x=\"2\" y=\"{}\" font-size=\"12\">{low:.0}</text>\n",
+        CHART_W - CHART_LEFT,
+        CHART_H - 4.0
+    );
+    let line: Vec<String> = ratings
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| {
+            let (x, y) = at(i, r);
+            format!("{x:.1},{y:.1}")
+        })
+        .collect();
+    let _ = writeln!(
+        svg,
+        "<polyline fill=\"none\" stroke=\"#2a5d8f\" stroke-width=\"2\" points=\"{}\"/>",
+        line.join(" ")
+    );
+    for (i, p) in points.iter().enumerate() {
+        let (x, y) = at(i, p.rating.rating);
+        let _ = writeln!(
+            svg,
+            "<a href=\"/games/{0}\"><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"#2a5d8f\"><title>{1} after game {0}</title></circle></a>",
+            escape(p.game.as_str()),
+            rating(&p.rating)
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The latest finished games; the live ones are the server's, not the store's: a short script
+/// asks for them over the page's WebSocket (`GAME LIST`) and links each to watching it.
+fn recent(store: &mut dyn Store) -> Result {
+    let games = store.recent_games(RECENT)?;
+    let mut body = head("recent and live games");
+    body.push_str("<h1>Games</h1>\n<h2>Being played</h2>\n<ul id=\"live\"><li>…</li></ul>\n<h2>Finished lately</h2>\n<ul>\n");
+    for game in &games {
+        body.push_str(&summary_item(game));
+    }
+    body.push_str("</ul>\n");
+    body.push_str(LIVE_SCRIPT);
+    body.push_str("</body></html>\n");
+    Ok(html(body))
+}
+
+/// Lists `GAME LIST`'s sessions, each a link to the page watching it (`/#watch=ID`).
+const LIVE_SCRIPT: &str = "<script>\nconst live = document.getElementById('live');\nconst ws = new WebSocket((location.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + location.host + '/ws');\nconst items = [];\nws.onopen = () => ws.send('GAME LIST');\nws.onmessage = (m) => {\n  const w = m.data.trim().split(/\\s+/);\n  if (w[1] === 'SESSION') {\n    const li = document.createElement('li');\n    const a = document.createElement('a');\n    a.href = '/#watch=' + encodeURIComponent(w[2]);\n    a.textContent = w[3] + ' game ' + w[2] + ': ' + w.slice(5).join(' vs ');\n    li.append(a);\n    items.push(li);\n  } else if (w[1] === 'SESSIONS' || w[0] === 'ERROR') {\n    if (!items.length) items.push(Object.assign(document.createElement('li'), { textContent: 'none right now' }));\n    live.replaceChildren(...items);\n    ws.close();\n  }\n};\n</script>\n";
 
 fn leaderboard(store: &mut dyn Store, game: &str, now: UnixMillis) -> Result {
     let standings = store.leaderboard(game, LEADERS, now)?;
@@ -126,7 +226,7 @@ fn leaderboard(store: &mut dyn Store, game: &str, now: UnixMillis) -> Result {
             s.games
         );
     }
-    body.push_str("</table>\n</body></html>\n");
+    body.push_str("</table>\n<p><small>? marks a provisional rating (deviation over 110).</small></p>\n</body></html>\n");
     Ok(html(body))
 }
 
@@ -218,10 +318,18 @@ fn html(body: String) -> Made {
 
 fn head(title: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head><body>\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title>\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{STYLE}</head><body>\n\
+         <p><a href=\"/\">&larr; reversid</a></p>\n",
         escape(title)
     )
 }
+
+/// The store's pages look like the play page (server/web/style.css), without its script.
+const STYLE: &str = "<style>body{margin:0 auto;max-width:48rem;padding:1rem 1.2rem;background:#f6f4ef;color:#23262b;\
+font:16px/1.5 system-ui,sans-serif}a{color:#2f6f8f}table{border-collapse:collapse;background:#fff}\
+th,td{text-align:left;padding:.3rem .7rem;border-bottom:1px solid #d9d4c9}h1{font-size:1.5rem}\
+h2{font-size:1.15rem;margin-top:1.4rem}h3{font-size:1rem}small{color:#646a73}svg.chart{max-width:100%;height:auto}</style>";
 
 /// A rating as shown: rounded, `?` after a provisional one.
 fn rating(r: &Rating) -> String {
@@ -284,6 +392,7 @@ mod tests {
             route("/games/1-2-3-1.ggf"),
             Some(Page::Standard("1-2-3-1".into()))
         );
+        assert_eq!(route("/games/"), Some(Page::Recent));
         assert_eq!(route("/players/%ZZ"), None);
         assert_eq!(route("/"), None);
         assert_eq!(route("/metrics"), None);
@@ -291,7 +400,7 @@ mod tests {
 
     #[test]
     fn pages_are_made_from_the_store_and_escape_what_they_show() {
-        let dir = tempfile_dir();
+        let dir = tempfile_dir("made");
         let mut store = SqliteStore::open(&dir).unwrap();
         let now = UnixMillis::now();
         let password = Password::new("correct horse").unwrap();
@@ -336,6 +445,13 @@ mod tests {
         assert_eq!(profile.status, "200 OK");
         assert!(profile.body.contains("<h1>Ann</h1>") && profile.body.contains("/games/h:1"));
         assert!(profile.body.contains("X wins &lt;O left&gt;"), "escaped");
+        assert!(
+            profile.body.contains("<polyline") && profile.body.contains("after game h:1"),
+            "the chart: {}",
+            profile.body
+        );
+        let recent = make(&mut store, &Page::Recent, now);
+        assert!(recent.body.contains("/games/h:1") && recent.body.contains("GAME LIST"));
         let board = make(&mut store, &Page::Leaderboard("tictactoe".into()), now);
         assert!(board.body.contains("/players/Ann"), "{}", board.body);
         let replay = make(&mut store, &Page::Game("h:1".into()), now);
@@ -360,8 +476,59 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    fn tempfile_dir() -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("reversid-pages-{}", std::process::id()));
+    /// However many games a player has, the chart holds the latest 100 (the store's bound):
+    /// the page's cost does not grow with them.
+    #[test]
+    fn the_profile_charts_the_last_hundred_ratings_only() {
+        let dir = tempfile_dir("chart");
+        let mut store = SqliteStore::open(&dir).unwrap();
+        let now = UnixMillis::now();
+        let password = Password::new("correct horse").unwrap();
+        let [ann, bob] = ["Ann", "Bob"].map(|n| {
+            store
+                .register(&Name::new(n).unwrap(), &password, now)
+                .unwrap()
+        });
+        for i in 1..=105 {
+            let seat = |team, account: &Account| Seat {
+                team,
+                player: Player::Account(account.id),
+            };
+            let game = FinishedGame {
+                id: GameId::new(&format!("h:{i}")).unwrap(),
+                kind: "tictactoe".into(),
+                mode: Mode::Rated,
+                time_control: String::new(),
+                seed: 0,
+                seats: vec![seat(0, &ann), seat(1, &bob)],
+                moves: Vec::new(),
+                outcome: Outcome::Win {
+                    team: (i % 2) as u8,
+                    ending: Ending::Resignation,
+                },
+                why: "resigned".into(),
+                started: UnixMillis(i * 1000),
+                ended: UnixMillis(i * 1000 + 500),
+                host: "h".into(),
+            };
+            store.record_game(&game).unwrap();
+        }
+        let page = make(&mut store, &Page::Player("Ann".into()), now).body;
+        assert_eq!(page.matches("<circle").count(), 100, "{page}");
+        assert!(page.contains("last 100 games"));
+        let first = page.find("after game h:6<").expect("the 100th last game");
+        let last = page.find("after game h:105<").expect("the last game");
+        assert!(first < last, "oldest first");
+        assert!(
+            !page.contains("after game h:5<"),
+            "older points are left out"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn tempfile_dir(what: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("reversid-pages-{what}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
