@@ -126,6 +126,9 @@ fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
         })
         .transpose()?;
     let supervisor_config = cli.supervisor();
+    if let Some(files) = &supervisor_config.tls {
+        protocols::tls::check(files)?;
+    }
     let listeners = supervisor::bind_all(&supervisor_config).map_err(address::bind_hint)?;
     // Logged once set up, so that with --daemon they reach --log-file.
     let addresses: Vec<_> = listeners

@@ -128,6 +128,8 @@ pub struct Supervisor {
     data_dir_lock: Option<std::fs::File>,
     /// The threads that make the store's pages.
     pages: Option<crate::store::workers::Workers>,
+    /// The TLS terminator, once a TLS client came (listener.rs).
+    tls: Option<crate::protocols::tls::Terminator>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -183,6 +185,7 @@ impl Supervisor {
             handled_stops: 0,
             hangup: Box::new(|| info!("SIGHUP ignored (no log file to reopen)")),
             fork_server: None,
+            tls: None,
             metrics: Metrics::new(),
             drained: false,
             challenges,
@@ -456,6 +459,7 @@ impl Supervisor {
         let got = self.signals.take();
         if got.hangup {
             (self.hangup)();
+            self.reload_tls();
             if let Some(Err(e)) = self.fork_server.as_ref().map(|f| f.server.reopen_log()) {
                 error!("cannot hand the reopened log to the fork server: {e}");
             }
