@@ -383,3 +383,44 @@ fn a_client_hello_without_tls_configured_gets_an_alert() {
         other => panic!("expected a handshake_failure alert: {:?}", other.map(drop)),
     }
 }
+
+#[test]
+fn the_terminal_client_plays_over_tls_trusting_a_given_ca() {
+    use std::process::{Command, Stdio};
+    let ca = Ca::new("test CA");
+    let (server, dir) = tls_server(&ca.issue(&["localhost"], VALID));
+    let ca_path = dir.path().join("ca.pem");
+    std::fs::write(&ca_path, ca.cert.pem()).unwrap();
+    let addr = format!("localhost:{}", server.addr().port());
+    let reversi = reversi_tests::reversi_binary();
+    // The public roots do not know the test's CA: refused before any game.
+    let refused = Command::new(&reversi)
+        .args(["play", "--tls", "--game", "tictactoe", &addr])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("certificate"), "{said}");
+    // With --tls-ca it plays X's moves from stdin against a plaintext O.
+    let mut x = Command::new(&reversi)
+        .args(["play", "--game", "tictactoe", &addr, "--tls-ca"])
+        .arg(&ca_path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    x.stdin.take().unwrap().write_all(b"a1\na2\na3\n").unwrap();
+    server.wait_log("queued (1 waiting)");
+    let mut o = TextClient::join(server.addr(), "tictactoe");
+    for m in ["b1", "b2"] {
+        o.expect("READY");
+        o.send(&format!("MOVE {m}"));
+    }
+    o.expect("RESULT LOSE");
+    let out = x.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("YOU WIN"), "{shown}");
+}
