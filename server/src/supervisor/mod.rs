@@ -46,6 +46,8 @@ use turns::{ReadyList, Turn};
 const SIGNAL: Token = Token(0);
 /// The store's writer has written games (`crate::store::archive`).
 const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
+/// The sessions' metrics reports ([`crate::metrics::Inbox`]).
+const METRICS: Token = Token(LISTENER_BASE + (1 << 15) + 1);
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
 
@@ -130,6 +132,8 @@ pub struct Supervisor {
     pages: Option<crate::store::workers::Workers>,
     /// The TLS terminator, once a TLS client came (listener.rs).
     tls: Option<crate::protocols::tls::Terminator>,
+    /// Where sessions report their move latencies.
+    inbox: Option<crate::metrics::Inbox>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -186,6 +190,7 @@ impl Supervisor {
             hangup: Box::new(|| info!("SIGHUP ignored (no log file to reopen)")),
             fork_server: None,
             tls: None,
+            inbox: None,
             metrics: Metrics::new(),
             drained: false,
             challenges,
@@ -293,6 +298,7 @@ impl Supervisor {
     pub fn run(mut self) -> io::Result<()> {
         self.start_fork_server();
         self.start_archive()?;
+        self.start_inbox();
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.ready.is_empty() {
@@ -310,6 +316,11 @@ impl Supervisor {
             for event in events.iter() {
                 match event.token() {
                     SIGNAL => self.on_signals(),
+                    METRICS => {
+                        if let Some(inbox) = &self.inbox {
+                            inbox.drain(&self.metrics);
+                        }
+                    }
                     ARCHIVE => {
                         if let Some(archive) = &mut self.archive {
                             archive.on_written();
@@ -367,7 +378,24 @@ impl Supervisor {
             pending: self.pending.waiting(),
             sessions,
             draining: self.drained,
+            store_queue: self.archive.as_ref().map_or(0, |a| a.queued()),
         })
+    }
+
+    /// Opens the inbox where sessions report their move latencies; without it (an
+    /// error), the metric stays empty and everything else goes on.
+    fn start_inbox(&mut self) {
+        let bound = crate::metrics::Inbox::bind().and_then(|mut inbox| {
+            let source = inbox.source();
+            self.poll
+                .registry()
+                .register(source, METRICS, Interest::READABLE)?;
+            Ok(inbox)
+        });
+        match bound {
+            Ok(inbox) => self.inbox = Some(inbox),
+            Err(e) => warn!("no move latency metrics: cannot open their inbox: {e}"),
+        }
     }
 
     /// Whether new games are taken: what `/health` says.
