@@ -101,6 +101,7 @@ fn tunnel(addr: SocketAddr, ca: &Ca, name: &str) -> Result<TcpStream, rustls::Er
     let name = ServerName::try_from(name.to_owned()).unwrap();
     let mut tls = ClientConnection::new(client_config(ca), name).unwrap();
     let mut socket = TcpStream::connect(addr).unwrap();
+    socket.set_nodelay(true).unwrap();
     socket
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -118,6 +119,8 @@ fn tunnel(addr: SocketAddr, ca: &Ca, name: &str) -> Result<TcpStream, rustls::Er
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let ours = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
     let (theirs, _) = listener.accept().unwrap();
+    ours.set_nodelay(true).unwrap();
+    theirs.set_nodelay(true).unwrap();
     std::thread::spawn(move || relay(tls, socket, theirs));
     Ok(ours)
 }
@@ -423,4 +426,88 @@ fn the_terminal_client_plays_over_tls_trusting_a_given_ca() {
     let shown = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{shown}");
     assert!(shown.contains("YOU WIN"), "{shown}");
+}
+
+/// The figure of spec/TLS.md: TLS set-ups per second, and the move round trip over TLS
+/// against plain TCP, in one run on one server. Run it alone (debug build):
+/// `cargo test -p reversi-tests --test server_tls -- --ignored --nocapture figure`.
+#[test]
+#[ignore = "a measurement, not a check: prints the figure"]
+fn figure_tls_setups_and_move_round_trips() {
+    let ca = Ca::new("test CA");
+    let dir = Scratch::new("tls");
+    let (cert, key) = write_pem(dir.path(), &ca.issue(&["localhost"], VALID));
+    let server = Server::start(&[
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        key.to_str().unwrap(),
+        "--game-starts-per-address",
+        "100000",
+        "--max-pending-per-address",
+        "1000",
+    ]);
+    let setups = 200;
+    let started = Instant::now();
+    for _ in 0..setups {
+        let mut c = TextClient::from_stream(tunnel(server.addr(), &ca, "localhost").unwrap());
+        c.send("GAME VERSION");
+        c.expect("GAME VERSION 1");
+    }
+    let tls_rate = setups as f64 / started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    for _ in 0..setups {
+        let mut c = TextClient::connect(server.addr());
+        c.send("GAME VERSION");
+        c.expect("GAME VERSION 1");
+    }
+    let plain_rate = setups as f64 / started.elapsed().as_secs_f64();
+    let plain = |_: &Server| TextClient::join(server.addr(), "tictactoe");
+    let tls = |s: &Server| text_over_tls(s, &ca, "tictactoe");
+    let (mut over_tls, mut over_tcp) = (Vec::new(), Vec::new());
+    for _ in 0..20 {
+        over_tcp.extend(timed_game(&server, &plain));
+        over_tls.extend(timed_game(&server, &tls));
+    }
+    let median = |v: &mut Vec<Duration>| reversi_tests::quantile(v, 0.5);
+    let p99 = |v: &mut Vec<Duration>| reversi_tests::quantile(v, 0.99);
+    println!(
+        "TLS set-ups (handshake + GAME VERSION answered): {tls_rate:.0}/s; plain TCP connects: {plain_rate:.0}/s"
+    );
+    println!(
+        "move round trip, {} moves each: TLS median {:?} p99 {:?}; plain TCP median {:?} p99 {:?}",
+        over_tls.len(),
+        median(&mut over_tls),
+        p99(&mut over_tls),
+        median(&mut over_tcp),
+        p99(&mut over_tcp),
+    );
+}
+
+/// One Tic-Tac-Toe game between two clients made by `connect`: each move's round trip
+/// (MOVE sent to GAME MOVED back to its mover).
+fn timed_game(server: &Server, connect: &dyn Fn(&Server) -> TextClient) -> Vec<Duration> {
+    let mut x = connect(server);
+    x.expect("GAME WAITING 1");
+    let mut o = connect(server);
+    x.expect("GAME TEAM 1 X");
+    o.expect("GAME TEAM 2 O");
+    let mut trips = Vec::new();
+    for (i, m) in ["a1", "b1", "a2", "b2", "a3"].iter().enumerate() {
+        let (mover, other) = if i % 2 == 0 {
+            (&mut x, &mut o)
+        } else {
+            (&mut o, &mut x)
+        };
+        mover.expect("READY");
+        let sent = Instant::now();
+        mover.send(&format!("MOVE {m}"));
+        let moved = format!("GAME MOVED {} {m}", i % 2 + 1);
+        mover.expect(&moved);
+        trips.push(sent.elapsed());
+        other.expect(&moved);
+    }
+    x.expect("RESULT WIN");
+    o.expect("RESULT LOSE");
+    trips
 }
