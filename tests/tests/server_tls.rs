@@ -98,10 +98,21 @@ fn client_config(ca: &Ca) -> Arc<ClientConfig> {
 /// stunnel would), so the suites' plain clients speak inside TLS. The handshake is done
 /// before it returns: its error is the client's refusal.
 fn tunnel(addr: SocketAddr, ca: &Ca, name: &str) -> Result<TcpStream, rustls::Error> {
+    tunnel_after(addr, b"", ca, name)
+}
+
+/// As [`tunnel`], sending `preface` (a balancer's PROXY header) before the ClientHello.
+fn tunnel_after(
+    addr: SocketAddr,
+    preface: &[u8],
+    ca: &Ca,
+    name: &str,
+) -> Result<TcpStream, rustls::Error> {
     let name = ServerName::try_from(name.to_owned()).unwrap();
     let mut tls = ClientConnection::new(client_config(ca), name).unwrap();
     let mut socket = TcpStream::connect(addr).unwrap();
     socket.set_nodelay(true).unwrap();
+    socket.write_all(preface).unwrap();
     socket
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -246,6 +257,37 @@ fn a_text_game_is_played_inside_tls_beside_a_plain_one() {
     let over = server.wait_log("game over:");
     assert!(over.contains("127.0.0.1"), "{over}");
     assert!(server.wait_log("TLS terminator").contains("started"));
+}
+
+#[test]
+fn behind_a_balancer_the_tls_client_keeps_the_address_its_proxy_header_gave() {
+    let ca = Ca::new("test CA");
+    let dir = Scratch::new("tls");
+    let (cert, key) = write_pem(dir.path(), &ca.issue(&["localhost"], VALID));
+    let server = Server::start(&[
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        key.to_str().unwrap(),
+        "--proxy-from",
+        "127.0.0.1/32",
+    ]);
+    let header = |client: &str| format!("PROXY TCP4 {client} 127.0.0.1 4321 8765\r\n");
+    let join = |client: &str| {
+        let stream = tunnel_after(server.addr(), header(client).as_bytes(), &ca, "localhost");
+        let mut c = TextClient::from_stream(stream.unwrap());
+        c.send("GAME TYPE tictactoe");
+        c
+    };
+    let mut x = join("203.0.113.7");
+    x.expect("GAME WAITING 1");
+    let mut o = join("198.51.100.9");
+    x_wins(&mut x, &mut o);
+    let over = server.wait_log("game over:");
+    assert!(
+        over.contains("203.0.113.7") && over.contains("198.51.100.9"),
+        "{over}"
+    );
 }
 
 #[test]
