@@ -553,3 +553,33 @@ fn timed_game(server: &Server, connect: &dyn Fn(&Server) -> TextClient) -> Vec<D
     o.expect("RESULT LOSE");
     trips
 }
+
+#[test]
+fn a_terminator_that_ends_is_started_again_for_the_next_tls_client() {
+    let ca = Ca::new("test CA");
+    let (server, _dir) = tls_server(&ca.issue(&["localhost"], VALID));
+    let version = |server: &Server| {
+        let mut c = TextClient::from_stream(tunnel(server.addr(), &ca, "localhost").unwrap());
+        c.send("GAME VERSION");
+        c.expect("GAME VERSION 1");
+    };
+    version(&server);
+    let started = server.wait_log("TLS terminator");
+    let pid: i32 = started
+        .split("TLS terminator ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {started:?}"));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM).unwrap();
+    server.wait_log("started again for the next TLS client");
+    version(&server);
+    // Started, told SIGTERM, collected, started again.
+    let lines = server.wait_logs("TLS terminator", 4);
+    assert!(lines.iter().any(|l| l.contains("SIGTERM")), "{lines:?}");
+    assert_eq!(
+        lines.iter().filter(|l| l.ends_with("started")).count(),
+        2,
+        "{lines:?}"
+    );
+}

@@ -31,8 +31,8 @@ impl Terminator {
         )?;
         let keep = [theirs.as_raw_fd()];
         let data = (theirs, files.clone());
-        let forked = spawn::fork_child(&keep, "reversid-tls", Parent::Caller, data, |d, _| {
-            terminator::run(d.0, d.1)
+        let forked = spawn::fork_child(&keep, "reversid-tls", Parent::Caller, data, |d, abort| {
+            terminator::run(d.0, d.1, abort)
         });
         let (pid, _) = forked.map_err(|(e, _)| e)?;
         Ok(Terminator { pid, socket: ours })

@@ -14,6 +14,7 @@ use rustls::ServerConfig;
 use super::{certs, relay, TlsFiles};
 use crate::fd_passing;
 use crate::protocols::MAX_INPUT;
+use crate::signals::SelfPipe;
 
 /// What the supervisor sends, by its first byte.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -32,7 +33,8 @@ const RELAY_STACK: usize = 256 * 1024;
 /// The terminator's body: serves what the supervisor sends on `socket` until it closes,
 /// then waits for the connections still relayed (their games may still be running) and
 /// exits.
-pub fn run(socket: OwnedFd, files: TlsFiles) -> i32 {
+pub fn run(socket: OwnedFd, files: TlsFiles, abort: SelfPipe) -> i32 {
+    end_on_sigterm(abort);
     let config = match certs::server_config(&files) {
         Ok(config) => Arc::new(RwLock::new(config)),
         Err(e) => {
@@ -67,6 +69,31 @@ pub fn run(socket: OwnedFd, files: TlsFiles) -> i32 {
         std::thread::sleep(Duration::from_millis(100));
     }
     0
+}
+
+/// SIGTERM (an operator's kill) ends the terminator at once, and the connections it
+/// relays with it: a thread waits for the signal's pipe.
+fn end_on_sigterm(mut abort: SelfPipe) {
+    let watch = move || {
+        use std::os::fd::AsRawFd;
+        let fd = abort.receiver().as_raw_fd();
+        let mut pollfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll(2) on one pollfd we own; EINTR is retried.
+        while unsafe { libc::poll(&mut pollfd, 1, -1) } < 0 {}
+        info!("TLS terminator: SIGTERM, ending with its connections");
+        log::logger().flush();
+        std::process::exit(0);
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("sigterm".into())
+        .spawn(watch)
+    {
+        warn!("TLS terminator: cannot watch for SIGTERM ({e}): only SIGKILL ends it");
+    }
 }
 
 fn spawn_relay(
