@@ -291,9 +291,18 @@ fn behind_a_balancer_the_tls_client_keeps_the_address_its_proxy_header_gave() {
 }
 
 #[test]
-fn a_websocket_is_served_inside_tls() {
+fn the_page_and_its_websocket_are_served_inside_tls() {
     let ca = Ca::new("test CA");
     let (server, _dir) = tls_server(&ca.issue(&["localhost"], VALID));
+    // The page itself, as https:// serves it.
+    let mut page = tunnel(server.addr(), &ca, "localhost").unwrap();
+    page.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    page.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    page.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert!(answer.contains("app.js"), "{answer}");
     let stream = tunnel(server.addr(), &ca, "localhost").unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
