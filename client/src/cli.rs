@@ -13,6 +13,28 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Cmd,
+
+    /// Connect over TLS, checking the server's certificate against the public
+    /// certificate authorities built into this client (spec/TLS.md).
+    #[arg(long, global = true)]
+    pub tls: bool,
+
+    /// Connect over TLS, trusting only the certificate authorities in this PEM file
+    /// (a private CA, a self-signed server).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub tls_ca: Option<std::path::PathBuf>,
+}
+
+impl Cli {
+    /// Whom TLS connections trust, when --tls or --tls-ca asks for TLS.
+    pub fn tls(&self) -> Option<reversi_client::transport::tls::Trust> {
+        use reversi_client::transport::tls::Trust;
+        match (&self.tls_ca, self.tls) {
+            (Some(file), _) => Some(Trust::CaFile(file.clone())),
+            (None, true) => Some(Trust::PublicRoots),
+            (None, false) => None,
+        }
+    }
 }
 
 /// The subcommands.

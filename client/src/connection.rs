@@ -26,7 +26,10 @@ pub fn connect(addr: &str) -> Result<TcpStream, String> {
                 // Small messages, one at a time: do not wait to coalesce them.
                 let _ = stream.set_nodelay(true);
                 log::info!("connected to {target}");
-                return Ok(stream);
+                return match crate::transport::tls::enabled() {
+                    Some(trust) => crate::transport::tls::wrap(stream, host_of(&tried), trust),
+                    None => Ok(stream),
+                };
             }
             Err(err) => last_error = Some(err),
         }
@@ -35,6 +38,13 @@ pub fn connect(addr: &str) -> Result<TcpStream, String> {
         Some(err) => fail(&err),
         None => fail(&"the name resolves to no address"),
     })
+}
+
+/// The host of `host:port` (or `[v6]:port`), as a certificate names it.
+fn host_of(tried: &str) -> &str {
+    let addr = tried.split(' ').next().unwrap_or(tried);
+    let host = addr.rsplit_once(':').map_or(addr, |(host, _)| host);
+    host.trim_start_matches('[').trim_end_matches(']')
 }
 
 /// The socket addresses of `addr`, and how to name what was tried: `addr`
@@ -74,5 +84,13 @@ mod tests {
         assert_eq!(tried, "localhost:8765 (the default port)");
         let (_, tried) = resolve("127.0.0.1:9").unwrap();
         assert_eq!(tried, "127.0.0.1:9");
+    }
+
+    #[test]
+    fn the_name_a_certificate_is_checked_for_is_the_host_without_its_port() {
+        assert_eq!(host_of("games.example:8765"), "games.example");
+        assert_eq!(host_of("localhost:8765 (the default port)"), "localhost");
+        assert_eq!(host_of("[::1]:8765 (the default port)"), "::1");
+        assert_eq!(host_of("127.0.0.1:9"), "127.0.0.1");
     }
 }

@@ -25,6 +25,9 @@ fn main() -> ExitCode {
     restore_sigpipe();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
+    if let Some(trust) = cli.tls() {
+        reversi_client::transport::tls::enable(trust);
+    }
     let code = match cli.command {
         Cmd::Play {
             addr,

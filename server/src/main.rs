@@ -172,6 +172,9 @@ fn serve(
             })
             .transpose()?;
     let supervisor_config = cli.supervisor();
+    if let Some(files) = &supervisor_config.tls {
+        protocols::tls::check(files)?;
+    }
     let games = cli.games();
     let listeners = match &inherited {
         Some(state) => supervisor::inherited_listeners(state, &games)?,

@@ -6,9 +6,11 @@
 //! asks, so it cannot drift from the truth. Everything is in memory and rendered on
 //! the loop in microseconds: nothing here blocks.
 //!
-//! Move latency is not here: a move is timed only inside its session's process,
-//! which does not report it to the supervisor (yet). What the supervisor can time
-//! honestly is the start of a session and the length of a game.
+//! Move latency is timed inside each session's process ([`MoveTimes`]: from a move's
+//! bytes read to its announcement queued for every seat) and sent to the supervisor
+//! once, at the session's end, as one datagram to its [`Inbox`]: an abstract Unix
+//! socket named after the supervisor's pid, which costs the supervisor one descriptor
+//! in all, none per session.
 
 use std::time::Duration;
 
@@ -113,6 +115,8 @@ pub struct Snapshot {
     pub sessions: Vec<(&'static str, usize)>,
     /// Whether the server takes no new games.
     pub draining: bool,
+    /// Games with the store's writer, not yet written.
+    pub store_queue: usize,
 }
 
 /// Every metric the supervisor keeps, and the registry that names them.
@@ -127,6 +131,8 @@ pub struct Metrics {
     pending: Gauge,
     sessions: Family<GameLabel, Gauge>,
     draining: Gauge,
+    move_seconds: Histogram,
+    store_queue: Gauge,
 }
 
 impl Default for Metrics {
@@ -189,7 +195,22 @@ impl Metrics {
             "1 while the server takes no new games (reversid ctl drain), else 0",
             draining.clone(),
         );
+        // 10 µs to about 0.3 s: a move is judged and announced in microseconds.
+        let move_seconds = Histogram::new(exponential_buckets(0.00001, 2.0, 16));
+        registry.register(
+            "move_latency_seconds",
+            "Time from a move's bytes read by its session to its announcement queued for every seat (reported by each session at its end)",
+            move_seconds.clone(),
+        );
+        let store_queue = Gauge::default();
+        registry.register(
+            "store_queue_depth",
+            "Finished games handed to the store's writer and not yet written (0 without a store)",
+            store_queue.clone(),
+        );
         Metrics {
+            move_seconds,
+            store_queue,
             registry,
             connections,
             refusals,
@@ -242,10 +263,117 @@ impl Metrics {
                 .set(gauge_value(running));
         }
         self.draining.set(i64::from(now.draining));
+        self.store_queue.set(gauge_value(now.store_queue));
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
+    }
+}
+
+/// The move latencies of one session, kept as it runs and sent at its end.
+#[derive(Debug, Default)]
+pub struct MoveTimes {
+    micros: Vec<u32>,
+}
+
+/// The most moves one report carries (64 KiB): a longer game's first ones.
+const MOST_MOVES: usize = 16 * 1024;
+
+impl MoveTimes {
+    /// A move took `took` from its arrival to its announcement.
+    pub fn observe(&mut self, took: Duration) {
+        if self.micros.len() < MOST_MOVES {
+            let micros = u32::try_from(took.as_micros()).unwrap_or(u32::MAX);
+            self.micros.push(micros);
+        }
+    }
+
+    /// The datagram that reports them: each as 4 bytes, big-endian microseconds.
+    fn encode(&self) -> Vec<u8> {
+        self.micros.iter().flat_map(|m| m.to_be_bytes()).collect()
+    }
+
+    fn decode(bytes: &[u8]) -> impl Iterator<Item = Duration> + '_ {
+        bytes
+            .chunks_exact(4)
+            .map(|c| Duration::from_micros(u64::from(u32::from_be_bytes([c[0], c[1], c[2], c[3]]))))
+    }
+
+    /// Sends them to the inbox of supervisor `supervisor` (best effort, never waiting:
+    /// a report lost costs a metric, never the game).
+    pub fn report(&self, supervisor: u32) {
+        if self.micros.is_empty() {
+            return;
+        }
+        let sent = std::os::unix::net::UnixDatagram::unbound().and_then(|socket| {
+            socket.set_nonblocking(true)?;
+            socket.send_to_addr(&self.encode(), &inbox_address(supervisor)?)
+        });
+        if let Err(e) = sent {
+            log::debug!("move latencies not reported: {e}");
+        }
+    }
+}
+
+/// The abstract socket address of supervisor `pid`'s inbox.
+fn inbox_address(pid: u32) -> std::io::Result<std::os::unix::net::SocketAddr> {
+    use std::os::linux::net::SocketAddrExt;
+    std::os::unix::net::SocketAddr::from_abstract_name(format!("reversid-metrics-{pid}"))
+}
+
+/// The supervisor's end of the sessions' reports: a datagram socket, read when the
+/// loop sees it readable. Only reports from processes of the supervisor's own user are
+/// believed (the kernel vouches for the sender's uid: SO_PASSCRED).
+pub struct Inbox {
+    socket: mio::net::UnixDatagram,
+}
+
+impl Inbox {
+    /// Binds this process's inbox.
+    pub fn bind() -> std::io::Result<Inbox> {
+        let socket =
+            std::os::unix::net::UnixDatagram::bind_addr(&inbox_address(std::process::id())?)?;
+        socket.set_nonblocking(true)?;
+        nix::sys::socket::setsockopt(&socket, nix::sys::socket::sockopt::PassCred, &true)?;
+        Ok(Inbox {
+            socket: mio::net::UnixDatagram::from_std(socket),
+        })
+    }
+
+    /// The socket, to register with the loop.
+    pub fn source(&mut self) -> &mut mio::net::UnixDatagram {
+        &mut self.socket
+    }
+
+    /// Reads every report waiting into `metrics`.
+    pub fn drain(&self, metrics: &Metrics) {
+        let mut buf = vec![0u8; MOST_MOVES * 4];
+        while let Some(len) = self.receive(&mut buf) {
+            for took in MoveTimes::decode(&buf[..len]) {
+                metrics.move_seconds.observe(took.as_secs_f64());
+            }
+        }
+    }
+
+    /// One report from a process of our user: its length. `None`: none left.
+    fn receive(&self, buf: &mut [u8]) -> Option<usize> {
+        use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags, UnixCredentials};
+        use std::os::fd::AsRawFd;
+        loop {
+            let mut space = nix::cmsg_space!(UnixCredentials);
+            let mut iov = [std::io::IoSliceMut::new(buf)];
+            let flags = MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_TRUNC;
+            let msg =
+                recvmsg::<()>(self.socket.as_raw_fd(), &mut iov, Some(&mut space), flags).ok()?;
+            let ours = msg.cmsgs().ok()?.any(|c| {
+                matches!(c, ControlMessageOwned::ScmCredentials(cred) if cred.uid() == nix::unistd::getuid().as_raw())
+            });
+            if ours && msg.bytes <= MOST_MOVES * 4 {
+                return Some(msg.bytes);
+            }
+            log::debug!("a metrics report not from our user, or too long: ignored");
+        }
     }
 }
 
@@ -278,6 +406,7 @@ mod tests {
             pending: 3,
             sessions: vec![("reversi", 0), ("tictactoe", 2)],
             draining: true,
+            store_queue: 2,
         };
         let text = m.render(&now);
         for expected in [
@@ -291,6 +420,7 @@ mod tests {
             "reversid_sessions{game=\"tictactoe\"} 2",
             "reversid_sessions{game=\"reversi\"} 0",
             "reversid_draining 1",
+            "reversid_store_queue_depth 2",
         ] {
             assert!(text.contains(expected), "{expected} missing from:\n{text}");
         }
@@ -299,6 +429,28 @@ mod tests {
         assert_eq!(
             line_of(&later, "reversid_pending_connections "),
             Some("reversid_pending_connections 0")
+        );
+    }
+
+    #[test]
+    fn move_latencies_travel_as_whole_microseconds_and_land_in_their_buckets() {
+        let mut times = MoveTimes::default();
+        times.observe(Duration::from_micros(15));
+        times.observe(Duration::from_secs(1 << 40));
+        let decoded: Vec<Duration> = MoveTimes::decode(&times.encode()).collect();
+        let longest = Duration::from_micros(u64::from(u32::MAX));
+        assert_eq!(decoded, [Duration::from_micros(15), longest]);
+        let m = Metrics::new();
+        m.move_seconds.observe(decoded[0].as_secs_f64());
+        let text = m.render(&Snapshot::default());
+        // 15 µs is above the first bucket (10 µs) and within the second (20 µs).
+        assert!(
+            text.contains("reversid_move_latency_seconds_bucket{le=\"0.00001\"} 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("reversid_move_latency_seconds_bucket{le=\"0.00002\"} 1"),
+            "{text}"
         );
     }
 

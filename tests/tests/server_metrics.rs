@@ -96,6 +96,41 @@ fn metrics_count_games_connections_and_refusals() {
 }
 
 #[test]
+fn sessions_report_their_move_latencies_and_the_store_queue_is_shown() {
+    let server = Server::start(&["--metrics"]);
+    let (mut black, mut white) = server.pair();
+    let played = play_out(&mut black, &mut white, &mut Rng::new(5));
+    server.wait_log("exited with status 0");
+    // The session reports as it ends, the supervisor reads it in a later turn.
+    let series = "reversid_move_latency_seconds_count";
+    let deadline = Instant::now() + PATIENCE;
+    let metrics = loop {
+        let metrics = http_get(server.addr(), "/metrics");
+        if sample(&metrics, series).is_some_and(|n| n > 0.0) || Instant::now() > deadline {
+            break metrics;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        sample(&metrics, series),
+        Some(played.moves as f64),
+        "{metrics}"
+    );
+    // Every move took under a second, from its arrival to its announcement.
+    let under_a_second = "reversid_move_latency_seconds_bucket{le=\"0.32768\"}";
+    assert_eq!(
+        sample(&metrics, under_a_second),
+        Some(played.moves as f64),
+        "{metrics}"
+    );
+    let queue = sample(&metrics, "reversid_store_queue_depth").expect("the store's queue is shown");
+    assert!(
+        queue <= 1.0,
+        "one game at most waits for the writer: {queue}"
+    );
+}
+
+#[test]
 fn metrics_are_not_served_unless_asked_for() {
     let server = Server::start(&[]);
     let answer = http_get(server.addr(), "/metrics");

@@ -9,6 +9,7 @@ mod driver;
 mod link;
 pub mod pdus;
 mod text;
+pub mod tls;
 pub mod translate;
 
 pub use binary::{BinaryReader, BinaryWriter};

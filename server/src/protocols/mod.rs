@@ -11,6 +11,7 @@ pub mod players;
 mod seed_duell;
 mod seed_foxes;
 mod text;
+pub mod tls;
 mod web;
 
 pub use web::Operator;
@@ -43,17 +44,20 @@ pub enum WireKind {
     Seed002,
     /// The text protocol in WebSocket messages, for the browser (spec/TEXT-PROTOCOL.md §15).
     WebSocket,
+    /// TLS around any of the others (spec/TLS.md): handed to the TLS terminator, never to a session.
+    Tls,
 }
 
 impl WireKind {
     /// Every protocol, in the order that numbers them between the supervisor and a
     /// session (a viewer's hand-off names its protocol by that number): add at the end.
-    pub const ALL: [WireKind; 5] = [
+    pub const ALL: [WireKind; 6] = [
         WireKind::Binary,
         WireKind::Text,
         WireKind::Seed000,
         WireKind::Seed002,
         WireKind::WebSocket,
+        WireKind::Tls,
     ];
 
     /// What a connection is judged to speak when no protocol recognises its bytes: it
@@ -79,6 +83,7 @@ impl WireKind {
             WireKind::Seed000 => &seed_duell::SeedDuell,
             WireKind::Seed002 => &seed_foxes::SeedFoxes,
             WireKind::WebSocket => &web::Web,
+            WireKind::Tls => &tls::Tls,
         }
     }
 
@@ -90,6 +95,7 @@ impl WireKind {
             WireKind::Seed000 => "seed000",
             WireKind::Seed002 => "seed002",
             WireKind::WebSocket => "websocket",
+            WireKind::Tls => "tls",
         }
     }
 
@@ -213,6 +219,9 @@ pub enum Verdict {
         request: players::Request,
         used: usize,
     },
+    /// A TLS ClientHello: hand the connection, with the bytes read so far, to the TLS
+    /// terminator; its plaintext comes back on the same connection (spec/TLS.md).
+    Tls,
 }
 
 impl Verdict {
@@ -236,7 +245,11 @@ impl Verdict {
             | Verdict::Challenges { used }
             | Verdict::Resume { used, .. }
             | Verdict::Player { used, .. } => *used,
-            Verdict::Wait | Verdict::Leave | Verdict::Close { .. } | Verdict::Page(_) => 0,
+            Verdict::Wait
+            | Verdict::Leave
+            | Verdict::Close { .. }
+            | Verdict::Page(_)
+            | Verdict::Tls => 0,
         }
     }
 }

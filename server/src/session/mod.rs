@@ -168,11 +168,19 @@ pub fn run(
     let (mut session, early) = Session::open(config, group, abort, viewers)?;
     session.begin(early);
     session.serve()?;
+    session
+        .move_times
+        .report(nix::unistd::getppid().as_raw() as u32);
     session.write_records();
     if let Some(journal) = session.journal.take() {
         journal.finish(config.keep_journals);
     }
     Ok(exit_code(&session.referee))
+}
+
+/// Whether `input` is a move, whose latency the metrics keep.
+fn is_move(input: &Input) -> bool {
+    matches!(input, Input::Act(_) | Input::Notation(_))
 }
 
 /// The time now, as the referee is given it.
@@ -199,6 +207,8 @@ struct Session<'a> {
     id: u64,
     config: &'a SessionConfig,
     started: Instant,
+    /// Its moves' latencies, reported to the supervisor at its end (crate::metrics).
+    move_times: crate::metrics::MoveTimes,
     journal: Option<journal::Journal>,
     poll: Poll,
     abort: SelfPipe,
@@ -262,6 +272,7 @@ impl<'a> Session<'a> {
             id,
             config,
             started: Instant::now(),
+            move_times: Default::default(),
             // Opened with the first move: a game that never starts costs no file.
             journal: Some(
                 journal::Journal::new(
@@ -563,8 +574,12 @@ impl<'a> Session<'a> {
             let quit = matches!(input, Input::Quit | Input::Hangup | Input::Violation(_));
             match self.conns[i].who {
                 Who::Seat(seat) => {
+                    let (arrived, is_move) = (Instant::now(), is_move(&input));
                     let deliveries = self.referee.input(seat, input, now());
                     self.deliver(deliveries);
+                    if is_move {
+                        self.move_times.observe(arrived.elapsed());
+                    }
                 }
                 Who::Viewer => self.viewer_input(i, input),
             }

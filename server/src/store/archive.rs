@@ -121,6 +121,11 @@ impl Archive {
         self.longest_cpu = self.longest_cpu.max(thread_cpu().saturating_sub(cpu));
     }
 
+    /// Games handed to the writer and not yet answered: the store's queue.
+    pub fn queued(&self) -> usize {
+        self.game_journal.len()
+    }
+
     /// When [`Archive::on_timer`] has work.
     pub fn deadline(&self) -> Option<Instant> {
         if !self.answers.is_empty() {

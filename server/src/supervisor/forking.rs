@@ -103,7 +103,9 @@ impl Supervisor {
             let pid = Pid::from_raw(pid);
             if self.children.contains(pid) {
                 reaped.extend(self.children.reap(pid));
-            } else if self.fork_server.as_ref().map(|f| f.server.pid()) == Some(pid) {
+            } else if self.fork_server.as_ref().map(|f| f.server.pid()) == Some(pid)
+                || self.tls_ended(pid)
+            {
                 others.extend(super::reaper::collect(pid));
             }
         }
@@ -152,17 +154,30 @@ impl Supervisor {
         let Some(pid) = status.pid() else {
             return;
         };
+        if self.tls_ended(pid) {
+            self.tls = None;
+            error!(
+                "the TLS terminator {pid} {}: started again for the next TLS client",
+                how(status)
+            );
+            return;
+        }
         if self.fork_server.as_ref().map(|f| f.server.pid()) != Some(pid) {
             log::debug!("reaped unknown child {pid}");
             return;
         }
         self.fork_server = None;
-        let how = match status {
-            WaitStatus::Exited(_, code) => format!("exited with status {code}"),
-            WaitStatus::Signaled(_, signal, _) => format!("was killed by {signal}"),
-            status => format!("ended ({status:?})"),
-        };
+        let how = how(status);
         error!("the fork server {how}: sessions are forked from the supervisor from now on");
+    }
+}
+
+/// How a child ended, for the log.
+fn how(status: WaitStatus) -> String {
+    match status {
+        WaitStatus::Exited(_, code) => format!("exited with status {code}"),
+        WaitStatus::Signaled(_, signal, _) => format!("was killed by {signal}"),
+        status => format!("ended ({status:?})"),
     }
 }
 impl Supervisor {

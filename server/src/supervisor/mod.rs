@@ -51,6 +51,10 @@ const SIGNAL: Token = Token(0);
 /// The store's writer has written games (`crate::store::archive`), or the account workers
 /// have answered players' requests (accounts.rs): mio has one waker a poll.
 const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
+/// The sessions' metrics reports ([`crate::metrics::Inbox`]).
+const METRICS: Token = Token(LISTENER_BASE + (1 << 15) + 1);
+/// The output of an upgrade's trial run (upgrading.rs).
+const TRIAL: Token = Token(LISTENER_BASE + (1 << 15) + 2);
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
 
@@ -137,6 +141,10 @@ pub struct Supervisor {
     players: accounts::Players,
     /// Upgrading in place: the binary, the trial under way (upgrading.rs).
     upgrades: upgrading::Upgrades,
+    /// The TLS terminator, once a TLS client came (listener.rs).
+    tls: Option<crate::protocols::tls::Terminator>,
+    /// Where sessions report their move latencies.
+    inbox: Option<crate::metrics::Inbox>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -192,6 +200,8 @@ impl Supervisor {
             handled_stops: 0,
             hangup: Box::new(|| info!("SIGHUP ignored (no log file to reopen)")),
             fork_server: None,
+            tls: None,
+            inbox: None,
             metrics: Metrics::new(),
             drained: false,
             challenges,
@@ -333,13 +343,18 @@ impl Supervisor {
             for event in events.iter() {
                 match event.token() {
                     SIGNAL => self.on_signals(),
+                    METRICS => {
+                        if let Some(inbox) = &self.inbox {
+                            inbox.drain(&self.metrics);
+                        }
+                    }
                     ARCHIVE => {
                         if let Some(archive) = &mut self.archive {
                             archive.on_written();
                         }
                         self.on_player_answers();
                     }
-                    upgrading::TRIAL => self.on_trial_output(),
+                    TRIAL => self.on_trial_output(),
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
@@ -395,7 +410,24 @@ impl Supervisor {
             pending: self.pending.waiting(),
             sessions,
             draining: self.drained,
+            store_queue: self.archive.as_ref().map_or(0, |a| a.queued()),
         })
+    }
+
+    /// Opens the inbox where sessions report their move latencies; without it (an
+    /// error), the metric stays empty and everything else goes on.
+    fn start_inbox(&mut self) {
+        let bound = crate::metrics::Inbox::bind().and_then(|mut inbox| {
+            let source = inbox.source();
+            self.poll
+                .registry()
+                .register(source, METRICS, Interest::READABLE)?;
+            Ok(inbox)
+        });
+        match bound {
+            Ok(inbox) => self.inbox = Some(inbox),
+            Err(e) => warn!("no move latency metrics: cannot open their inbox: {e}"),
+        }
     }
 
     /// Whether new games are taken: what `/health` says.
@@ -488,6 +520,7 @@ impl Supervisor {
         let got = self.signals.take();
         if got.hangup {
             (self.hangup)();
+            self.reload_tls();
             if let Some(Err(e)) = self.fork_server.as_ref().map(|f| f.server.reopen_log()) {
                 error!("cannot hand the reopened log to the fork server: {e}");
             }

@@ -113,6 +113,9 @@ pub struct Options {
     /// I L O U): in a cluster, a token names the host whose session holds its seat.
     #[arg(long, value_name = "S", default_value = "0", value_parser = host_id)]
     pub host_id: u8,
+
+    #[command(flatten)]
+    pub tls: crate::protocols::tls::TlsOptions,
 }
 
 /// Reads `--host-id`: one Crockford symbol.
@@ -143,6 +146,8 @@ pub struct SupervisorConfig {
     pub fork_server: Option<ForkServerSpec>,
     /// This host's symbol in the resume tokens it draws.
     pub host_id: u8,
+    /// The certificate and key TLS is served with; `None`: no TLS (spec/TLS.md).
+    pub tls: Option<crate::protocols::tls::TlsFiles>,
 }
 
 fn count(n: u64) -> usize {
@@ -195,6 +200,7 @@ impl Options {
                 max: count(self.max_challenges),
             },
             public_url: self.public_url.clone(),
+            tls: self.tls.files(),
         }
     }
 }

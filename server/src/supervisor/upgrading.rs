@@ -24,8 +24,6 @@ use crate::terms::SeatPlayer;
 use crate::upgrade::{self, state, trial::Trial, State};
 use reversi_games::registry::Module;
 
-/// The trial's output (`crate::upgrade::trial`).
-pub(super) const TRIAL: Token = Token(super::LISTENER_BASE + (1 << 15) + 1);
 /// What a client waiting in a challenge is told: challenges are not carried over.
 const UPGRADING: &str = "server upgrading: challenge closed; connect again";
 
@@ -75,7 +73,7 @@ impl Supervisor {
             let source = &mut mio::unix::SourceFd(&fd);
             self.poll
                 .registry()
-                .register(source, TRIAL, Interest::READABLE)?;
+                .register(source, super::TRIAL, Interest::READABLE)?;
             Ok(trial)
         });
         match started {
@@ -309,6 +307,7 @@ impl Supervisor {
     /// image left.
     pub(super) fn start_helpers(&mut self) -> io::Result<()> {
         self.start_fork_server();
+        self.start_inbox();
         self.start_archive()?;
         self.archive_left_journals();
         Ok(())

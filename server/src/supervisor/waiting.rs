@@ -443,6 +443,10 @@ impl Supervisor {
                 self.close(index);
                 return false;
             }
+            Verdict::Tls => {
+                self.terminate_tls(index);
+                return false;
+            }
             Verdict::Close { farewell, note } => {
                 if let Some(note) = note {
                     self.note(peer, format_args!("{peer}: {note}"));

@@ -209,8 +209,9 @@ mod tests {
         for first in [b'G', b'm', b'\n', b'\r', b' ', b'\t', b'1', b'~'] {
             assert_eq!(WireKind::recognise(first), WireKind::Text, "{first:#04x}");
         }
-        // What no line of text starts with: the fallback, whose refusal is binary's `error`.
-        for first in [0x02, 0x07, 0x16, 0x1b, 0x7f, 0x80, 0xff] {
+        // What no line of text starts with: the fallback, whose refusal is binary's `error`
+        // (0x16, a TLS handshake record, is TLS's: protocols/tls).
+        for first in [0x02, 0x07, 0x1b, 0x7f, 0x80, 0xff] {
             assert_eq!(
                 WireKind::recognise(first),
                 WireKind::FALLBACK,
