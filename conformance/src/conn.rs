@@ -56,6 +56,9 @@ pub struct Conn {
     /// §3), in order: kept out of the line-by-line order the other checks judge, and
     /// judged by their own (§8).
     pub countdowns: Vec<String>,
+    /// The `GAME PLAYER` lines received (§5.1): who plays, set aside as the countdowns are
+    /// and judged by their own check ([`crate::server::table`]).
+    pub players: Vec<String>,
 }
 
 /// Whether `line` is one of the clock's (§3, §8): a countdown, which may follow any
@@ -103,6 +106,7 @@ impl Conn {
             seen: Vec::new(),
             closed: false,
             countdowns: Vec::new(),
+            players: Vec::new(),
         })
     }
 
@@ -162,6 +166,10 @@ impl Conn {
                     let line = self.take_line();
                     if is_countdown(&line) {
                         self.countdowns.push(line);
+                        continue;
+                    }
+                    if line.starts_with("GAME PLAYER ") {
+                        self.players.push(line);
                         continue;
                     }
                     return Recv::Line(line);

@@ -302,6 +302,21 @@ pub struct RecordMeta {
     /// The result, forfeits included; `None` for an aborted game.
     pub outcome: Option<Outcome>,
     pub how: How,
+    /// The time control as PGN's `TimeControl` tag writes it (`300+3`, `1/600` for a
+    /// per-move limit, `-` for none); `None`: not known, no tag.
+    pub time_control: Option<String>,
+    /// The times of the moves of `history`, in order (shorter or `None`: not known).
+    pub times: Vec<Option<MoveTime>>,
+}
+
+/// How long a move took, and the mover's clock after it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MoveTime {
+    /// The time the clock charged for the move, in ms.
+    pub took: Millis,
+    /// The mover's clock after the move, in ms (under Fischer its time left with the
+    /// increment; under a per-move limit what was left of the move's); `None`: no clock.
+    pub clock: Option<Millis>,
 }
 
 /// What a new game may be given.

@@ -4,9 +4,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::game::{GameInfo, Moved, Outcome, Standing, Team};
+use crate::game::{GameInfo, Millis, Moved, Outcome, Standing, Team};
 // What a record is given lives with the trait whose `record` takes it.
-pub use crate::game::{How, RecordMeta};
+pub use crate::game::{How, MoveTime, RecordMeta};
 
 /// `YYYY.MM.DD` and `HH:MM:SS` (UTC) of `t`.
 pub fn date_time(t: SystemTime) -> (String, String) {
@@ -41,6 +41,21 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// A clock as PGN's `%clk` comment writes it: `0:04:57.4` (hours, minutes, seconds and
+/// tenths, the tenths cut, not rounded: a clock never shows more than was left).
+pub fn clk(ms: Millis) -> String {
+    let tenths = ms / 100;
+    let (hours, minutes) = (tenths / 36_000, tenths / 600 % 60);
+    let (seconds, tenth) = (tenths / 10 % 60, tenths % 10);
+    format!("{hours}:{minutes:02}:{seconds:02}.{tenth}")
+}
+
+/// The `{[%clk …]}` comment of move `i` of `meta`, if its clock is known.
+pub fn clk_comment(meta: &RecordMeta, i: usize) -> Option<String> {
+    let clock = meta.times.get(i).copied().flatten()?.clock?;
+    Some(format!("{{[%clk {}]}}", clk(clock)))
+}
+
 /// The result in words, for records and logs: `X wins (three in a line: a1 b2 c3)`.
 pub fn result_text(info: &GameInfo, meta: &RecordMeta) -> String {
     match (&meta.outcome, meta.how) {
@@ -71,11 +86,19 @@ pub fn plain(info: &GameInfo, moves: &[Moved], meta: &RecordMeta) -> String {
         How::Aborted => "aborted",
     };
     text.push_str(&format!(
-        "[Result \"{}\"]\n[Termination \"{how}\"]\n\n",
+        "[Result \"{}\"]\n[Termination \"{how}\"]\n",
         result_text(info, meta)
     ));
-    for m in moves {
-        text.push_str(&format!("{} {}\n", info.team_name(m.team), m.notation));
+    if let Some(control) = &meta.time_control {
+        text.push_str(&format!("[TimeControl \"{control}\"]\n"));
+    }
+    text.push('\n');
+    for (i, m) in moves.iter().enumerate() {
+        text.push_str(&format!("{} {}", info.team_name(m.team), m.notation));
+        if let Some(comment) = clk_comment(meta, i) {
+            text.push_str(&format!(" {comment}"));
+        }
+        text.push('\n');
     }
     text
 }
@@ -131,6 +154,8 @@ mod tests {
                 why: "X left".into(),
             }),
             how: How::Forfeit,
+            time_control: None,
+            times: Vec::new(),
         };
         let moves = [Moved {
             team: Team::FIRST,
@@ -144,5 +169,28 @@ mod tests {
              [Termination \"forfeit\"]\n\nX b2\n"
         );
         assert_eq!(standing(&meta, Team::FIRST), Some(Standing::Lose));
+        let timed = RecordMeta {
+            time_control: Some("300+3".into()),
+            times: vec![Some(MoveTime {
+                took: 5_600,
+                clock: Some(297_490),
+            })],
+            ..meta
+        };
+        let text = plain(info, &moves, &timed);
+        assert!(
+            text.ends_with(
+                "[Termination \"forfeit\"]\n[TimeControl \"300+3\"]\n\nX b2 {[%clk 0:04:57.4]}\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn clocks_are_written_as_pgn_does_tenths_cut() {
+        assert_eq!(clk(297_499), "0:04:57.4");
+        assert_eq!(clk(0), "0:00:00.0");
+        assert_eq!(clk(99), "0:00:00.0");
+        assert_eq!(clk(3_600_000 + 61_250), "1:01:01.2");
     }
 }

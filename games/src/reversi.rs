@@ -156,7 +156,7 @@ impl Reversi {
             player(1),
         );
         let mut expected = Team::FIRST;
-        for m in self.history() {
+        for (i, m) in self.history().into_iter().enumerate() {
             if m.team != expected {
                 text.push_str(tag(expected));
                 text.push_str("[PA]");
@@ -164,6 +164,10 @@ impl Reversi {
             text.push_str(tag(m.team));
             text.push('[');
             text.push_str(&m.notation);
+            // GGF's move is `square/eval/time`: the seconds the move took, where known.
+            if let Some(took) = meta.times.get(i).copied().flatten().map(|t| t.took) {
+                text.push_str(&format!("//{}.{:02}", took / 1000, took % 1000 / 10));
+            }
             text.push(']');
             expected = m.team.other();
         }
@@ -434,6 +438,8 @@ mod tests {
             finished: UNIX_EPOCH + Duration::from_secs(1),
             outcome: Some(outcome),
             how: How::OnTheBoard,
+            time_control: None,
+            times: Vec::new(),
         };
         let ggf = game.record(&meta);
         assert!(ggf
@@ -457,6 +463,8 @@ mod tests {
                 why: "black left".into(),
             }),
             how: How::Forfeit,
+            time_control: None,
+            times: Vec::new(),
         };
         let ggf = game.ggf(&meta);
         assert!(ggf.ends_with("*]B[f5]W[d6]B[PA]W[c3];)"), "{ggf}");
@@ -466,5 +474,20 @@ mod tests {
             ..meta
         };
         assert!(game.ggf(&timed).contains("RE[-64:t]"));
+        let took = |ms| {
+            Some(record::MoveTime {
+                took: ms,
+                clock: None,
+            })
+        };
+        let with_times = RecordMeta {
+            times: vec![took(1_524), None, took(60_009)],
+            ..timed
+        };
+        let ggf = game.ggf(&with_times);
+        assert!(
+            ggf.ends_with("*]B[f5//1.52]W[d6]B[PA]W[c3//60.00];)"),
+            "{ggf}"
+        );
     }
 }

@@ -105,6 +105,8 @@ fn meta(game: &StoredGame) -> RecordMeta {
         finished: game.ended.to_system_time(),
         outcome,
         how,
+        time_control: None,
+        times: Vec::new(),
     }
 }
 

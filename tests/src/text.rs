@@ -15,7 +15,8 @@ pub struct TextClient {
     /// Every line received so far, in order (skipped ones too).
     pub seen: Vec<String>,
     /// Lines that start so are noted in `seen` but never returned: suites written before
-    /// `GAME TIME` (TEXT-PROTOCOL.md §8.1) skip it; the clock suite returns every line.
+    /// `GAME TIME` (TEXT-PROTOCOL.md §8.1) and `GAME PLAYER` (§5.1) skip them; the clock
+    /// and players suites return every line.
     pub skip: Vec<&'static str>,
     /// The board as DRAW lines left it: (x, y) to (square kind, piece and team).
     pub board: BTreeMap<(u8, u8), (String, Option<String>)>,
@@ -33,7 +34,7 @@ impl TextClient {
             writer: stream.try_clone().unwrap(),
             reader: BufReader::new(stream),
             seen: Vec::new(),
-            skip: vec!["GAME TIME "],
+            skip: vec!["GAME TIME ", "GAME PLAYER "],
             board: BTreeMap::new(),
             last_square: None,
         }

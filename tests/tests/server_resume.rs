@@ -117,6 +117,7 @@ fn s5_5_a_dropped_player_comes_back_with_its_token_and_the_game_goes_on() {
         "GAME TEAM 2 O",
         "GAME RESUMED 1",
         &format!("GAME TOKEN {token} 60000"),
+        "GAME MOVED 1 b2",
     ] {
         assert_eq!(o.recv().as_deref(), Some(line));
     }

@@ -50,6 +50,8 @@ fn pair(server: &Server) -> (TextClient, TextClient, String) {
     let mut time = String::new();
     for (c, team) in [(&mut x, "GAME TEAM 1 X"), (&mut o, "GAME TEAM 2 O")] {
         c.expect(team);
+        c.next_is("GAME PLAYER 1 anonymous - -");
+        c.next_is("GAME PLAYER 2 anonymous - -");
         time = c.next_is("GAME TIME ");
         c.next_is("DRAW SQUARE");
     }
@@ -131,6 +133,8 @@ fn s8_clocks_fall_by_the_think_time_gain_the_increment_and_reach_a_late_viewer()
     let mut viewer = TextClient::connect(server.addr()).keep_every_line();
     viewer.send("GAME WATCH 1");
     viewer.expect("GAME WATCHING 1");
+    viewer.next_is("GAME PLAYER 1 anonymous - -");
+    viewer.next_is("GAME PLAYER 2 anonymous - -");
     viewer.next_is("GAME TIME fischer 10000 2000");
     viewer.expect("GAME TURN 1");
     let running = clock(&mut viewer, 1);
@@ -242,6 +246,8 @@ fn s6_a_rematch_offered_and_accepted_starts_with_the_teams_turned_round() {
     for (c, team) in [(&mut x, "GAME TEAM 2 O"), (&mut o, "GAME TEAM 1 X")] {
         c.next_is("GAME TYPE TicTacToe");
         c.expect(team);
+        c.next_is("GAME PLAYER 1 anonymous - -");
+        c.next_is("GAME PLAYER 2 anonymous - -");
         c.next_is("GAME TIME fischer 10000 0");
     }
     o.expect("READY");

@@ -98,6 +98,8 @@ fn a_websocket_lists_plays_a_text_client_and_is_watched_by_another() {
     assert_eq!(next(&mut ws), "GAME TYPE TicTacToe");
     assert_eq!(until(&mut ws, "GAME TEAMS"), "GAME TEAMS X O");
     assert_eq!(next(&mut ws), "GAME TEAM 1 X");
+    assert_eq!(next(&mut ws), "GAME PLAYER 1 anonymous - -");
+    assert_eq!(next(&mut ws), "GAME PLAYER 2 anonymous - -");
     until(&mut ws, "READY");
     // A viewer over WebSocket too, handed to the game's process.
     let mut viewer = socket(&server);

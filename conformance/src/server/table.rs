@@ -52,6 +52,7 @@ pub fn seat(target: &Target, game: &str) -> Result<Table, Finding> {
     let known = (!info.realtime).then_some(game.as_ref());
     for (t, conn) in players.iter_mut().enumerate() {
         read_board(conn, info, known, Viewer::Team(Team(t as u8)))?;
+        judge_players(conn, info)?;
         read_first_turn(conn, info, Team(t as u8))?;
     }
     Ok(Table {
@@ -80,6 +81,47 @@ pub fn read_header(conn: &mut Conn, info: &GameInfo) -> Result<Team, Finding> {
             format!("{line:?}"),
         )
     })
+}
+
+/// §5.1 step 5's `GAME PLAYER k kind name rating` lines, set aside while the start was
+/// read: one a team at least (a player each), team 1 first, each well formed.
+fn judge_players(conn: &Conn, info: &GameInfo) -> Result<(), Finding> {
+    let teams: Vec<u8> = conn
+        .players
+        .iter()
+        .filter_map(|l| player_team(l, info))
+        .collect();
+    let in_order = teams.windows(2).all(|w| w[0] <= w[1]);
+    let every_team = (1..=info.team_count() as u8).all(|k| teams.contains(&k));
+    if teams.len() == conn.players.len() && in_order && every_team {
+        return Ok(());
+    }
+    Err(conn.differ(
+        "GAME PLAYER k account|guest|anonymous name rating, for every team, team 1 first",
+        format!("{:?}", conn.players),
+    ))
+}
+
+/// The team of a well-formed `GAME PLAYER` line: a name `-` only for an anonymous player,
+/// a rating only for an account (`1532`, `1500?` or `-`).
+fn player_team(line: &str, info: &GameInfo) -> Option<u8> {
+    let words: Vec<&str> = line.split(' ').collect();
+    let ["GAME", "PLAYER", k, kind, name, rating] = words.as_slice() else {
+        return None;
+    };
+    let k: u8 = k
+        .parse()
+        .ok()
+        .filter(|k| (1..=info.team_count() as u8).contains(k))?;
+    let points = rating.strip_suffix('?').unwrap_or(rating);
+    let is_rating = !points.is_empty() && points.bytes().all(|b| b.is_ascii_digit());
+    let fits = match *kind {
+        "anonymous" => *name == "-" && *rating == "-",
+        "guest" => *name != "-" && *rating == "-",
+        "account" => *name != "-" && (*rating == "-" || is_rating),
+        _ => false,
+    };
+    fits.then_some(k)
 }
 
 /// §5.1 steps 1 to 4 (and §7's first lines for a viewer).
@@ -326,5 +368,26 @@ mod tests {
         assert!(read_board(&mut conn, info, None, Viewer::Spectator).is_err());
         let mut conn = fed("DRAW SQUARE empty 1 1\nGAME TURN 1\n");
         assert!(read_board(&mut conn, info, None, Viewer::Spectator).is_err());
+    }
+
+    #[test]
+    fn player_lines_are_judged_by_their_form() {
+        let info = module("tictactoe").info;
+        for (line, team) in [
+            ("GAME PLAYER 1 anonymous - -", Some(1)),
+            ("GAME PLAYER 2 guest bob -", Some(2)),
+            ("GAME PLAYER 2 account Alice 1500?", Some(2)),
+            ("GAME PLAYER 1 account Alice 1532", Some(1)),
+            ("GAME PLAYER 1 account Alice -", Some(1)),
+            ("GAME PLAYER 3 anonymous - -", None),
+            ("GAME PLAYER 1 anonymous bob -", None),
+            ("GAME PLAYER 1 guest bob 1500", None),
+            ("GAME PLAYER 1 account - 1500", None),
+            ("GAME PLAYER 1 account Alice ?", None),
+            ("GAME PLAYER 1 robot r2 -", None),
+            ("GAME PLAYER 1 anonymous -", None),
+        ] {
+            assert_eq!(player_team(line, info), team, "{line}");
+        }
     }
 }

@@ -33,11 +33,14 @@ pub fn pdn(start: &Position, history: &[Moved], meta: &RecordMeta) -> String {
         player(Color::Black),
         player(Color::White),
     );
+    if let Some(control) = &meta.time_control {
+        text.push_str(&format!("[TimeControl \"{control}\"]\n"));
+    }
     if *start != Position::start() {
         text.push_str(&format!("[SetUp \"1\"]\n[FEN \"{start}\"]\n"));
     }
     text.push('\n');
-    let mut tokens = movetext(start, history);
+    let mut tokens = movetext(start, history, meta);
     tokens.push(format!("{{{}}}", record::result_text(&INFO, meta)));
     tokens.push(result.to_owned());
     text.push_str(&wrap(&tokens));
@@ -56,18 +59,24 @@ fn result(meta: &RecordMeta) -> &'static str {
 }
 
 /// Move numbers and moves: `1. 11-15 23-19 2. 8-11 ...`; a game that starts
-/// with White to move begins `1... 23-19`.
-fn movetext(start: &Position, history: &[Moved]) -> Vec<String> {
+/// with White to move begins `1... 23-19`. Each move's clock follows it, where known, as
+/// a `{[%clk 0:04:57.4]}` comment.
+fn movetext(start: &Position, history: &[Moved], meta: &RecordMeta) -> Vec<String> {
     let mut tokens = Vec::new();
     let white_first = start.to_move() == Color::White;
+    let mut after_comment = false;
     for (i, moved) in history.iter().enumerate() {
         let ply = i + usize::from(white_first);
         if ply % 2 == 0 {
             tokens.push(format!("{}.", ply / 2 + 1));
-        } else if i == 0 {
-            tokens.push("1...".to_owned());
+        } else if i == 0 || after_comment {
+            // White's move after a comment carries its number again, as PGN writes it.
+            tokens.push(format!("{}...", ply / 2 + 1));
         }
         tokens.push(moved.notation.clone());
+        let comment = record::clk_comment(meta, i);
+        after_comment = comment.is_some();
+        tokens.extend(comment);
     }
     tokens
 }

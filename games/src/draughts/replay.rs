@@ -90,6 +90,8 @@ mod tests {
             finished: UNIX_EPOCH,
             outcome: None,
             how: How::Aborted,
+            time_control: None,
+            times: Vec::new(),
         }
     }
 

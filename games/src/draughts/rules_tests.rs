@@ -324,6 +324,8 @@ fn meta(outcome: Option<Outcome>, how: How) -> RecordMeta {
         finished: UNIX_EPOCH + Duration::from_secs(86_400),
         outcome,
         how,
+        time_control: None,
+        times: Vec::new(),
     }
 }
 
@@ -344,6 +346,37 @@ fn records_are_pdn_with_the_tags_moves_and_result() {
     );
     let aborted = g.record(&meta(None, How::Aborted));
     assert!(aborted.contains("[Result \"*\"]") && aborted.ends_with("{aborted} *\n"));
+}
+
+#[test]
+fn records_carry_the_time_control_and_each_moves_clock() {
+    use crate::record::MoveTime;
+    let mut g = Draughts::new();
+    play_all(&mut g, &["11-15", "22-18", "15x22"]);
+    let clock = |ms| {
+        Some(MoveTime {
+            took: 1_000,
+            clock: Some(ms),
+        })
+    };
+    let meta = RecordMeta {
+        time_control: Some("300+3".into()),
+        times: vec![clock(297_412), clock(300_000), None],
+        ..meta(None, How::Aborted)
+    };
+    let pdn = g.record(&meta);
+    assert!(
+        pdn.contains("[GameType \"21\"]\n[TimeControl \"300+3\"]\n\n"),
+        "{pdn}"
+    );
+    assert!(
+        pdn.contains(
+            "1. 11-15 {[%clk 0:04:57.4]} 1... 22-18 {[%clk 0:05:00.0]} 2. 15x22 {aborted} *"
+        ),
+        "{pdn}"
+    );
+    let read = super::replay::read(&pdn).expect("a timed record reads back");
+    assert_eq!(read.history().len(), 3, "the comments read back as nothing");
 }
 
 #[test]

@@ -411,6 +411,8 @@ fn meta(game: &Foxes) -> RecordMeta {
         finished: std::time::UNIX_EPOCH,
         outcome: game.outcome().cloned(),
         how: How::OnTheBoard,
+        time_control: None,
+        times: Vec::new(),
     }
 }
 

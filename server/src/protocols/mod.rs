@@ -287,6 +287,8 @@ pub struct Running {
     pub game: &'static Module,
     pub seconds: u64,
     pub players: Vec<SocketAddr>,
+    /// Who plays in each seat, in the order of `players` (fewer: the rest are anonymous).
+    pub names: Vec<crate::terms::SeatPlayer>,
 }
 
 /// What a waiting connection may ask about: the games served, and those running.
@@ -414,6 +416,8 @@ pub enum Event {
         id: u64,
         /// The time control of a turn-based game (`None`: a real-time game).
         time: Option<crate::terms::TimeControl>,
+        /// Who plays: one per seat, in team order, team mates in seat order.
+        players: Vec<TeamPlayer>,
     },
     /// The board changed.
     Update(Update),
@@ -466,6 +470,13 @@ pub enum Event {
     Replaced,
 }
 
+/// A seat's player, with the team it plays for (`GAME PLAYER`, TEXT-PROTOCOL.md §5.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TeamPlayer {
+    pub team: Team,
+    pub player: crate::terms::SeatPlayer,
+}
+
 /// A connection's protocol.
 pub trait Wire: Send {
     /// Takes bytes as they arrive and appends what they ask for to `inputs`. After a
@@ -505,12 +516,14 @@ mod tests {
                 game: game("tictactoe"),
                 seconds: 3,
                 players: players.clone(),
+                names: Vec::new(),
             },
             Running {
                 id: 9,
                 game: game("foxes"),
                 seconds: 1,
                 players,
+                names: Vec::new(),
             },
         ]
     }

@@ -11,6 +11,9 @@
 //! game <name> id <id> players <a> <b>…    the header
 //! started <unix ms>                       when the game (or a rematch round) started
 //! control <words>                         the game's time control, when a challenge set one
+//! rated                                   the game moves ratings (a rated challenge)
+//! seat <n> guest <name>                   seat n (from 0, in the header's order) is a guest
+//! seat <n> account <id> <name>            seat n is the account numbered id, called name
 //! <team name> <notation>\t<ms>            a move, and the ms since the last one (or the start)
 //! round <n>                               a rematch round starts (then its `started`)
 //! finished <unix ms> <end> <teams> <result> <why…>   the round ended (see [`finished_line`])
@@ -20,7 +23,8 @@
 //! written <round>                         the supervisor's: it wrote that record since
 //! ```
 //!
-//! Older journals have no `started`, `control`, `finished` nor move times; they read the same.
+//! Older journals have no `started`, `control`, `rated`, `seat`, `finished` nor move times; they
+//! read the same (a seat without a `seat` line is anonymous).
 //! The session holds an exclusive `flock` on its journal while it lives, so a later supervisor
 //! can tell a journal left behind from one a running (orphaned) session still writes.
 //! Appends are plain writes (no fsync): a killed process's writes are in the
@@ -33,6 +37,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use log::warn;
+use reversi_store::{AccountId, Name};
+
+use crate::terms::SeatPlayer;
 
 /// Where game `id` of the supervisor `supervisor` keeps its journal.
 pub fn path(dir: &Path, supervisor: u32, id: u64) -> PathBuf {
@@ -78,6 +85,28 @@ impl Journal {
             last: Instant::now(),
             holds_record: false,
         }
+    }
+
+    /// Adds to the header whether the game is `rated` and who plays in each seat that has
+    /// a name (in seat order: the header's `players`); anonymous seats are not written.
+    pub fn with_players(mut self, rated: bool, players: &[SeatPlayer]) -> Journal {
+        if rated {
+            self.header.push_str("\nrated");
+        }
+        for (n, player) in players.iter().enumerate() {
+            match player {
+                SeatPlayer::Anonymous => {}
+                SeatPlayer::Guest(name) => {
+                    self.header.push_str(&format!("\nseat {n} guest {name}"))
+                }
+                SeatPlayer::Account { id, name, .. } => {
+                    let id = id.0;
+                    self.header
+                        .push_str(&format!("\nseat {n} account {id} {name}"));
+                }
+            }
+        }
+        self
     }
 
     fn open(&mut self) -> io::Result<&mut File> {
@@ -187,6 +216,10 @@ pub struct Contents {
     /// As the header has them (the players' addresses).
     pub players: Vec<String>,
     pub control: Option<String>,
+    /// The game moves ratings (`rated`).
+    pub rated: bool,
+    /// Who played in each seat, as `players` (a `seat` line's; anonymous without one).
+    pub seats: Vec<SeatPlayer>,
     pub rounds: Vec<Round>,
     /// The supervisor's `aborted` line: the session died (during the last round).
     pub aborted: Option<String>,
@@ -237,8 +270,10 @@ pub fn read(text: &str) -> Result<Contents, String> {
     let mut contents = Contents {
         game,
         id,
+        seats: vec![SeatPlayer::Anonymous; players.len()],
         players,
         control: None,
+        rated: false,
         rounds: vec![Round {
             number: 1,
             ..Round::default()
@@ -270,6 +305,11 @@ fn read_line(contents: &mut Contents, line: &str) -> Option<()> {
     match word {
         "started" => round.started_ms = Some(rest.parse().ok()?),
         "control" => contents.control = Some(rest.to_owned()),
+        "rated" if rest.is_empty() => contents.rated = true,
+        "seat" => {
+            let (n, player) = read_seat(rest)?;
+            *contents.seats.get_mut(n)? = player;
+        }
         "round" => contents.rounds.push(Round {
             number: rest.parse().ok()?,
             ..Round::default()
@@ -300,6 +340,22 @@ fn read_line(contents: &mut Contents, line: &str) -> Option<()> {
         }
     }
     Some(())
+}
+
+/// A `seat` line after its first word: the seat's number and who played in it.
+fn read_seat(rest: &str) -> Option<(usize, SeatPlayer)> {
+    let words: Vec<&str> = rest.split(' ').collect();
+    let name = |raw: &str| Name::new(raw).ok();
+    let player = match words[1..] {
+        ["guest", raw] => SeatPlayer::Guest(name(raw)?),
+        ["account", id, raw] => SeatPlayer::Account {
+            id: AccountId(id.parse().ok()?),
+            name: name(raw)?,
+            rating: None,
+        },
+        _ => return None,
+    };
+    Some((words[0].parse().ok()?, player))
 }
 
 fn read_end(rest: &str) -> Option<RoundEnd> {
@@ -561,6 +617,61 @@ mod tests {
         note_written(&at, 1).unwrap();
         let contents = read(&fs::read_to_string(&at).unwrap()).unwrap();
         assert!(contents.records.is_empty(), "written since");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn who_played_and_whether_rated_read_back() {
+        let dir =
+            std::env::temp_dir().join(format!("reversid-journal-seats-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let at = path(&dir, 1, 6);
+        let alice = SeatPlayer::Account {
+            id: AccountId(42),
+            name: Name::new("Alice").unwrap(),
+            rating: Some(crate::terms::ShownRating {
+                points: 1500,
+                provisional: true,
+            }),
+        };
+        let bob = SeatPlayer::Guest(Name::new("bob").unwrap());
+        let header = "game tictactoe id 6 players a:1 b:2 c:3";
+        let players = [SeatPlayer::Anonymous, alice, bob.clone()];
+        let mut j = Journal::new(at.clone(), header, Some("5+3")).with_players(true, &players);
+        j.append("X b2");
+        j.finish(true);
+        let text = fs::read_to_string(&at).unwrap();
+        assert!(
+            text.contains("\nrated\nseat 1 account 42 Alice\nseat 2 guest bob\n"),
+            "{text}"
+        );
+        let read = read(&text).unwrap();
+        assert!(read.rated);
+        let alice_read = SeatPlayer::Account {
+            id: AccountId(42),
+            name: Name::new("Alice").unwrap(),
+            rating: None,
+        };
+        assert_eq!(read.seats, [SeatPlayer::Anonymous, alice_read, bob]);
+        assert_eq!(read.rounds[0].moves.len(), 1, "header lines are not moves");
+
+        let casual = Journal::new(path(&dir, 1, 10), header, None).with_players(false, &[]);
+        assert_eq!(casual.header.lines().count(), 2, "{}", casual.header);
+        for bad in [
+            "seat 3 guest x",
+            "seat 0 guest",
+            "seat 0 guest a b",
+            "seat x guest a",
+            "seat 0 account z Alice",
+            "seat 0 robot Alice",
+            "seat 0 guest \u{7}",
+        ] {
+            let text = format!("{header}\n{bad}\n");
+            assert!(super::read(&text).is_err(), "{bad}");
+        }
+        let old = read_old("game reversi id 1 players a b\nblack f5\n");
+        assert!(!old.rated);
+        assert_eq!(old.seats, [SeatPlayer::Anonymous, SeatPlayer::Anonymous]);
         fs::remove_dir_all(&dir).unwrap();
     }
 

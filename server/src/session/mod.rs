@@ -28,6 +28,7 @@
 mod conn;
 pub mod handoff;
 pub mod journal;
+pub mod players;
 pub mod referee;
 
 use std::io;
@@ -224,6 +225,8 @@ impl<'a> Session<'a> {
         let (mut referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let returns = group.seats.iter().map(seat_return).collect();
         referee.hold_seats(config.grace, returns);
+        let players: Vec<SeatPlayer> = group.seats.iter().map(|s| s.player.clone()).collect();
+        referee.name_seats(players.clone());
         let poll = Poll::new()?;
         poll.registry()
             .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
@@ -235,7 +238,10 @@ impl<'a> Session<'a> {
         let (conns, early) = seat_conns(&poll, group.seats)?;
         let info = group.module.info;
         let line: Vec<String> = (0..conns.len())
-            .map(|s| format!("{} plays {}", peers[s], info.team_name(referee.team_of(s))))
+            .map(|s| {
+                let who = players::listed(&players[s], &peers[s]);
+                format!("{who} plays {}", info.team_name(referee.team_of(s)))
+            })
             .collect();
         let (id, name) = (group.id, info.name);
         info!(
@@ -257,11 +263,14 @@ impl<'a> Session<'a> {
             config,
             started: Instant::now(),
             // Opened with the first move: a game that never starts costs no file.
-            journal: Some(journal::Journal::new(
-                journal_path,
-                &header,
-                group.terms.control.map(|c| c.to_string()).as_deref(),
-            )),
+            journal: Some(
+                journal::Journal::new(
+                    journal_path,
+                    &header,
+                    group.terms.control.map(|c| c.to_string()).as_deref(),
+                )
+                .with_players(group.terms.rated, &players),
+            ),
             poll,
             abort,
             viewers,

@@ -9,6 +9,7 @@ use reversi_store::{
 };
 
 use crate::session::journal::{Contents, Round, RoundEnd};
+use crate::terms::SeatPlayer;
 
 /// Where the journal was found: its supervisor's pid (its name says it) and the host.
 pub struct Origin<'a> {
@@ -74,17 +75,18 @@ fn game(
             (Outcome::Aborted, why.to_owned(), origin.modified_ms, teams)
         }
     };
-    let seats = teams
+    let seats: Vec<Seat> = teams
         .into_iter()
-        .map(|team| Seat {
+        .enumerate()
+        .map(|(s, team)| Seat {
             team,
-            player: Player::Anonymous,
+            player: player(contents.seats.get(s)),
         })
         .collect();
     Ok(FinishedGame {
         id,
         kind: contents.game.clone(),
-        mode: Mode::Casual,
+        mode: mode(contents.rated, &seats),
         time_control: contents.control.clone().unwrap_or_default(),
         seed: 0,
         seats,
@@ -95,6 +97,31 @@ fn game(
         ended: UnixMillis(ended.max(started)),
         host: origin.host.to_owned(),
     })
+}
+
+/// The store's player of a journal's seat (none written: anonymous).
+fn player(seat: Option<&SeatPlayer>) -> Player {
+    match seat {
+        Some(SeatPlayer::Guest(name)) => Player::Guest(name.clone()),
+        Some(SeatPlayer::Account { id, .. }) => Player::Account(*id),
+        Some(SeatPlayer::Anonymous) | None => Player::Anonymous,
+    }
+}
+
+/// Rated only when the game was and every seat is a different account (the store rates
+/// no one else, and refuses a rated game that is not so); casual otherwise.
+fn mode(rated: bool, seats: &[Seat]) -> Mode {
+    let accounts: std::collections::HashSet<_> = (seats.iter())
+        .filter_map(|s| match s.player {
+            Player::Account(id) => Some(id),
+            _ => None,
+        })
+        .collect();
+    if rated && accounts.len() == seats.len() && !seats.is_empty() {
+        Mode::Rated
+    } else {
+        Mode::Casual
+    }
 }
 
 /// The store's outcome of a round's end (the log's word for how it ended).
@@ -171,6 +198,79 @@ mod tests {
         assert_eq!(second.outcome, Outcome::Aborted);
         assert_eq!(second.why, "the server stopped");
         assert_eq!(second.ended, UnixMillis(5000));
+    }
+
+    #[test]
+    fn named_seats_are_guests_and_accounts_and_only_all_accounts_rate() {
+        use reversi_store::{AccountId, Name};
+        let end = finished_line(2000, "normal", &[1, 0], Some(Some(0)), "X wins");
+        let game_of = |extra: &str| {
+            let text = format!(
+                "game tictactoe id 9 players a:1 b:2\nstarted 1000\n{extra}X b2\t40\n{end}\n"
+            );
+            games(&read(&text).unwrap(), &ORIGIN).unwrap().remove(0)
+        };
+        let rated = game_of("rated\nseat 0 account 5 Alice\nseat 1 account 6 Bob\n");
+        assert_eq!(rated.mode, Mode::Rated);
+        assert_eq!(
+            rated.seats,
+            [
+                Seat {
+                    team: 1,
+                    player: Player::Account(AccountId(5))
+                },
+                Seat {
+                    team: 0,
+                    player: Player::Account(AccountId(6))
+                },
+            ]
+        );
+        let with_guest = game_of("rated\nseat 0 account 5 Alice\nseat 1 guest bob\n");
+        assert_eq!(with_guest.mode, Mode::Casual, "a guest makes it casual");
+        assert_eq!(
+            with_guest.seats[1].player,
+            Player::Guest(Name::new("bob").unwrap())
+        );
+        let anonymous = game_of("rated\nseat 0 account 5 Alice\n");
+        assert_eq!(anonymous.mode, Mode::Casual);
+        assert_eq!(anonymous.seats[1].player, Player::Anonymous);
+        let twice = game_of("rated\nseat 0 account 5 Alice\nseat 1 account 5 Alice\n");
+        assert_eq!(twice.mode, Mode::Casual, "one account in two seats");
+        let unrated = game_of("seat 0 account 5 Alice\nseat 1 account 6 Bob\n");
+        assert_eq!(unrated.mode, Mode::Casual, "not a rated challenge");
+    }
+
+    #[test]
+    fn a_sessions_journal_of_two_accounts_archives_as_a_rated_game() {
+        use crate::session::journal::{path, Journal};
+        use crate::terms::SeatPlayer;
+        use reversi_store::{AccountId, Name};
+        let dir = std::env::temp_dir().join(format!("reversid-jg-rated-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let at = path(&dir, 77, 12);
+        let account = |id, name| SeatPlayer::Account {
+            id: AccountId(id),
+            name: Name::new(name).unwrap(),
+            rating: None,
+        };
+        let seats = [account(5, "Alice"), account(6, "Bob")];
+        let header = "game tictactoe id 12 players a:1 b:2";
+        let mut journal = Journal::new(at.clone(), header, Some("5+3")).with_players(true, &seats);
+        journal.append("X b2");
+        journal.append(&finished_line(9, "quit", &[0, 1], Some(Some(0)), "X wins"));
+        journal.finish(true);
+        let text = std::fs::read_to_string(&at).unwrap();
+        let game = games(&read(&text).unwrap(), &ORIGIN).unwrap().remove(0);
+        assert_eq!(
+            (game.mode, game.time_control.as_str()),
+            (Mode::Rated, "5+3")
+        );
+        let players: Vec<Player> = game.seats.into_iter().map(|s| s.player).collect();
+        assert_eq!(
+            players,
+            [Player::Account(AccountId(5)), Player::Account(AccountId(6))]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Child {
     pub id: u64,
     pub module: &'static Module,
     pub peers: Vec<SocketAddr>,
+    /// Who plays in each seat, as `peers` (for `GAME LIST`).
+    pub players: Vec<crate::terms::SeatPlayer>,
     pub started: Instant,
 }
 

@@ -91,7 +91,12 @@ impl Supervisor {
             Some(o) if !o.moves.is_empty() => (o.moves.len(), o.moves.join(", ")),
             _ => (0, "-".to_owned()),
         };
-        let players: Vec<String> = child.peers.iter().map(ToString::to_string).collect();
+        let players: Vec<String> = (child.peers.iter().enumerate())
+            .map(|(s, peer)| match child.players.get(s) {
+                Some(player) => session::players::listed(player, &peer.to_string()),
+                None => peer.to_string(),
+            })
+            .collect();
         warn!(
             "game over: {name} game {} players {} end {why} result aborted moves {moves} transcript {transcript}",
             child.id,
@@ -231,6 +236,7 @@ impl Supervisor {
             .filter_map(|(s, seat)| Some((s as u8, seat.token?)))
             .collect();
         let peers: Vec<SocketAddr> = seats.iter().map(|s| s.peer).collect();
+        let players: Vec<SeatPlayer> = seats.iter().map(|s| s.player.clone()).collect();
         let wires: Vec<&'static str> = seats.iter().map(|s| s.wire.name()).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
@@ -266,6 +272,7 @@ impl Supervisor {
                     id,
                     module: game,
                     peers,
+                    players,
                     started: Instant::now(),
                 });
                 info!(

@@ -484,6 +484,7 @@ impl Supervisor {
                 game: c.module,
                 seconds: c.started.elapsed().as_secs(),
                 players: c.peers.clone(),
+                names: c.players.clone(),
             })
             .collect();
         running.sort_by_key(|r| r.id);

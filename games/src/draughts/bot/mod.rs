@@ -183,6 +183,8 @@ fn replay(game: &dyn Game) -> Option<(Position, Vec<u64>)> {
         finished: UNIX_EPOCH,
         outcome: None,
         how: How::Aborted,
+        time_control: None,
+        times: Vec::new(),
     };
     let replayed = read_pdn(&game.record(&meta)).ok()?;
     let (last, before) = replayed.quiet_positions().split_last()?;

@@ -226,6 +226,7 @@ mod tests {
                 cells,
                 id: 1,
                 time: None,
+                players: Vec::new(),
             },
             &mut out,
         );
@@ -296,6 +297,7 @@ mod tests {
             cells,
             id: 1,
             time: None,
+            players: Vec::new(),
         };
         assert_eq!(said(&mut wire, refresh), format!("BEB {letters}\n"));
     }

@@ -6,8 +6,8 @@ use reversi_text::{ClientMessage, ServerMessage, Standing};
 
 use crate::outbox::Outbox;
 use crate::protocols::lines::LineReader;
-use crate::protocols::{Claim, Event, Input, Rematch, Wire};
-use crate::terms::TimeControl;
+use crate::protocols::{Claim, Event, Input, Rematch, TeamPlayer, Wire};
+use crate::terms::{SeatPlayer, TimeControl};
 
 pub struct Text {
     lines: LineReader,
@@ -109,6 +109,19 @@ fn time_line(control: TimeControl) -> String {
     }
 }
 
+/// `GAME PLAYER k kind name rating`: who plays for team *k* (TEXT-PROTOCOL.md §5.1).
+fn player_line(shown: &TeamPlayer) -> String {
+    let k = shown.team.number();
+    match &shown.player {
+        SeatPlayer::Anonymous => format!("GAME PLAYER {k} anonymous - -"),
+        SeatPlayer::Guest(name) => format!("GAME PLAYER {k} guest {name} -"),
+        SeatPlayer::Account { name, rating, .. } => {
+            let rating = rating.map_or_else(|| "-".to_owned(), |r| r.to_string());
+            format!("GAME PLAYER {k} account {name} {rating}")
+        }
+    }
+}
+
 /// Writes one line that `ServerMessage` does not hold (issue 25's additions).
 fn write_line(out: &mut Outbox, line: &str) {
     debug!("-> {line}");
@@ -179,6 +192,7 @@ impl Wire for Text {
                 cells,
                 id,
                 time,
+                players,
             } => {
                 write(
                     out,
@@ -225,6 +239,9 @@ impl Wire for Text {
                         },
                     ),
                     Viewer::Spectator => write(out, &ServerMessage::Watching { id: *id }),
+                }
+                for player in players.iter().filter(|_| additions) {
+                    write_line(out, &player_line(player));
                 }
                 if let (Some(control), true) = (time, additions) {
                     write_line(out, &time_line(*control));
@@ -395,6 +412,7 @@ mod tests {
             cells: Vec::new(),
             id: 1,
             time: None,
+            players: Vec::new(),
         };
         lines(wire, &[event])
     }
@@ -412,6 +430,58 @@ mod tests {
             .lines()
             .map(str::to_owned)
             .collect()
+    }
+
+    #[test]
+    fn players_follow_the_team_and_precede_the_time_and_the_seed_hears_none() {
+        use crate::terms::ShownRating;
+        use reversi_store::{AccountId, Name};
+        let players = vec![
+            TeamPlayer {
+                team: Team::FIRST,
+                player: SeatPlayer::Account {
+                    id: AccountId(3),
+                    name: Name::new("Alice").unwrap(),
+                    rating: Some(ShownRating {
+                        points: 1500,
+                        provisional: true,
+                    }),
+                },
+            },
+            TeamPlayer {
+                team: Team::SECOND,
+                player: SeatPlayer::Guest(Name::new("bob").unwrap()),
+            },
+            TeamPlayer {
+                team: Team::SECOND,
+                player: SeatPlayer::Anonymous,
+            },
+        ];
+        let start = Event::Start {
+            info: registry::find("tictactoe").unwrap().info,
+            viewer: Viewer::Spectator,
+            cells: Vec::new(),
+            id: 4,
+            time: Some(TimeControl::None),
+            players,
+        };
+        let told = lines(Text::new(), std::slice::from_ref(&start));
+        let watching = told.iter().position(|l| l == "GAME WATCHING 4").unwrap();
+        assert_eq!(
+            told[watching..],
+            [
+                "GAME WATCHING 4",
+                "GAME PLAYER 1 account Alice 1500?",
+                "GAME PLAYER 2 guest bob -",
+                "GAME PLAYER 2 anonymous - -",
+                "GAME TIME none",
+            ]
+        );
+        let seed = lines(Text::seed_only(), &[start]);
+        assert!(
+            seed.iter().all(|l| !l.starts_with("GAME PLAYER")),
+            "{seed:?}"
+        );
     }
 
     #[test]
@@ -527,6 +597,7 @@ mod tests {
             }],
             id: 1,
             time: Some(time),
+            players: Vec::new(),
         };
         let fischer = TimeControl::Fischer {
             base: s(300),

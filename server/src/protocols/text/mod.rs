@@ -148,13 +148,23 @@ fn listing(running: &[Running]) -> Vec<u8> {
             id: game.id,
             game: game.game.info.wire_type.to_owned(),
             seconds: game.seconds,
-            players: game.players.iter().map(ToString::to_string).collect(),
+            players: listed_players(game),
         }));
     }
     out.extend(line_of(&ServerMessage::Sessions {
         count: running.len() as u64,
     }));
     out
+}
+
+/// A running game's players as `GAME SESSION` lists them: the address, or `Alice@address`
+/// and `bob~@address` where the player has a name.
+fn listed_players(game: &Running) -> Vec<String> {
+    let anonymous = crate::terms::SeatPlayer::Anonymous;
+    let names = game.names.iter().chain(std::iter::repeat(&anonymous));
+    (game.players.iter().zip(names))
+        .map(|(peer, player)| crate::session::players::listed(player, &peer.to_string()))
+        .collect()
 }
 
 /// The `ERROR` line that says `why`.
@@ -215,6 +225,36 @@ mod tests {
                 other => panic!("{bad:?}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_listing_names_players_that_have_names() {
+        use crate::terms::SeatPlayer;
+        use reversi_store::{AccountId, Name};
+        let running = Running {
+            id: 3,
+            game: reversi_games::registry::find("reversi").unwrap(),
+            seconds: 5,
+            players: vec!["127.0.0.1:1".parse().unwrap(), "[::1]:2".parse().unwrap()],
+            names: vec![SeatPlayer::Account {
+                id: AccountId(1),
+                name: Name::new("Alice").unwrap(),
+                rating: None,
+            }],
+        };
+        let guest = Running {
+            names: vec![
+                SeatPlayer::Anonymous,
+                SeatPlayer::Guest(Name::new("bob").unwrap()),
+            ],
+            ..running.clone()
+        };
+        assert_eq!(
+            String::from_utf8(listing(&[running, guest])).unwrap(),
+            "GAME SESSION 3 Reversi 5 Alice@127.0.0.1:1 [::1]:2\n\
+             GAME SESSION 3 Reversi 5 127.0.0.1:1 bob~@[::1]:2\n\
+             GAME SESSIONS 2\n"
+        );
     }
 
     #[test]

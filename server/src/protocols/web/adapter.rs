@@ -212,6 +212,7 @@ mod tests {
                 cells: Vec::new(),
                 id: 4,
                 time: None,
+                players: Vec::new(),
             },
             &mut out,
         );

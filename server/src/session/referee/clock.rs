@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use reversi_games::record::MoveTime;
 use reversi_games::{Millis, Team};
 
 use crate::terms::TimeControl;
@@ -19,6 +20,9 @@ pub(super) struct Clock {
     run: Option<Run>,
     /// Fischer: the last mover's time left after its move (for the journal).
     after_move: Option<Duration>,
+    /// What the mover's actions since the last move were charged, and its clock after the
+    /// latest (for the record); `None`: nothing charged since.
+    charged: Option<(Duration, Duration)>,
 }
 
 /// The clock that runs: one move's.
@@ -58,6 +62,7 @@ impl Clock {
             left: vec![base; teams],
             run: None,
             after_move: None,
+            charged: None,
         }
     }
 
@@ -120,6 +125,9 @@ impl Clock {
     pub fn moved(&mut self, is_move: bool, now: Instant) -> Option<Duration> {
         let run = self.run.take()?;
         let took = now.saturating_duration_since(run.ready_at);
+        let charged = took.saturating_sub(run.credit);
+        let before = self.charged.map_or(Duration::ZERO, |(spent, _)| spent);
+        self.charged = Some((before + charged, run.limit.saturating_sub(charged)));
         if let TimeControl::Fischer { increment, .. } = self.control {
             let left = &mut self.left[usize::from(run.team.0)];
             *left = left.saturating_sub(took.saturating_sub(run.credit));
@@ -127,8 +135,21 @@ impl Clock {
                 *left += increment;
             }
             self.after_move = Some(*left);
+            self.charged = Some((before + charged, *left));
         }
         Some(took)
+    }
+
+    /// The time the move just made was charged (with any draw offer or jump of its turn
+    /// before it) and the mover's clock after it, for the record; `None`: no clock ran.
+    /// Taken once.
+    pub fn take_move_time(&mut self) -> Option<MoveTime> {
+        let ms = |d: Duration| d.as_millis() as Millis;
+        let (spent, clock) = self.charged.take()?;
+        Some(MoveTime {
+            took: ms(spent),
+            clock: Some(ms(clock)),
+        })
     }
 
     /// What the clocks show at `now`, as `GAME CLOCK` lines: under Fischer every team's,

@@ -7,6 +7,7 @@ use reversi_games::record::{How, RecordMeta};
 use reversi_games::Team;
 
 use super::Referee;
+use crate::terms::TimeControl;
 
 /// Why a game ended. Seats are numbered in the order they joined.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -121,6 +122,11 @@ impl Referee {
             finished: wall,
             outcome: self.outcome.clone(),
             how: end.how(),
+            time_control: self
+                .pace
+                .is_turn_based()
+                .then(|| pgn_time_control(self.clock.control())),
+            times: self.times.clone(),
         };
         let record = self.game.record(&meta);
         let summary = self.summary(end, &meta);
@@ -160,7 +166,7 @@ impl Referee {
         if self.rules.rematch {
             let _ = write!(s, " round {}", self.round);
         }
-        for (t, players) in meta.players.iter().enumerate() {
+        for (t, players) in self.table.logged().iter().enumerate() {
             let _ = write!(s, " {} {players}", info.team_name(Team(t as u8)));
         }
         let _ = write!(s, " end {}", end.kind());
@@ -198,5 +204,17 @@ impl Referee {
         };
         let _ = write!(s, " moves {} transcript {transcript}", moves.len());
         s
+    }
+}
+
+/// A time control as PGN's `TimeControl` tag writes it: `300+3` (base and increment in
+/// seconds), `1/600` (one move in 600 s), `-` (none).
+fn pgn_time_control(control: TimeControl) -> String {
+    match control {
+        TimeControl::None => "-".to_owned(),
+        TimeControl::PerMove { limit, .. } => format!("1/{}", limit.as_secs()),
+        TimeControl::Fischer { base, increment } => {
+            format!("{}+{}", base.as_secs(), increment.as_secs())
+        }
     }
 }

@@ -21,6 +21,7 @@ mod timekeeping;
 use std::borrow::Cow;
 use std::time::{Duration, Instant, SystemTime};
 
+use reversi_games::record::MoveTime;
 use reversi_games::registry::Module;
 use reversi_games::{
     Action, Game, GameInfo, Illegal, IllegalPolicy, Millis, Outcome, Settings, Team, Timer, Update,
@@ -28,7 +29,7 @@ use reversi_games::{
 };
 
 use crate::protocols::{Event, Input, WireKind};
-use crate::terms::TimeControl;
+use crate::terms::{SeatPlayer, TimeControl};
 use clock::Clock;
 pub use end::{End, Finished};
 use lag::Lag;
@@ -138,6 +139,8 @@ pub struct Referee {
     finished: Vec<Finished>,
     /// Journal lines not yet taken: each move, and the start of each rematch round.
     journal: Vec<String>,
+    /// The times of the current game's moves, for its record (one a move of its history).
+    times: Vec<Option<MoveTime>>,
     /// Which seats may come back after a drop, and which are away.
     hold: seats::Holds,
 }
@@ -181,7 +184,16 @@ impl Referee {
             rematch_at: None,
             finished: Vec::new(),
             journal: Vec::new(),
+            times: Vec::new(),
             hold,
+        }
+    }
+
+    /// Who plays in each seat (in the order they joined): what `GAME PLAYER`, the records
+    /// and the log say of them. Called before [`Referee::start`]; extra players are ignored.
+    pub fn name_seats(&mut self, players: Vec<SeatPlayer>) {
+        for (seat, player) in self.table.seats.iter_mut().zip(players) {
+            seat.player = player;
         }
     }
 
@@ -393,6 +405,7 @@ impl Referee {
             cells: self.game.view(viewer),
             id: self.id,
             time: self.pace.is_turn_based().then(|| self.told_control()),
+            players: self.table.shown(),
         }
     }
 
@@ -422,6 +435,7 @@ impl Referee {
                 line += &format!(" {ms}");
             }
             self.journal.push(line);
+            self.times.push(self.clock.take_move_time());
         }
         let game = &*self.game;
         self.table
@@ -599,6 +613,7 @@ impl Referee {
         self.game = (self.module.new_game)(&self.settings);
         self.started = now.at;
         self.timers = Vec::new();
+        self.times = Vec::new();
         self.end = None;
         self.outcome = None;
         self.rematch_at = None;

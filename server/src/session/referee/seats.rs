@@ -419,7 +419,7 @@ impl Referee {
     }
 
     /// What a returning seat is told, in order (the play-together design §5.4): the start
-    /// without the board, `GAME RESUMED`, its token, the board; then, while the game runs,
+    /// without the board, `GAME RESUMED`, its token, the moves so far, the board; then, while the game runs,
     /// whose turn, the clocks, the running timers, a standing draw offer, who else is away;
     /// or the end. (`GAME TIME` joins after the token once the game has time controls.)
     fn resume_sequence(&self, seat: usize, now: Instant) -> Vec<Event> {
@@ -429,6 +429,7 @@ impl Referee {
             let ms = self.hold.grace_ms();
             told.push(Event::Token { token, ms });
         }
+        told.extend(self.replayed_moves());
         told.push(self.board(viewer));
         if self.end.is_some() {
             told.extend(self.over_event(viewer));
@@ -465,6 +466,18 @@ impl Referee {
         }
     }
 
+    /// The moves of the game so far, oldest first, as `GAME MOVED` lines without a board:
+    /// what a returning client rebuilds its move list from (TEXT-PROTOCOL.md §5.5).
+    fn replayed_moves(&self) -> impl Iterator<Item = Event> {
+        self.game.history().into_iter().map(|moved| {
+            Event::Update(Update {
+                cells: Vec::new(),
+                moved: Some(moved),
+                news: None,
+            })
+        })
+    }
+
     /// The game's start without its board.
     fn bare_start(&self, viewer: Viewer) -> Event {
         Event::Start {
@@ -473,6 +486,7 @@ impl Referee {
             cells: Vec::new(),
             id: self.id,
             time: self.pace.is_turn_based().then(|| self.told_control()),
+            players: self.table.shown(),
         }
     }
 
@@ -639,6 +653,7 @@ mod tests {
                 "1 start as O",
                 "1 resumed 7",
                 "1 token 1000",
+                "1 moved X b2",
                 "1 update",
                 "1 turn O",
                 "1 clock O 59800",
@@ -657,6 +672,24 @@ mod tests {
         );
         let told = test.play(1, "a1", 400);
         assert!(told.contains(&"0 moved O a1".to_owned()), "{told:?}");
+    }
+
+    #[test]
+    fn a_returning_seat_is_told_every_move_so_far_oldest_first_before_the_board() {
+        let mut test = game([true, true]);
+        test.play(1, "a1", 200);
+        test.play(0, "c3", 300);
+        test.eof(0, 400);
+        let told = resume(&mut test, 0, 500).unwrap();
+        assert_eq!(
+            told[3..7],
+            ["0 moved X b2", "0 moved O a1", "0 moved X c3", "0 update"],
+            "{told:?}"
+        );
+        let mut fresh = started("tictactoe", [true, true], GRACE);
+        fresh.eof(1, 50);
+        let told = resume(&mut fresh, 1, 60).unwrap();
+        assert_eq!(told[3], "1 update", "no moves yet: none told");
     }
 
     #[test]
@@ -764,7 +797,7 @@ mod tests {
         assert!(test.referee.is_over() && test.referee.keeps_session());
         assert_eq!(test.deadline(), Some(1_200));
         let back = resume(&mut test, 1, 400).unwrap();
-        assert_eq!(back[4], "1 over O wins: X left the game, you win");
+        assert_eq!(back[5], "1 over O wins: X left the game, you win");
         assert!(!test.referee.keeps_session());
 
         let mut test = o_away([true, true]);

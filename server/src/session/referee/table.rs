@@ -4,7 +4,9 @@
 use reversi_games::{Team, Viewer};
 
 use super::Delivery;
-use crate::protocols::Event;
+use crate::protocols::{Event, TeamPlayer};
+use crate::session::players;
+use crate::terms::SeatPlayer;
 
 /// Who is at the table. As the address of a [`Delivery`], `Viewer` is every viewer.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -16,6 +18,8 @@ pub enum Who {
 
 pub(super) struct Seat {
     pub peer: String,
+    /// Who plays in it (anonymous until the session says).
+    pub player: SeatPlayer,
     pub team: Team,
     /// It has made a move in this game (until then its clock is the first-move one).
     pub moved: bool,
@@ -36,6 +40,7 @@ impl Table {
             .enumerate()
             .map(|(i, peer)| Seat {
                 peer,
+                player: SeatPlayer::Anonymous,
                 team: Team(((i + teams - first_team_seat % teams) % teams) as u8),
                 moved: false,
                 gone: false,
@@ -61,17 +66,41 @@ impl Table {
         }
     }
 
-    /// The players of each team, `a+b` for team mates, for the record.
+    /// The players of each team, `a+b` for team mates, for the record: names where
+    /// they have them, else addresses ([`players::recorded`]).
     pub fn players(&self) -> Vec<String> {
+        self.each_team(players::recorded)
+    }
+
+    /// The players of each team as the log names them ([`players::listed`]).
+    pub fn logged(&self) -> Vec<String> {
+        self.each_team(players::listed)
+    }
+
+    /// Each team's seats, written by `name` and joined by `+`.
+    fn each_team(&self, name: fn(&SeatPlayer, &str) -> String) -> Vec<String> {
         (0..self.teams as u8)
             .map(|t| {
-                let peers: Vec<&str> = self
+                let seats: Vec<String> = self
                     .seats
                     .iter()
                     .filter(|s| s.team == Team(t))
-                    .map(|s| s.peer.as_str())
+                    .map(|s| name(&s.player, &s.peer))
                     .collect();
-                peers.join("+")
+                seats.join("+")
+            })
+            .collect()
+    }
+
+    /// Who plays, for `GAME PLAYER`: team by team, team mates in seat order.
+    pub fn shown(&self) -> Vec<TeamPlayer> {
+        (0..self.teams as u8)
+            .flat_map(|t| {
+                let seats = self.seats.iter().filter(move |s| s.team == Team(t));
+                seats.map(move |s| TeamPlayer {
+                    team: Team(t),
+                    player: s.player.clone(),
+                })
             })
             .collect()
     }

@@ -1407,3 +1407,155 @@ fn a_seat_without_pings_is_credited_the_kernels_round_trip() {
     t.play(0, "b2", 1_000);
     assert_eq!(t.deadline(), Some(11_060));
 }
+
+/// Seat 0 is the account Alice (1500?), seat 1 the guest bob.
+fn named_seats() -> Vec<crate::terms::SeatPlayer> {
+    use crate::terms::{SeatPlayer, ShownRating};
+    use reversi_store::{AccountId, Name};
+    vec![
+        SeatPlayer::Account {
+            id: AccountId(1),
+            name: Name::new("Alice").unwrap(),
+            rating: Some(ShownRating {
+                points: 1500,
+                provisional: true,
+            }),
+        },
+        SeatPlayer::Guest(Name::new("bob").unwrap()),
+    ]
+}
+
+/// The players a start event names, as `team kind-or-name`.
+fn shown_players(info: &GameInfo, event: &Event) -> Vec<String> {
+    use crate::terms::SeatPlayer;
+    let Event::Start { players, .. } = event else {
+        panic!("not a start: {event:?}");
+    };
+    let word = |p: &SeatPlayer| match p {
+        SeatPlayer::Anonymous => "-".to_owned(),
+        SeatPlayer::Guest(name) => format!("{name}~"),
+        SeatPlayer::Account { name, .. } => name.to_string(),
+    };
+    players
+        .iter()
+        .map(|p| format!("{} {}", info.team_name(p.team), word(&p.player)))
+        .collect()
+}
+
+#[test]
+fn every_start_names_the_players_team_by_team_and_records_and_the_log_too() {
+    let module = registry::find("tictactoe").unwrap();
+    let seating = Seating {
+        id: ID,
+        peers: vec!["p0".into(), "p1".into()],
+        first_team_seat: 1,
+    };
+    let t0 = Instant::now();
+    let mut referee = Referee::new(module, rules(), Settings::default(), seating, t0);
+    referee.name_seats(named_seats());
+    let mut t = Test { referee, t0 };
+    let now = t.at(0);
+    let starts: Vec<Delivery> = t.referee.start(now);
+    let info = t.referee.info();
+    let expected = ["X bob~", "O Alice"];
+    let start_events = starts
+        .iter()
+        .filter(|d| matches!(d.event, Event::Start { .. }));
+    let told: Vec<Vec<String>> = start_events
+        .map(|d| shown_players(info, &d.event))
+        .collect();
+    assert_eq!(
+        told, [expected; 3],
+        "both seats and the viewers, in team order"
+    );
+    let welcome = t.referee.welcome(t.at(10).at);
+    assert_eq!(shown_players(info, &welcome[0]), expected);
+    t.play(1, "b2", 100);
+    t.send(0, Input::Quit, 200);
+    let finished = t.referee.take_finished();
+    let record = &finished[0].record;
+    assert!(record.contains("[X \"bob~\"]\n[O \"Alice\"]"), "{record}");
+    let summary = &finished[0].summary;
+    assert!(
+        summary.starts_with("tictactoe X bob~@p1 O Alice@p0 end quit"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn anonymous_players_are_shown_as_such_and_recorded_by_address() {
+    let (mut t, starts) = Test::new("tictactoe", rules(), 2);
+    assert_eq!(starts[0], "0 start as X");
+    let info = t.referee.info();
+    let welcome = t.referee.welcome(t.at(10).at);
+    assert_eq!(shown_players(info, &welcome[0]), ["X -", "O -"]);
+    t.play(0, "b2", 100);
+    t.send(1, Input::Quit, 200);
+    let finished = t.referee.take_finished();
+    assert!(finished[0].record.contains("[X \"p0\"]\n[O \"p1\"]"));
+    assert!(finished[0].summary.starts_with("tictactoe X p0 O p1 end"));
+}
+
+#[test]
+fn records_carry_the_time_control_and_each_moves_clock() {
+    let (mut t, _) = Test::new("tictactoe", clocked(60_000, None), 2);
+    t.play(0, "b2", 1_500);
+    t.play(1, "a1", 1_750);
+    t.send(0, Input::Quit, 2_000);
+    let record = &t.referee.take_finished()[0].record;
+    assert!(
+        record.contains(
+            "[TimeControl \"1/60\"]\n\nX b2 {[%clk 0:00:58.5]}\nO a1 {[%clk 0:00:59.7]}\n"
+        ),
+        "{record}"
+    );
+
+    let fischer = Rules {
+        control: TimeControl::Fischer {
+            base: Duration::from_secs(300),
+            increment: Duration::from_secs(3),
+        },
+        ..rules()
+    };
+    let (mut t, _) = Test::new("reversi", fischer, 2);
+    t.play(0, "d3", 2_600);
+    t.send(1, Input::Quit, 3_000);
+    let record = &t.referee.take_finished()[0].record;
+    assert!(record.contains("B[d3//2.60]"), "{record}");
+
+    let (mut t, _) = Test::new("tictactoe", rules(), 2);
+    t.play(0, "b2", 100);
+    t.send(1, Input::Quit, 200);
+    let record = &t.referee.take_finished()[0].record;
+    assert!(
+        record.contains("[TimeControl \"-\"]\n\nX b2\n"),
+        "no clock, no comment: {record}"
+    );
+}
+
+#[test]
+fn draughts_records_carry_each_moves_clock() {
+    let fischer = Rules {
+        control: TimeControl::Fischer {
+            base: Duration::from_secs(60),
+            increment: Duration::ZERO,
+        },
+        ..rules()
+    };
+    let (mut t, _) = Test::new("draughts", fischer, 2);
+    for (seat, m, at) in [
+        (0, "11-15", 1_000),
+        (1, "22-18", 2_000),
+        (0, "15x22", 3_000),
+    ] {
+        t.play(seat, m, at);
+    }
+    t.send(1, Input::Quit, 4_000);
+    let record = t.referee.take_finished()[0].record.replace('\n', " ");
+    assert!(
+        record.contains(
+            "1. 11-15 {[%clk 0:00:59.0]} 1... 22-18 {[%clk 0:00:59.0]} 2. 15x22 {[%clk 0:00:58.0]}"
+        ),
+        "{record}"
+    );
+}
