@@ -15,7 +15,7 @@ use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
-use crate::terms::{ResumeToken, Terms};
+use crate::terms::{ResumeToken, SeatPlayer, Terms};
 
 impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
