@@ -155,6 +155,7 @@ pub fn run(options: &Options) -> u8 {
         show: true,
         name: "demo: first bot".into(),
         shown_as: Some("first bot".into()),
+        identity: None,
         together: None,
         ..options.clone()
     };

@@ -95,6 +95,8 @@ pub struct Options {
     /// "you" (`reversi bot --show`); the demo's watcher is not playing, so
     /// there it is `first bot`.
     pub shown_as: Option<String>,
+    /// Who the bot says it is (`--token`: an account, for rated games); text only.
+    pub identity: Option<reversi_client::text::Identity>,
 }
 
 /// How a game ended for the bot.
@@ -376,7 +378,7 @@ pub fn run(addr: &str, options: &Options) -> u8 {
 pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
     let mut run = Run {
         options,
-        driver: Driver::new(addr, options.protocol),
+        driver: Driver::new(addr, options.protocol).identified(options.identity.clone()),
         copy: None,
         bot: player(options, 0),
         tally: Tally::default(),
@@ -385,7 +387,7 @@ pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
         round: 0,
     };
     while run.played < options.games {
-        run.driver = Driver::new(addr, options.protocol);
+        run.driver = Driver::new(addr, options.protocol).identified(options.identity.clone());
         run.copy = None;
         run.round = 0;
         run.bot = player(options, u64::from(run.played));

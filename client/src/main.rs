@@ -1,7 +1,9 @@
 //! `reversi`: the terminal client for reversid, a computer player and
 //! engine tools. This file only parses the command line and dispatches.
 
+mod account;
 mod cli;
+mod config;
 mod demo;
 mod escapes;
 mod game_bot;
@@ -30,18 +32,39 @@ fn main() -> ExitCode {
             addr,
             game,
             together,
-        } => match together.request(game.as_deref()) {
-            Err(why) => {
+            who,
+        } => match (together.request(game.as_deref()), who.identity()) {
+            (Err(why), _) | (_, Err(why)) => {
                 eprintln!("reversi play: {why}");
                 reversi_client::exit::CONNECT_FAILED
             }
-            Ok(Some(request)) => text_ui::play_together(&addr, request, game.as_deref()),
+            (Ok(Some(request)), Ok(identity)) => {
+                text_ui::play_together(&addr, request, game.as_deref(), identity)
+            }
             // Without --game: Reversi over the binary protocol, the same client.
-            Ok(None) => match game {
-                None => text_ui::play(&addr, "reversi", Protocol::Binary),
-                Some(game) => text_ui::play(&addr, &game, Protocol::Text),
+            (Ok(None), Ok(identity)) => match game {
+                None => text_ui::play(&addr, "reversi", Protocol::Binary, None),
+                Some(game) => text_ui::play(&addr, &game, Protocol::Text, identity),
             },
         },
+        Cmd::Account { action, addr } => account::account(&addr, &action),
+        Cmd::Token { action, addr } => account::token(&addr, &action),
+        Cmd::History {
+            name,
+            game,
+            count,
+            addr,
+            who,
+        } => match who.identity() {
+            Ok(identity) => {
+                account::history(&addr, name.as_deref(), game.as_deref(), count, identity)
+            }
+            Err(why) => {
+                eprintln!("reversi history: {why}");
+                reversi_client::exit::CONNECT_FAILED
+            }
+        },
+        Cmd::Export { id, format, addr } => account::export(&addr, &id, format.as_deref()),
         Cmd::Watch { addr, id, list } => watch::run(&addr, id, list),
         Cmd::Bot {
             addr,
@@ -52,7 +75,15 @@ fn main() -> ExitCode {
             random_opening,
             opening_seed,
             together,
+            who,
         } => {
+            let identity = match who.identity() {
+                Ok(identity) => identity,
+                Err(why) => {
+                    eprintln!("reversi bot: {why}");
+                    return ExitCode::from(reversi_client::exit::CONNECT_FAILED);
+                }
+            };
             let together = match together.request(game.as_deref()) {
                 Ok(request) => request,
                 Err(why) => {
@@ -95,6 +126,7 @@ fn main() -> ExitCode {
                             name: "bot".to_owned(),
                             shown_as: None,
                             together,
+                            identity: identity.clone(),
                         },
                     ),
                     None => {
