@@ -200,13 +200,14 @@ pub fn history_table(games: &[Archived]) -> String {
     if games.is_empty() {
         return "no finished games".to_owned();
     }
+    let wide = games.iter().map(|g| g.id.len()).max().unwrap_or(0).max(2);
     let mut text = format!(
-        "{:<12} {:<16} {:<10} {:<7} {:<7} players",
+        "{:<wide$}  {:<16}  {:<10}  {:<7}  {:<7}  players",
         "id", "ended (UTC)", "game", "result", "mode"
     );
     for game in games {
         text.push_str(&format!(
-            "\n{:<12} {:<16} {:<10} {:<7} {:<7} {}",
+            "\n{:<wide$}  {:<16}  {:<10}  {:<7}  {:<7}  {}",
             game.id,
             utc_minutes(game.ended_ms),
             game.game,

@@ -122,8 +122,9 @@ pub enum Cmd {
     /// The archive: a player's finished games, newest first (GAME HISTORY).
     /// Without NAME: the account of --token or of the config file.
     History {
-        /// Whose games.
-        name: Option<String>,
+        /// Whose games (an account's name).
+        #[arg(value_name = "NAME")]
+        player: Option<String>,
         /// Only this game's (reversi, draughts, …).
         #[arg(long, value_name = "GAME")]
         game: Option<String>,

@@ -50,14 +50,14 @@ fn main() -> ExitCode {
         Cmd::Account { action, addr } => account::account(&addr, &action),
         Cmd::Token { action, addr } => account::token(&addr, &action),
         Cmd::History {
-            name,
+            player,
             game,
             count,
             addr,
             who,
         } => match who.identity() {
             Ok(identity) => {
-                account::history(&addr, name.as_deref(), game.as_deref(), count, identity)
+                account::history(&addr, player.as_deref(), game.as_deref(), count, identity)
             }
             Err(why) => {
                 eprintln!("reversi history: {why}");
