@@ -238,22 +238,27 @@ fn utc_minutes(ms: u64) -> String {
 
 /// `reversi export ID [--format F]`: the file's lines on stdout.
 pub fn export(addr: &str, id: &str, format: Option<&str>) -> u8 {
-    let result = (|| {
-        let mut talk = Talk::open(addr)?;
-        talk.say(&format!("GAME EXPORT {id} {}", format.unwrap_or("")))?;
-        let PlayersLine::File { lines, .. } = talk.next()? else {
-            return Err("the server answered without GAME FILE".to_owned());
-        };
-        let mut text = Vec::new();
-        for _ in 0..lines {
-            match talk.next()? {
-                PlayersLine::Line(line) => text.push(line),
-                other => return Err(format!("the server answered {other:?} inside a file")),
-            }
+    finish(
+        fetch(addr, id, format).map(|lines| lines.join("\n")),
+        "export",
+    )
+}
+
+/// The lines of archived game `id` in `format` (the game's own by default).
+pub fn fetch(addr: &str, id: &str, format: Option<&str>) -> Result<Vec<String>, String> {
+    let mut talk = Talk::open(addr)?;
+    talk.say(&format!("GAME EXPORT {id} {}", format.unwrap_or("")))?;
+    let PlayersLine::File { lines, .. } = talk.next()? else {
+        return Err("the server answered without GAME FILE".to_owned());
+    };
+    let mut text = Vec::new();
+    for _ in 0..lines {
+        match talk.next()? {
+            PlayersLine::Line(line) => text.push(line),
+            other => return Err(format!("the server answered {other:?} inside a file")),
         }
-        Ok(text.join("\n"))
-    })();
-    finish(result, "export")
+    }
+    Ok(text)
 }
 
 /// The password: without echo from the terminal, else stdin's first line.

@@ -137,6 +137,17 @@ pub enum Cmd {
         #[command(flatten)]
         who: Who,
     },
+    /// Step through an archived game on the board (its JSON export, GAME EXPORT):
+    /// Enter or n the next move, p the previous, a number that move, q leaves;
+    /// each side's time spent (and left, on a Fischer clock) under the board.
+    /// Not on a terminal: every position in turn.
+    Replay {
+        /// The game's id, as `reversi history` lists it.
+        id: String,
+        /// Server address, host:port.
+        #[arg(long, default_value = DEFAULT_ADDR)]
+        addr: String,
+    },
     /// An archived game's record on stdout (GAME EXPORT): the game's own format
     /// (GGF for Reversi, PDN for draughts, txt for the others) or json.
     Export {

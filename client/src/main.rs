@@ -7,6 +7,7 @@ mod config;
 mod demo;
 mod escapes;
 mod game_bot;
+mod replay;
 mod stdin_lines;
 mod text_ui;
 mod tools;
@@ -64,6 +65,7 @@ fn main() -> ExitCode {
                 reversi_client::exit::CONNECT_FAILED
             }
         },
+        Cmd::Replay { id, addr } => replay::run(&addr, &id),
         Cmd::Export { id, format, addr } => account::export(&addr, &id, format.as_deref()),
         Cmd::Watch { addr, id, list } => watch::run(&addr, id, list),
         Cmd::Bot {

@@ -103,6 +103,10 @@ fn a_bot_signed_in_by_token_plays_a_guest_whose_screen_names_both_then_history_a
     ]);
     let board = person.wait_for(&["Your move", "bob~", "Alice"]);
     save("accounts-board-with-names.txt", &board);
+    person.keys(&[":"]);
+    person.type_text("b2");
+    person.keys(&["Enter"]);
+    person.wait_for(&["O, Alice (team 2) played"]);
     person.keys(&["q", "q"]);
     bot.end_script("");
     let done = bot.finish();
@@ -113,9 +117,17 @@ fn a_bot_signed_in_by_token_plays_a_guest_whose_screen_names_both_then_history_a
     );
 
     // The archive has it, under the account's name and the guest's.
-    let history = Reversi::start(&["history", "Alice", "--addr", &addr]).finish();
+    // The store writes a finished game off the supervisor's loop: ask until it is there.
+    let deadline = std::time::Instant::now() + client_support::LIMIT;
+    let history = loop {
+        let history = Reversi::start(&["history", "Alice", "--addr", &addr]).finish();
+        assert_eq!(history.code, Some(0), "{history:?}");
+        if history.stdout.contains("tictactoe") || std::time::Instant::now() > deadline {
+            break history;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
     save("accounts-history.txt", &history.stdout);
-    assert_eq!(history.code, Some(0), "{history:?}");
     let row = (history.stdout.lines())
         .find(|l| l.contains("tictactoe"))
         .unwrap_or_else(|| panic!("no game in the history:\n{}", history.stdout));
@@ -125,4 +137,28 @@ fn a_bot_signed_in_by_token_plays_a_guest_whose_screen_names_both_then_history_a
     save("accounts-export.json", &export.stdout);
     assert_eq!(export.code, Some(0), "{export:?}");
     assert!(export.stdout.contains("Alice"), "{}", export.stdout);
+
+    // The replay: every position in turn off a terminal, one move a key on it.
+    let replay = Reversi::start(&["replay", id, "--addr", &addr]).finish();
+    assert_eq!(replay.code, Some(0), "{replay:?}");
+    for page in [
+        "start of the game (2 moves)",
+        "move 1 of 2: X (bob~) played b2",
+        "move 2 of 2",
+    ] {
+        assert!(replay.stdout.contains(page), "{}", replay.stdout);
+    }
+    let stepping = Tmux::start(
+        &reversi_binary(),
+        &["replay", id, "--addr", &addr],
+        &[("TERM", "xterm-256color")],
+        100,
+        32,
+    );
+    stepping.wait_for(&["start of the game"]);
+    stepping.keys(&["Enter"]);
+    let first = stepping.wait_for(&["move 1 of 2", "X (bob~):", "spent"]);
+    save("accounts-replay.txt", &first);
+    stepping.type_text("q");
+    stepping.keys(&["Enter"]);
 }
