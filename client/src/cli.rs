@@ -95,6 +95,10 @@ pub enum Cmd {
         /// Print the board after every move.
         #[arg(long)]
         show: bool,
+        /// Decline rematch offers (by default a bot with games left to play
+        /// accepts one, and plays the series on the same connection).
+        #[arg(long)]
+        no_rematch: bool,
         /// With --invite, the code is printed on stdout as one line, `code 4821-0937-5562`.
         #[command(flatten)]
         together: Together,
@@ -325,6 +329,7 @@ impl EngineArgs {
             shown_as: None,
             together: None,
             identity: None,
+            rematch: false,
         }
     }
 }

@@ -156,6 +156,7 @@ pub fn run(options: &Options) -> u8 {
         name: "demo: first bot".into(),
         shown_as: Some("first bot".into()),
         identity: None,
+        rematch: false,
         together: None,
         ..options.clone()
     };

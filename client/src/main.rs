@@ -78,6 +78,7 @@ fn main() -> ExitCode {
             opening_seed,
             together,
             who,
+            no_rematch,
         } => {
             let identity = match who.identity() {
                 Ok(identity) => identity,
@@ -129,6 +130,7 @@ fn main() -> ExitCode {
                             shown_as: None,
                             together,
                             identity: identity.clone(),
+                            rematch: !no_rematch,
                         },
                     ),
                     None => {

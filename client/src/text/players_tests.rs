@@ -154,3 +154,22 @@ fn after_a_resume_the_moves_told_again_make_the_list_and_are_no_news() {
     );
     assert!(c.may_move());
 }
+
+#[test]
+fn while_reconnecting_the_server_does_not_wait_for_a_move() {
+    let mut c = Client::new();
+    c.handle(Event::User(Request::Join("tictactoe".into())));
+    c.handle(Event::Opened(Ok(())));
+    feed(
+        &mut c,
+        "GAME TYPE TicTacToe\nGAME BOARD TicTacToeBoard 3 3\nGAME TEAM 1 X
+         GAME TOKEN 0P9QK3M2X9AV0C4TZP8RWD5NHJ6 2000\nDRAW SQUARE empty 1 1\nGAME TURN 1\nREADY",
+    );
+    assert!(c.game().unwrap().ready);
+    c.handle(Event::Eof);
+    assert!(c.is_reconnecting());
+    assert!(
+        !c.game().unwrap().ready,
+        "no \"Your move.\" while reconnecting"
+    );
+}
