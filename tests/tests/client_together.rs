@@ -157,3 +157,40 @@ fn c_bot_invites_another_joins_by_its_code_and_neither_loses_on_time() {
         assert!(!said.contains("time"), "a bot lost on time: {said}");
     }
 }
+
+#[test]
+fn c_terminal_lobby_offers_a_choice_among_the_public_challenges() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let addr = server.addr().to_string();
+    let invite = || {
+        let mut inviter = TextClient::connect(server.addr());
+        inviter.send("GAME INVITE tictactoe public");
+        let code = inviter.expect("GAME CODE ");
+        (inviter, code_on(&code).expect("a code"))
+    };
+    let (mut first, _) = invite();
+    let (mut second, second_code) = invite();
+    let player = screen(&["play", &addr, "--game", "tictactoe", "--lobby"]);
+    let listed = player.wait_for(&["2 public challenges", "which? 1 to 2"]);
+    assert!(listed.contains(&second_code), "{listed}");
+    save_screen("lobby-choice.txt", &listed);
+    player.type_text("2");
+    player.keys(&["Enter"]);
+    // The second challenge's creator gets the game; the first still waits.
+    second.expect("GAME TYPE");
+    player.wait_for(&["O (team 2"]);
+    first.send("GAME LOBBY");
+    assert_eq!(first.expect("GAME CHALLENGES "), "GAME CHALLENGES 1");
+    player.keys(&["q", "q"]);
+}
+
+/// Keeps a screen for the report, where the notes' folder is.
+fn save_screen(name: &str, text: &str) {
+    let dir = std::path::Path::new("/work/notes/screens");
+    if dir.is_dir() {
+        let _ = std::fs::write(dir.join(name), text);
+    }
+}
