@@ -194,3 +194,48 @@ fn save_screen(name: &str, text: &str) {
         let _ = std::fs::write(dir.join(name), text);
     }
 }
+
+#[test]
+fn c_terminal_line_mode_accepts_a_rematch_after_the_result() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours", "--rematch-window", "20"]);
+    let addr = server.addr().to_string();
+    let player = Tmux::start(
+        &reversi_binary(),
+        &["play", &addr, "--game", "tictactoe"],
+        &[("TERM", "dumb")],
+        WIDTH,
+        HEIGHT,
+    );
+    server.wait_log("queued (1 waiting) for tictactoe");
+    let mut opponent = TextClient::join(server.addr(), "tictactoe");
+    opponent.expect("GAME TEAM 2");
+    // X takes the bottom row while O answers on the one above.
+    for (mine, theirs) in [("a1", Some("a2")), ("b1", Some("b2")), ("c1", None)] {
+        player.wait_for(&["the server waits for your move"]);
+        player.type_text(mine);
+        player.keys(&["Enter"]);
+        assert_eq!(
+            opponent.expect("GAME MOVED 1"),
+            format!("GAME MOVED 1 {mine}")
+        );
+        if let Some(theirs) = theirs {
+            opponent.expect("READY");
+            opponent.send(&format!("MOVE {theirs}"));
+        }
+    }
+    opponent.expect("GAME OVER 1");
+    player.wait_for(&["rematch offers (or accepts) a rematch"]);
+    opponent.send("GAME OFFER REMATCH");
+    player.wait_for(&["offers a rematch"]);
+    player.type_text("rematch");
+    player.keys(&["Enter"]);
+    // The next game of the series, sides swapped: the person is O now.
+    opponent.expect("GAME TYPE");
+    let next = player.wait_for(&["game 2"]);
+    save_screen("line-mode-rematch.txt", &next);
+    player.type_text("quit");
+    player.keys(&["Enter"]);
+}

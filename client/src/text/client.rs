@@ -362,7 +362,8 @@ impl Game {
     /// `bob~ and carol~` for a team of two); `None` if the server did not say.
     pub fn player_names(&self, team: u8) -> Option<String> {
         let names: Vec<String> = (self.players.iter())
-            .filter(|p| p.team == team)
+            // An anonymous player has nothing to add to the team's name.
+            .filter(|p| p.team == team && p.name.is_some())
             .map(ToString::to_string)
             .collect();
         (!names.is_empty()).then(|| names.join(" and "))
