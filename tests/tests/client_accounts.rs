@@ -162,3 +162,55 @@ fn a_bot_signed_in_by_token_plays_a_guest_whose_screen_names_both_then_history_a
     stepping.type_text("q");
     stepping.keys(&["Enter"]);
 }
+
+#[test]
+fn two_bots_signed_in_by_token_play_a_rated_challenge_that_moves_both_ratings() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let server = Server::start(&[]);
+    let addr = server.addr().to_string();
+    let (alice, zed) = (
+        account_with_token(&addr, "Alice"),
+        account_with_token(&addr, "Zed"),
+    );
+    let bot = |token: &str, extra: &[&str]| {
+        Command::new(reversi_binary())
+            .args(["bot", &addr, "--game", "tictactoe", "--move-time", "20"])
+            .args(["--token", token])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start reversi bot")
+    };
+    let mut creator = bot(&alice, &["--invite", "--rated"]);
+    let mut lines = BufReader::new(creator.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let code = first
+        .strip_prefix("code ")
+        .unwrap_or_else(|| panic!("{first:?}"));
+    let joiner = bot(&zed, &["--join", code]).wait_with_output().unwrap();
+    assert!(joiner.status.success(), "{joiner:?}");
+    assert!(creator.wait().unwrap().success());
+
+    let deadline = std::time::Instant::now() + client_support::LIMIT;
+    let history = loop {
+        let history = Reversi::start(&["history", "Zed", "--addr", &addr]).finish();
+        if history.stdout.contains("rated") || std::time::Instant::now() > deadline {
+            break history.stdout;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let row = (history.lines())
+        .find(|l| l.contains("tictactoe"))
+        .unwrap_or_else(|| panic!("no game in the history:\n{history}"));
+    // The challenge's side was random: either may have played first.
+    assert!(
+        row.contains("rated") && row.contains("Alice") && row.contains("Zed"),
+        "{row}"
+    );
+    save("accounts-rated-history.txt", &history);
+    // Signed in again, each has a tictactoe rating now (provisional after one game).
+    let signed = with_password(&["account", "signin", "Zed", "--addr", &addr]);
+    assert!(signed.contains("tictactoe="), "{signed}");
+}
