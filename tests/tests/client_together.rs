@@ -239,3 +239,46 @@ fn c_terminal_line_mode_accepts_a_rematch_after_the_result() {
     player.type_text("quit");
     player.keys(&["Enter"]);
 }
+
+#[test]
+fn c_bot_accepts_a_rematch_offer_and_plays_its_series_on_one_connection() {
+    let server = Server::start(&["--fixed-colours", "--rematch-window", "20"]);
+    let addr = server.addr().to_string();
+    let mut opponent = TextClient::join(server.addr(), "tictactoe");
+    let bot = Reversi::start(&[
+        "bot",
+        &addr,
+        "--game",
+        "tictactoe",
+        "--games",
+        "2",
+        "--move-time",
+        "20",
+    ]);
+    for game in 1..=2 {
+        opponent.expect("GAME TEAM ");
+        // The opponent plays the first empty square whenever told READY, to the end.
+        loop {
+            let line = loop {
+                let line = opponent.recv().expect("the game goes on");
+                if line == "READY" || line.starts_with("GAME OVER") {
+                    break line;
+                }
+            };
+            if line.starts_with("GAME OVER") {
+                break;
+            }
+            let (x, y) = *(opponent.board.iter())
+                .find(|(_, (_, piece))| piece.is_none())
+                .expect("an empty square")
+                .0;
+            opponent.send(&format!("MOVE 1 {x} {y}"));
+        }
+        if game == 1 {
+            opponent.send("GAME OFFER REMATCH");
+        }
+    }
+    let done = bot.finish();
+    assert_eq!(done.code, Some(0), "{done:?}");
+    assert!(done.stdout.contains("game 2:"), "{}", done.stdout);
+}
