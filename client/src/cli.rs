@@ -190,7 +190,10 @@ pub struct Who {
     #[arg(long, value_name = "NAME", conflicts_with = "token")]
     pub name: Option<String>,
     /// Sign in with this API token (GAME SIGNIN; `reversi token new` makes one):
-    /// an account's name and rating, rated games.
+    /// an account's name and rating, rated games. Without --name or --token, the
+    /// config file's: $XDG_CONFIG_HOME/reversi/config.toml (default
+    /// ~/.config/reversi/config.toml), a line `token = "rvt_…"` or `name = "bob"`.
+    /// The token is never printed.
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
 }

@@ -44,7 +44,10 @@ fn main() -> ExitCode {
             }
             // Without --game: Reversi over the binary protocol, the same client.
             (Ok(None), Ok(identity)) => match game {
-                None => text_ui::play(&addr, "reversi", Protocol::Binary, None),
+                None => {
+                    binary_is_anonymous("play", &who);
+                    text_ui::play(&addr, "reversi", Protocol::Binary, None)
+                }
                 Some(game) => text_ui::play(&addr, &game, Protocol::Text, identity),
             },
         },
@@ -101,6 +104,9 @@ fn main() -> ExitCode {
                 }
                 seed
             });
+            if game.is_none() {
+                binary_is_anonymous("bot", &who);
+            }
             match game {
                 None => game_bot::run(
                     &addr,
@@ -153,6 +159,17 @@ fn main() -> ExitCode {
         Cmd::Match(args) => tools::r#match::run(&args),
     };
     ExitCode::from(code)
+}
+
+/// Says that a --name or --token given is not used without --game: binary
+/// Reversi's protocol has no names (the config file's are passed over quietly).
+fn binary_is_anonymous(command: &str, who: &cli::Who) {
+    if who.name.is_some() || who.token.is_some() {
+        eprintln!(
+            "reversi {command}: binary Reversi (no --game) has no names: playing anonymously \
+             (--game reversi plays it over the text protocol, signed in)"
+        );
+    }
 }
 
 /// The games `reversi bot --game` can play.
