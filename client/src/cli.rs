@@ -69,6 +69,8 @@ pub enum Cmd {
         game: Option<String>,
         #[command(flatten)]
         together: Together,
+        #[command(flatten)]
+        who: Who,
     },
     /// Watch a running game live to its end (any game, binary Reversi too).
     ///
@@ -115,9 +117,73 @@ pub enum Cmd {
         /// Print the board after every move.
         #[arg(long)]
         show: bool,
+        /// Decline rematch offers (by default a bot with games left to play
+        /// accepts one, and plays the series on the same connection).
+        #[arg(long)]
+        no_rematch: bool,
         /// With --invite, the code is printed on stdout as one line, `code 4821-0937-5562`.
         #[command(flatten)]
         together: Together,
+        #[command(flatten)]
+        who: Who,
+    },
+    /// Make an account, or check that one signs in (the password is read
+    /// without echo on a terminal, else the first line of stdin; never an argument).
+    Account {
+        #[command(subcommand)]
+        action: AccountCmd,
+        /// Server address, host:port.
+        #[arg(long, default_value = DEFAULT_ADDR, global = true)]
+        addr: String,
+    },
+    /// An account's API tokens, for bots and scripts: made, listed, revoked.
+    /// Signs in with NAME and the password (read as for `account`).
+    Token {
+        #[command(subcommand)]
+        action: TokenCmd,
+        /// Server address, host:port.
+        #[arg(long, default_value = DEFAULT_ADDR, global = true)]
+        addr: String,
+    },
+    /// The archive: a player's finished games, newest first (GAME HISTORY).
+    /// Without NAME: the account of --token or of the config file.
+    History {
+        /// Whose games (an account's name).
+        #[arg(value_name = "NAME")]
+        player: Option<String>,
+        /// Only this game's (reversi, draughts, …).
+        #[arg(long, value_name = "GAME")]
+        game: Option<String>,
+        /// How many, 1 to 100.
+        #[arg(long, default_value_t = 20)]
+        count: u32,
+        /// Server address, host:port.
+        #[arg(long, default_value = DEFAULT_ADDR)]
+        addr: String,
+        #[command(flatten)]
+        who: Who,
+    },
+    /// Step through an archived game on the board (its JSON export, GAME EXPORT):
+    /// Enter or n the next move, p the previous, a number that move, q leaves;
+    /// each side's time spent (and left, on a Fischer clock) under the board.
+    /// Not on a terminal: every position in turn.
+    Replay {
+        /// The game's id, as `reversi history` lists it.
+        id: String,
+        /// Server address, host:port.
+        #[arg(long, default_value = DEFAULT_ADDR)]
+        addr: String,
+    },
+    /// An archived game's record on stdout (GAME EXPORT): the game's own format
+    /// (GGF for Reversi, PDN for draughts, txt for the others) or json.
+    Export {
+        /// The game's id, as `reversi history` lists it.
+        id: String,
+        #[arg(long, value_parser = ["ggf", "pdn", "txt", "json"])]
+        format: Option<String>,
+        /// Server address, host:port.
+        #[arg(long, default_value = DEFAULT_ADDR)]
+        addr: String,
     },
     /// Start a reversid and two bots, and watch them play one game.
     Demo {
@@ -136,6 +202,55 @@ pub enum Cmd {
     Match(crate::tools::r#match::MatchArgs),
 }
 
+/// Who the client says it is on the text protocol (binary Reversi connections
+/// stay anonymous). Without --name or --token: the config file's token or name,
+/// `$XDG_CONFIG_HOME/reversi/config.toml` (default `~/.config/reversi/config.toml`),
+/// lines `token = "rvt_…"` or `name = "bob"`; no file: anonymous.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Who {
+    /// Play as a guest of this name (GAME NAME).
+    #[arg(long, value_name = "NAME", conflicts_with = "token")]
+    pub name: Option<String>,
+    /// Sign in with this API token (GAME SIGNIN; `reversi token new` makes one):
+    /// an account's name and rating, rated games. Without --name or --token, the
+    /// config file's: $XDG_CONFIG_HOME/reversi/config.toml (default
+    /// ~/.config/reversi/config.toml), a line `token = "rvt_…"` or `name = "bob"`.
+    /// The token is never printed.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+}
+
+impl Who {
+    /// The identity, from the flags or the config file.
+    pub fn identity(&self) -> Result<Option<reversi_client::text::Identity>, String> {
+        crate::config::identity(self.name.as_deref(), self.token.as_deref())
+    }
+}
+
+/// `reversi account …`.
+#[derive(Debug, Subcommand)]
+pub enum AccountCmd {
+    /// Make an account NAME (GAME REGISTER) and sign in.
+    Register { name: String },
+    /// Sign in as NAME with its password (GAME SIGNIN), showing the ratings.
+    Signin { name: String },
+}
+
+/// `reversi token …`.
+#[derive(Debug, Subcommand)]
+pub enum TokenCmd {
+    /// Make a token labelled LABEL; its secret is printed this once.
+    New {
+        /// The account.
+        name: String,
+        label: String,
+    },
+    /// The account's tokens (ids and labels, never their secrets).
+    List { name: String },
+    /// Revoke the token of this id.
+    Revoke { name: String, id: String },
+}
+
 /// Playing a friend: a challenge by code, or one from the lobby (text protocol).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Together {
@@ -151,6 +266,9 @@ pub struct Together {
     /// List the challenge in the lobby for anyone to accept.
     #[arg(long, requires = "invite")]
     pub public: bool,
+    /// A rated challenge (both players signed in: --token).
+    #[arg(long, requires = "invite")]
+    pub rated: bool,
     /// Accept the challenge of this code (4821-0937-5562; any separators).
     #[arg(long, value_name = "CODE", conflicts_with = "lobby")]
     pub join: Option<String>,
@@ -183,7 +301,11 @@ impl Together {
                     time: self.time.clone(),
                     side: self.side.clone(),
                     public: self.public,
-                    other: Vec::new(),
+                    other: if self.rated {
+                        vec!["rated".to_owned()]
+                    } else {
+                        Vec::new()
+                    },
                 },
             }),
             _ => None,
@@ -231,6 +353,8 @@ impl EngineArgs {
             name: "bot".to_owned(),
             shown_as: None,
             together: None,
+            identity: None,
+            rematch: false,
         }
     }
 }

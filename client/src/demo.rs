@@ -155,6 +155,8 @@ pub fn run(options: &Options) -> u8 {
         show: true,
         name: "demo: first bot".into(),
         shown_as: Some("first bot".into()),
+        identity: None,
+        rematch: false,
         together: None,
         ..options.clone()
     };

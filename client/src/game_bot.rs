@@ -14,7 +14,7 @@ use reversi_client::bots::{self, RandomOpening, Strength};
 use reversi_client::drawn::DrawnGame;
 use reversi_client::exit;
 use reversi_client::follow::Follower;
-use reversi_client::text::{Event, Game as Drawn, Notice, Request, Standing};
+use reversi_client::text::{Event, Game as Drawn, Notice, Offer, Request, Standing};
 use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry::Module;
 use reversi_games::{Action, Bot, Game, Team};
@@ -95,6 +95,10 @@ pub struct Options {
     /// "you" (`reversi bot --show`); the demo's watcher is not playing, so
     /// there it is `first bot`.
     pub shown_as: Option<String>,
+    /// Who the bot says it is (`--token`: an account, for rated games); text only.
+    pub identity: Option<reversi_client::text::Identity>,
+    /// Accept an opponent's rematch offer while games are left to play (a series).
+    pub rematch: bool,
 }
 
 /// How a game ended for the bot.
@@ -173,7 +177,11 @@ impl Run<'_> {
         match notice {
             // The same round started again: the seat was taken back after a drop, and
             // the copy of the game goes on (checked against the board before a move).
+            // The same round started again: the seat was taken back after a drop. The
+            // server tells the moves so far again (Replayed, TEXT-PROTOCOL §5.5), so the
+            // copy is rebuilt from them: a move lost in the drop is not missed.
             Notice::Started if self.copy.is_some() && game.map(|g| g.round) == Some(self.round) => {
+                self.copy = Some(Follower::new(self.options.module));
             }
             Notice::Started => {
                 self.round = game.map_or(0, |g| g.round);
@@ -181,7 +189,7 @@ impl Run<'_> {
                 let seed = u64::from(self.played);
                 self.bot = player(self.options, seed);
             }
-            Notice::Moved { team, notation } => {
+            Notice::Moved { team, notation } | Notice::Replayed { team, notation } => {
                 let copy = self.copy.as_mut()?;
                 if let Err(why) = copy.follow(*team, notation) {
                     if let Err(why) = self.part(why) {
@@ -211,6 +219,15 @@ impl Run<'_> {
                 if let Some(text) = crate::text_ui::notice_words(notice, game) {
                     eprintln!("reversi {}: {text}", self.options.name);
                 }
+            }
+            Notice::Offered {
+                what: Offer::Rematch,
+                ..
+            } if self.options.rematch && self.played < self.options.games => {
+                // A series: the next game on the same connection, sides swapped.
+                let mut ignore = |_: &Notice| {};
+                self.driver
+                    .handle(Event::User(Request::AcceptRematch), &mut ignore);
             }
             Notice::Away { ms: 0, .. } => {
                 // The opponent did not come back: the game is the bot's.
@@ -376,7 +393,7 @@ pub fn run(addr: &str, options: &Options) -> u8 {
 pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
     let mut run = Run {
         options,
-        driver: Driver::new(addr, options.protocol),
+        driver: Driver::new(addr, options.protocol).identified(options.identity.clone()),
         copy: None,
         bot: player(options, 0),
         tally: Tally::default(),
@@ -385,7 +402,7 @@ pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
         round: 0,
     };
     while run.played < options.games {
-        run.driver = Driver::new(addr, options.protocol);
+        run.driver = Driver::new(addr, options.protocol).identified(options.identity.clone());
         run.copy = None;
         run.round = 0;
         run.bot = player(options, u64::from(run.played));

@@ -1,10 +1,13 @@
 //! `reversi`: the terminal client for reversid, a computer player and
 //! engine tools. This file only parses the command line and dispatches.
 
+mod account;
 mod cli;
+mod config;
 mod demo;
 mod escapes;
 mod game_bot;
+mod replay;
 mod stdin_lines;
 mod text_ui;
 mod tools;
@@ -33,18 +36,43 @@ fn main() -> ExitCode {
             addr,
             game,
             together,
-        } => match together.request(game.as_deref()) {
-            Err(why) => {
+            who,
+        } => match (together.request(game.as_deref()), who.identity()) {
+            (Err(why), _) | (_, Err(why)) => {
                 eprintln!("reversi play: {why}");
                 reversi_client::exit::CONNECT_FAILED
             }
-            Ok(Some(request)) => text_ui::play_together(&addr, request, game.as_deref()),
+            (Ok(Some(request)), Ok(identity)) => {
+                text_ui::play_together(&addr, request, game.as_deref(), identity)
+            }
             // Without --game: Reversi over the binary protocol, the same client.
-            Ok(None) => match game {
-                None => text_ui::play(&addr, "reversi", Protocol::Binary),
-                Some(game) => text_ui::play(&addr, &game, Protocol::Text),
+            (Ok(None), Ok(identity)) => match game {
+                None => {
+                    binary_is_anonymous("play", &who);
+                    text_ui::play(&addr, "reversi", Protocol::Binary, None)
+                }
+                Some(game) => text_ui::play(&addr, &game, Protocol::Text, identity),
             },
         },
+        Cmd::Account { action, addr } => account::account(&addr, &action),
+        Cmd::Token { action, addr } => account::token(&addr, &action),
+        Cmd::History {
+            player,
+            game,
+            count,
+            addr,
+            who,
+        } => match who.identity() {
+            Ok(identity) => {
+                account::history(&addr, player.as_deref(), game.as_deref(), count, identity)
+            }
+            Err(why) => {
+                eprintln!("reversi history: {why}");
+                reversi_client::exit::CONNECT_FAILED
+            }
+        },
+        Cmd::Replay { id, addr } => replay::run(&addr, &id),
+        Cmd::Export { id, format, addr } => account::export(&addr, &id, format.as_deref()),
         Cmd::Watch { addr, id, list } => watch::run(&addr, id, list),
         Cmd::Bot {
             addr,
@@ -55,7 +83,16 @@ fn main() -> ExitCode {
             random_opening,
             opening_seed,
             together,
+            who,
+            no_rematch,
         } => {
+            let identity = match who.identity() {
+                Ok(identity) => identity,
+                Err(why) => {
+                    eprintln!("reversi bot: {why}");
+                    return ExitCode::from(reversi_client::exit::CONNECT_FAILED);
+                }
+            };
             let together = match together.request(game.as_deref()) {
                 Ok(request) => request,
                 Err(why) => {
@@ -70,6 +107,9 @@ fn main() -> ExitCode {
                 }
                 seed
             });
+            if game.is_none() {
+                binary_is_anonymous("bot", &who);
+            }
             match game {
                 None => game_bot::run(
                     &addr,
@@ -98,6 +138,8 @@ fn main() -> ExitCode {
                             name: "bot".to_owned(),
                             shown_as: None,
                             together,
+                            identity: identity.clone(),
+                            rematch: !no_rematch,
                         },
                     ),
                     None => {
@@ -120,6 +162,17 @@ fn main() -> ExitCode {
         Cmd::Match(args) => tools::r#match::run(&args),
     };
     ExitCode::from(code)
+}
+
+/// Says that a --name or --token given is not used without --game: binary
+/// Reversi's protocol has no names (the config file's are passed over quietly).
+fn binary_is_anonymous(command: &str, who: &cli::Who) {
+    if who.name.is_some() || who.token.is_some() {
+        eprintln!(
+            "reversi {command}: binary Reversi (no --game) has no names: playing anonymously \
+             (--game reversi plays it over the text protocol, signed in)"
+        );
+    }
 }
 
 /// The games `reversi bot --game` can play.

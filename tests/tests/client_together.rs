@@ -157,3 +157,128 @@ fn c_bot_invites_another_joins_by_its_code_and_neither_loses_on_time() {
         assert!(!said.contains("time"), "a bot lost on time: {said}");
     }
 }
+
+#[test]
+fn c_terminal_lobby_offers_a_choice_among_the_public_challenges() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours"]);
+    let addr = server.addr().to_string();
+    let invite = || {
+        let mut inviter = TextClient::connect(server.addr());
+        inviter.send("GAME INVITE tictactoe public");
+        let code = inviter.expect("GAME CODE ");
+        (inviter, code_on(&code).expect("a code"))
+    };
+    let (mut first, _) = invite();
+    let (mut second, second_code) = invite();
+    let player = screen(&["play", &addr, "--game", "tictactoe", "--lobby"]);
+    let listed = player.wait_for(&["2 public challenges", "which? 1 to 2"]);
+    assert!(listed.contains(&second_code), "{listed}");
+    save_screen("lobby-choice.txt", &listed);
+    player.type_text("2");
+    player.keys(&["Enter"]);
+    // The second challenge's creator gets the game; the first still waits.
+    second.expect("GAME TYPE");
+    player.wait_for(&["O (team 2"]);
+    first.send("GAME LOBBY");
+    assert_eq!(first.expect("GAME CHALLENGES "), "GAME CHALLENGES 1");
+    player.keys(&["q", "q"]);
+}
+
+/// Keeps a screen for the report, where the notes' folder is.
+fn save_screen(name: &str, text: &str) {
+    let dir = std::path::Path::new("/work/notes/screens");
+    if dir.is_dir() {
+        let _ = std::fs::write(dir.join(name), text);
+    }
+}
+
+#[test]
+fn c_terminal_line_mode_accepts_a_rematch_after_the_result() {
+    if skip() {
+        return;
+    }
+    let server = Server::start(&["--fixed-colours", "--rematch-window", "20"]);
+    let addr = server.addr().to_string();
+    let player = Tmux::start(
+        &reversi_binary(),
+        &["play", &addr, "--game", "tictactoe"],
+        &[("TERM", "dumb")],
+        WIDTH,
+        HEIGHT,
+    );
+    server.wait_log("queued (1 waiting) for tictactoe");
+    let mut opponent = TextClient::join(server.addr(), "tictactoe");
+    opponent.expect("GAME TEAM 2");
+    // X takes the bottom row while O answers on the one above.
+    for (mine, theirs) in [("a1", Some("a2")), ("b1", Some("b2")), ("c1", None)] {
+        player.wait_for(&["the server waits for your move"]);
+        player.type_text(mine);
+        player.keys(&["Enter"]);
+        assert_eq!(
+            opponent.expect("GAME MOVED 1"),
+            format!("GAME MOVED 1 {mine}")
+        );
+        if let Some(theirs) = theirs {
+            opponent.expect("READY");
+            opponent.send(&format!("MOVE {theirs}"));
+        }
+    }
+    opponent.expect("GAME OVER 1");
+    player.wait_for(&["rematch offers (or accepts) a rematch"]);
+    opponent.send("GAME OFFER REMATCH");
+    player.wait_for(&["offers a rematch"]);
+    player.type_text("rematch");
+    player.keys(&["Enter"]);
+    // The next game of the series, sides swapped: the person is O now.
+    opponent.expect("GAME TYPE");
+    let next = player.wait_for(&["game 2"]);
+    save_screen("line-mode-rematch.txt", &next);
+    player.type_text("quit");
+    player.keys(&["Enter"]);
+}
+
+#[test]
+fn c_bot_accepts_a_rematch_offer_and_plays_its_series_on_one_connection() {
+    let server = Server::start(&["--fixed-colours", "--rematch-window", "20"]);
+    let addr = server.addr().to_string();
+    let mut opponent = TextClient::join(server.addr(), "tictactoe");
+    let bot = Reversi::start(&[
+        "bot",
+        &addr,
+        "--game",
+        "tictactoe",
+        "--games",
+        "2",
+        "--move-time",
+        "20",
+    ]);
+    for game in 1..=2 {
+        opponent.expect("GAME TEAM ");
+        // The opponent plays the first empty square whenever told READY, to the end.
+        loop {
+            let line = loop {
+                let line = opponent.recv().expect("the game goes on");
+                if line == "READY" || line.starts_with("GAME OVER") {
+                    break line;
+                }
+            };
+            if line.starts_with("GAME OVER") {
+                break;
+            }
+            let (x, y) = *(opponent.board.iter())
+                .find(|(_, (_, piece))| piece.is_none())
+                .expect("an empty square")
+                .0;
+            opponent.send(&format!("MOVE 1 {x} {y}"));
+        }
+        if game == 1 {
+            opponent.send("GAME OFFER REMATCH");
+        }
+    }
+    let done = bot.finish();
+    assert_eq!(done.code, Some(0), "{done:?}");
+    assert!(done.stdout.contains("game 2:"), "{}", done.stdout);
+}

@@ -12,6 +12,7 @@ use reversi_text::{ClientMessage, ServerMessage, Standing, Terms, TimeControl};
 
 use super::board::Board;
 use super::clock::{Away, Clock, Countdown, Timer, Timing};
+use super::players::{Identity, Player, PlayersLine};
 use super::together::{self, Challenge, Lost, Offer, Resume};
 use crate::exit;
 
@@ -83,6 +84,8 @@ pub enum Event {
     Eof,
     /// The wait of [`Action::Redial`] is over: try to reconnect.
     Redial,
+    /// A players' line (`GAME PLAYER`, `GAME GUEST`, `GAME SIGNEDIN`, …).
+    Players(PlayersLine),
 }
 
 /// What the driver must do, in order: open, send a message, close, show
@@ -101,6 +104,8 @@ pub enum Action {
     Exit(u8),
     /// The connection was lost mid-game: wait this long, then feed [`Event::Redial`].
     Redial(Duration),
+    /// Send the line that says who this client is (it may hold a token: never log it).
+    Identify(Identity),
 }
 
 /// One running game, from `GAME SESSION`.
@@ -191,6 +196,12 @@ pub enum Notice {
     Back(u8),
     /// `GAME OFFERED DRAW/REMATCH`: team `team`'s offer stands.
     Offered { team: u8, what: Offer },
+    /// `GAME GUEST` / `GAME SIGNEDIN`: the server knows this client as `name`
+    /// (`bob~` for a guest).
+    Identified(String),
+    /// A move of the game before a resume (`GAME MOVED` after `GAME RESUMED`):
+    /// not a new move, but the move list made whole again.
+    Replayed { team: u8, notation: String },
 }
 
 /// Why a request was refused locally.
@@ -288,6 +299,11 @@ pub struct Game {
     pub away: Vec<Away>,
     /// The team whose rematch offer stands (`GAME OFFERED REMATCH`).
     pub rematch_offer: Option<u8>,
+    /// Who sits in each seat (`GAME PLAYER`), team 1 first; empty if the server did not say.
+    pub players: Vec<Player>,
+    /// After `GAME RESUMED`, until the board is drawn: the moves told are the game's
+    /// moves so far, and the drawing is the position, not a change.
+    pub replaying: bool,
 }
 
 impl Game {
@@ -342,6 +358,17 @@ impl Game {
         })
     }
 
+    /// Who plays for team `team`, as the board screens show it (`Alice (1532)`,
+    /// `bob~ and carol~` for a team of two); `None` if the server did not say.
+    pub fn player_names(&self, team: u8) -> Option<String> {
+        let names: Vec<String> = (self.players.iter())
+            // An anonymous player has nothing to add to the team's name.
+            .filter(|p| p.team == team && p.name.is_some())
+            .map(ToString::to_string)
+            .collect();
+        (!names.is_empty()).then(|| names.join(" and "))
+    }
+
     /// This client's team, if it plays.
     pub fn team(&self) -> Option<u8> {
         match self.seat {
@@ -361,6 +388,8 @@ pub(super) enum Phase {
     Idle,
     /// `GAME LIST` sent; the sessions so far.
     Listing(Vec<SessionInfo>),
+    /// The identity line was sent on a new connection; the request waits for its answer.
+    SigningIn(Request),
     /// `GAME TYPE` sent; queued once `more` is known.
     Joining {
         more: Option<u32>,
@@ -396,6 +425,10 @@ pub struct Client {
     /// The moves of a game being taken back, given back to it once its board is
     /// drawn again (the resume sequence sends the board, not the moves).
     pub(super) carried: Vec<Moved>,
+    /// Who to say this client is on each new connection (not on a resume: the seat is its token's).
+    identity: Option<Identity>,
+    /// `GAME PLAYER` lines of a game starting, given to it when it is seated.
+    seating: Vec<Player>,
 }
 
 impl Default for Client {
@@ -412,7 +445,15 @@ impl Client {
             dirty: false,
             resume: None,
             carried: Vec::new(),
+            identity: None,
+            seating: Vec::new(),
         }
+    }
+
+    /// A client that says who it is on each connection before its first request.
+    pub fn with_identity(mut self, identity: Option<Identity>) -> Client {
+        self.identity = identity;
+        self
     }
 
     /// The game being played or watched (or the last one, once closed).
@@ -528,6 +569,8 @@ impl Client {
             },
             Event::Eof => self.eof(),
             Event::Redial => self.redial(),
+            Event::Players(line) if self.is_connected() => self.players_line(line),
+            Event::Players(_) => Vec::new(),
         }
     }
 
@@ -675,10 +718,16 @@ impl Client {
             return Vec::new();
         };
         match result {
-            Ok(()) => {
-                self.phase = Phase::Idle;
-                self.ask(request)
-            }
+            Ok(()) => match self.identity.clone() {
+                Some(identity) => {
+                    self.phase = Phase::SigningIn(request);
+                    vec![Action::Identify(identity)]
+                }
+                None => {
+                    self.phase = Phase::Idle;
+                    self.ask(request)
+                }
+            },
             Err(why) => vec![
                 Action::Show(Notice::ConnectFailed(why)),
                 Action::Exit(exit::CONNECT_FAILED),
@@ -753,6 +802,9 @@ impl Client {
                 self.phase = Phase::Idle;
                 show(Notice::Listed(list))
             }
+            (Phase::SigningIn(_), ServerMessage::Error { why }) => {
+                Ok(self.finish(Notice::Denied(why), exit::SERVER_GONE))
+            }
             (Phase::Inviting | Phase::Lobbying(_) | Phase::Lost(_), message) => {
                 self.together_message(message)
             }
@@ -819,6 +871,7 @@ impl Client {
         match self.phase {
             Phase::Disconnected | Phase::Opening(_) | Phase::Closed(_) => "not connected",
             Phase::Idle => "no request was open",
+            Phase::SigningIn(_) => "signing in",
             Phase::Listing(_) => "listing the games",
             Phase::Joining { .. } => "waiting for the game to start",
             Phase::AskedToWatch => "waiting to watch",
@@ -861,6 +914,8 @@ impl Client {
             control: None,
             away: Vec::new(),
             rematch_offer: None,
+            players: std::mem::take(&mut self.seating),
+            replaying: false,
         });
         self.dirty = true;
         Ok(vec![Action::Show(Notice::Started)])
@@ -875,7 +930,7 @@ impl Client {
             ServerMessage::Square { kind, x, y } => {
                 game.board.draw_square(&kind, x, y)?;
                 // The first drawing is the board as it stands, not a change.
-                if !game.moves.is_empty() {
+                if !game.moves.is_empty() && !game.replaying {
                     game.changed.push((x, y));
                 }
                 self.dirty = true;
@@ -891,6 +946,7 @@ impl Client {
                     return Err("GAME TURN 0: teams count from 1".to_owned());
                 }
                 game.turn = Some(team);
+                game.replaying = false;
                 if game.moves.is_empty() {
                     game.moves = std::mem::take(&mut self.carried);
                 }
@@ -906,6 +962,13 @@ impl Client {
                 game.ready = true;
                 Notice::YourMove
             }
+            ServerMessage::Moved { team, notation } if game.replaying => {
+                game.moves.push(Moved {
+                    team,
+                    notation: notation.clone(),
+                });
+                Notice::Replayed { team, notation }
+            }
             ServerMessage::Moved { team, notation } => {
                 game.changed.clear();
                 game.moves.push(Moved {
@@ -919,6 +982,7 @@ impl Client {
             ServerMessage::Clock { .. } | ServerMessage::Timer { .. } => return Ok(Vec::new()),
             ServerMessage::Error { why } => Notice::ServerRefused(why),
             ServerMessage::Over { winner, why } => {
+                game.replaying = false;
                 game.turn = None;
                 game.ready = false;
                 game.over = Some(Over {
@@ -949,7 +1013,12 @@ impl Client {
                 game.control = Some(control);
                 Notice::Time(control)
             }
-            ServerMessage::Resumed { id } => Notice::Resumed(id),
+            ServerMessage::Resumed { id } => {
+                // The moves so far follow (TEXT-PROTOCOL §5.5), told afresh; a server
+                // that tells none leaves the moves carried from before the drop.
+                game.replaying = true;
+                Notice::Resumed(id)
+            }
             ServerMessage::Back { team } => {
                 game.away.retain(|a| a.team != team);
                 Notice::Back(team)
@@ -978,5 +1047,41 @@ impl Client {
             other => return Err(format!("the server sent \"{other}\" during a game")),
         };
         Ok(vec![Action::Show(notice)])
+    }
+}
+
+impl Client {
+    /// A players' line: who sits where, or the answer to the identity line.
+    fn players_line(&mut self, line: PlayersLine) -> Vec<Action> {
+        match (&mut self.phase, line) {
+            (Phase::Playing(game), PlayersLine::Player(player)) => {
+                game.players.push(player);
+                self.dirty = true;
+                Vec::new()
+            }
+            (Phase::Starting { .. }, PlayersLine::Player(player)) => {
+                self.seating.push(player);
+                Vec::new()
+            }
+            (
+                Phase::SigningIn(_),
+                line @ (PlayersLine::Guest(_) | PlayersLine::SignedIn { .. }),
+            ) => {
+                let name = match line {
+                    PlayersLine::Guest(name) => format!("{name}~"),
+                    PlayersLine::SignedIn { name, .. } => name,
+                    _ => unreachable!("matched above"),
+                };
+                let Phase::SigningIn(request) = std::mem::replace(&mut self.phase, Phase::Idle)
+                else {
+                    unreachable!("matched above");
+                };
+                let mut actions = vec![Action::Show(Notice::Identified(name))];
+                actions.extend(self.ask(request));
+                actions
+            }
+            // The archive's and the tokens' lines are the one-shot commands' (crate::account).
+            _ => Vec::new(),
+        }
     }
 }

@@ -41,6 +41,9 @@
 mod board;
 mod client;
 pub mod clock;
+pub mod players;
+#[cfg(test)]
+mod players_tests;
 #[cfg(test)]
 mod tests;
 mod together;
@@ -49,5 +52,6 @@ pub use board::{Board, Cell, Piece};
 pub use client::{
     Action, Client, Event, Game, Moved, Notice, Over, Refusal, Request, Seat, SessionInfo,
 };
+pub use players::{Identity, Player, PlayersLine};
 pub use reversi_text::{read_code, ClientMessage, ServerMessage, Standing, Terms, TimeControl};
 pub use together::{backoff, Challenge, Lost, Offer, Resume};

@@ -180,6 +180,11 @@ impl Client {
                 return None;
             }
         };
+        let mut lost = lost;
+        // The server's READY died with the connection: it says it again on the resume,
+        // and until then the screen must not say "Your move."
+        lost.game.ready = false;
+        lost.game.legal = None;
         Some(self.wait_to_redial(lost, &resume))
     }
 

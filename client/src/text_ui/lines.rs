@@ -5,7 +5,9 @@
 //! stdin means quit (when the next move is due); a viewer watches on. A
 //! `quit` or the end of stdin reached while still in the queue goes at
 //! once: the client leaves before any game starts. A
-//! player's run ends with the game's result; a viewer's when the server
+//! script's run ends with the game's result; a person's (stdin a terminal) goes
+//! on after it, to offer, accept or decline a rematch (`rematch`, `no`), until
+//! they quit or the server closes the connection; a viewer's when the server
 //! closes the connection.
 
 use std::collections::VecDeque;
@@ -20,6 +22,9 @@ use super::legend::Legend;
 use super::numbering::Numbering;
 use super::typed::{self, Typed};
 use super::{words, Input};
+
+/// After a person's game in the line mode: what they may type.
+const REMATCH_HINT: &str = "rematch offers (or accepts) a rematch, no declines it, quit leaves";
 
 /// How often a reconnection's wait is looked at while nothing arrives.
 const REDIAL_CHECK: Duration = Duration::from_millis(100);
@@ -58,7 +63,12 @@ impl Lines {
             self.show(notice);
             ended |= matches!(notice, Notice::Result { .. });
         }
-        // A player's game ends with its result (a rematch is not waited for).
+        if ended && self.interactive {
+            // A person may play again: the run ends when they quit or the server closes.
+            println!("{REMATCH_HINT}");
+            return code;
+        }
+        // A script's game ends with its result (a rematch is not waited for).
         code.or(ended.then_some(exit::OK))
     }
 

@@ -42,6 +42,8 @@ fn test_game(
         control: None,
         away: Vec::new(),
         rematch_offer: None,
+        players: Vec::new(),
+        replaying: false,
     }
 }
 
@@ -49,7 +51,7 @@ use std::io::IsTerminal;
 use std::sync::mpsc::{self, Sender};
 use std::thread;
 
-use reversi_client::text::{Event, Notice, Request};
+use reversi_client::text::{Event, Identity, Notice, Request};
 use reversi_client::transport::{Driver, Protocol, Reader};
 
 /// How to show things.
@@ -111,8 +113,9 @@ fn board_text(legend: &legend::Legend, game: &reversi_client::text::Game) -> Str
 
 /// Plays one game of `game` on the server at `addr` over `protocol`;
 /// returns the exit code.
-pub fn play(addr: &str, game: &str, protocol: Protocol) -> u8 {
-    session(addr, Request::Join(game.to_owned()), protocol)
+pub fn play(addr: &str, game: &str, protocol: Protocol, identity: Option<Identity>) -> u8 {
+    let driver = Driver::new(addr, protocol).identified(identity);
+    session_with(driver.checking_moves(), Request::Join(game.to_owned()))
 }
 
 /// Watches game `id` on the server at `addr` to its end.
@@ -122,8 +125,15 @@ pub fn watch(addr: &str, id: u64) -> u8 {
 
 /// Plays a game of a challenge (`--invite`, `--join`, `--lobby`) on the server at
 /// `addr`; `game` picks among the lobby's challenges.
-pub fn play_together(addr: &str, request: Request, game: Option<&str>) -> u8 {
-    let mut driver = Driver::new(addr, Protocol::Text).checking_moves();
+pub fn play_together(
+    addr: &str,
+    request: Request,
+    game: Option<&str>,
+    identity: Option<Identity>,
+) -> u8 {
+    let mut driver = Driver::new(addr, Protocol::Text)
+        .identified(identity)
+        .checking_moves();
     let request = match request {
         Request::Lobby => match together::pick_from_lobby(&mut driver, game) {
             Ok(code) => Request::JoinCode(code),

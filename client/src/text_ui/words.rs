@@ -16,13 +16,18 @@ pub fn team(game: Option<&Game>, team: u8) -> String {
     let Some(game) = game else {
         return format!("team {team}");
     };
+    // Who plays it, where the server said (`GAME PLAYER`): `Black, Alice (1532)`.
+    let player = game
+        .player_names(team)
+        .map(|names| format!(", {names}"))
+        .unwrap_or_default();
     match &game.seat {
         Seat::Player { team: mine, name } if *mine == team => {
-            format!("{name} (team {team}, you)")
+            format!("{name}{player} (team {team}, you)")
         }
         _ => match game.team_name(team) {
-            Some(name) => format!("{name} (team {team})"),
-            None => format!("team {team}"),
+            Some(name) => format!("{name}{player} (team {team})"),
+            None => format!("team {team}{player}"),
         },
     }
 }
@@ -270,6 +275,9 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
         Notice::Lobby(challenges) => lobby(challenges),
         Notice::Time(control) => time_control(control),
         Notice::Resumed(id) => format!("back in game {id}: play goes on"),
+        Notice::Identified(name) => format!("the server knows you as {name}"),
+        // The move list made whole after a resume: not news.
+        Notice::Replayed { .. } => return None,
         Notice::Reconnecting { left } => format!(
             "connection lost, reconnecting… ({} s of the seat's grace left)",
             left.as_secs()

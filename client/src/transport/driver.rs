@@ -58,6 +58,15 @@ impl Driver {
         self
     }
 
+    /// The same driver, saying who it is on each text connection (`--name`,
+    /// `--token`); binary Reversi connections stay anonymous (its bytes have no name).
+    pub fn identified(mut self, identity: Option<crate::text::Identity>) -> Driver {
+        if self.protocol == Protocol::Text {
+            self.client = Client::new().with_identity(identity);
+        }
+        self
+    }
+
     pub fn client(&self) -> &Client {
         &self.client
     }
@@ -118,6 +127,16 @@ impl Driver {
                             }
                         }
                     }
+                    Action::Identify(identity) => {
+                        let sent = match &mut self.writer {
+                            Some(writer) => writer.send_line(&identity.line()),
+                            None => Err(std::io::ErrorKind::NotConnected.into()),
+                        };
+                        if let Err(err) = sent {
+                            log::debug!("saying who this client is failed: {err}");
+                            events.push_back(Event::Eof);
+                        }
+                    }
                     Action::Close => {
                         if let Some(writer) = self.writer.take() {
                             writer.close();
@@ -169,7 +188,7 @@ impl Driver {
             Notice::Started => {
                 self.rules = self.client.game().and_then(|g| Follower::of(&g.game));
             }
-            Notice::Moved { team, notation } => {
+            Notice::Moved { team, notation } | Notice::Replayed { team, notation } => {
                 if let Some(Err(why)) = self.rules.as_mut().map(|r| r.follow(*team, notation)) {
                     log::info!("{why}; moves are sent unchecked");
                     self.rules = None;

@@ -65,6 +65,18 @@ impl Writer {
         }
     }
 
+    /// Sends one line the codec does not hold (the identity line; text only,
+    /// since the binary protocol has no names).
+    pub fn send_line(&mut self, line: &str) -> io::Result<()> {
+        match self {
+            Writer::Text(writer) => writer.send_line(line),
+            Writer::Binary(_) => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the binary protocol has no names",
+            )),
+        }
+    }
+
     /// Closes both directions; a reader blocked on the connection wakes up with EOF.
     pub fn close(&self) {
         match self {

@@ -7,7 +7,7 @@ use std::net::{Shutdown, TcpStream};
 use reversi_text::{ClientMessage, LineBuffer, LineError, ParseError, ServerMessage};
 
 use crate::text::clock::Timing;
-use crate::text::Event;
+use crate::text::{players, Event};
 
 /// Opens a connection to `addr` (`host:port`, or a bare host for the
 /// default port). The error is one line naming the address tried.
@@ -52,9 +52,12 @@ impl LineReader {
                     match ServerMessage::parse(&line) {
                         Ok(message) => return received(message),
                         // Later versions may add messages (spec §1): not a fault.
-                        Err(ParseError::UnknownCommand(what)) => {
-                            log::debug!("ignored a message this client does not know: {what}");
-                        }
+                        Err(ParseError::UnknownCommand(what)) => match players::parse(&line) {
+                            Some(players) => return Event::Players(players),
+                            None => {
+                                log::debug!("ignored a message this client does not know: {what}")
+                            }
+                        },
                         Err(e) => return Event::BadLine(format!("{line:?}: {e}")),
                     }
                     continue;
@@ -104,6 +107,11 @@ impl LineWriter {
     pub fn send(&mut self, message: &ClientMessage) -> io::Result<()> {
         log::debug!("-> {message}");
         self.stream.write_all(format!("{message}\n").as_bytes())
+    }
+
+    /// Sends one line as written; not logged, since it may hold a token.
+    pub fn send_line(&mut self, line: &str) -> io::Result<()> {
+        self.stream.write_all(format!("{line}\n").as_bytes())
     }
 
     /// Closes both directions; a reader blocked on this connection wakes up with EOF.
