@@ -44,7 +44,9 @@ use reaper::Children;
 use turns::{ReadyList, Turn};
 
 const SIGNAL: Token = Token(0);
-/// The store's writer has written games (`crate::store::archive`).
+/// A thread has news: the store's writer has written games (`crate::store::archive`), or
+/// the cluster's bus has heard something (`crate::cluster`). One token: mio allows one
+/// waker per poll, so they share it, and each is asked on every wake.
 const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
@@ -128,6 +130,10 @@ pub struct Supervisor {
     data_dir_lock: Option<std::fs::File>,
     /// The threads that make the store's pages.
     pages: Option<crate::store::workers::Workers>,
+    /// The other hosts, with `--cluster` (started by `run`, as it runs a thread).
+    cluster: Option<crate::cluster::Cluster>,
+    /// How threads wake the loop ([`Supervisor::waker`]).
+    waker: Option<std::sync::Arc<mio::Waker>>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -192,6 +198,8 @@ impl Supervisor {
             archive: None,
             data_dir_lock: None,
             pages: None,
+            cluster: None,
+            waker: None,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -205,12 +213,13 @@ impl Supervisor {
 
     /// Starts the store's writer, which first takes the journals an earlier run left.
     fn start_archive(&mut self) -> io::Result<()> {
-        let Some(setting) = &self.store else {
+        let Some(setting) = self.store.clone() else {
             return Ok(());
         };
+        let setting = &setting;
         self.data_dir_lock = Some(crate::store::lock(setting)?);
         let store = crate::store::open(setting)?;
-        let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
+        let waker = self.waker()?;
         let wake = Box::new(move || {
             let _ = waker.wake();
         });
@@ -236,6 +245,35 @@ impl Supervisor {
             ),
         }
         Ok(())
+    }
+
+    /// With `--cluster`, starts the bus thread: the host serves from now on, joined or alone.
+    fn start_cluster(&mut self) -> io::Result<()> {
+        let Some(settings) = self.config.cluster.clone() else {
+            return Ok(());
+        };
+        let Some(first) = self.listeners.first().map(|l| l.addr) else {
+            return Ok(());
+        };
+        let waker = self.waker()?;
+        let cluster = crate::cluster::Cluster::start(&settings, self.config.host_id, first, waker)?;
+        self.cluster = Some(cluster);
+        Ok(())
+    }
+
+    /// The loop's one waker (token [`ARCHIVE`]), made when first asked.
+    fn waker(&mut self) -> io::Result<std::sync::Arc<mio::Waker>> {
+        if let Some(waker) = &self.waker {
+            return Ok(waker.clone());
+        }
+        let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
+        self.waker = Some(waker.clone());
+        Ok(waker)
+    }
+
+    /// What `GET /health` says of the cluster, with `--cluster`.
+    fn cluster_health(&self) -> Option<String> {
+        self.cluster.as_ref().map(|c| c.health_line())
     }
 
     /// An HTTP request for a store's page: the connection goes to a page worker, which
@@ -290,6 +328,7 @@ impl Supervisor {
     pub fn run(mut self) -> io::Result<()> {
         self.start_fork_server();
         self.start_archive()?;
+        self.start_cluster()?;
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.ready.is_empty() {
@@ -310,6 +349,9 @@ impl Supervisor {
                     ARCHIVE => {
                         if let Some(archive) = &mut self.archive {
                             archive.on_written();
+                        }
+                        if let Some(cluster) = &mut self.cluster {
+                            cluster.on_wake();
                         }
                     }
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
@@ -446,6 +488,7 @@ impl Supervisor {
             summary,
             self.challenges.next_deadline(),
             self.archive.as_ref().and_then(|a| a.deadline()),
+            self.cluster.as_ref().and_then(|c| c.deadline()),
         ]
         .into_iter()
         .flatten()
@@ -523,6 +566,9 @@ impl Supervisor {
         self.sweep_when_due(now, self.phase != Phase::Running);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
+        }
+        if let Some(cluster) = &mut self.cluster {
+            cluster.on_timer(now);
         }
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self

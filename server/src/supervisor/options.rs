@@ -113,6 +113,16 @@ pub struct Options {
     /// I L O U): in a cluster, a token names the host whose session holds its seat.
     #[arg(long, value_name = "S", default_value = "0", value_parser = host_id)]
     pub host_id: u8,
+
+    /// Join the other hosts of a cluster through this PostgreSQL database (a connection
+    /// string, e.g. `host=db dbname=reversid`): they learn of each other there
+    /// (spec/DEPLOY.md §4). Without it the host serves alone.
+    #[arg(long, value_name = "CONNINFO", value_parser = crate::cluster::parse_conninfo)]
+    pub cluster: Option<postgres::Config>,
+
+    /// The address other hosts of the cluster reach this one at (default: the first --listen).
+    #[arg(long, value_name = "ADDR", requires = "cluster")]
+    pub advertise: Option<String>,
 }
 
 /// Reads `--host-id`: one Crockford symbol.
@@ -143,6 +153,8 @@ pub struct SupervisorConfig {
     pub fork_server: Option<ForkServerSpec>,
     /// This host's symbol in the resume tokens it draws.
     pub host_id: u8,
+    /// `--cluster`: the other hosts are known through PostgreSQL.
+    pub cluster: Option<crate::cluster::Settings>,
 }
 
 fn count(n: u64) -> usize {
@@ -190,6 +202,10 @@ impl Options {
             metrics: self.metrics,
             fork_server,
             host_id: self.host_id,
+            cluster: self.cluster.clone().map(|config| crate::cluster::Settings {
+                config,
+                advertise: self.advertise.clone(),
+            }),
             challenges: super::challenges::Limits {
                 ttl: Duration::from_secs(self.code_ttl),
                 max: count(self.max_challenges),
