@@ -9,6 +9,7 @@
 //! then the source and destination addresses, the source and destination
 //! ports, and TLVs (type, 16-bit length, value) up to the length.
 
+use alloc::vec::Vec;
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use crate::{Error, Header, Status, Version, MAX_V2_LEN, V2_SIGNATURE};
@@ -117,6 +118,47 @@ fn skip_tlvs(mut tlvs: &[u8]) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error::V2Tlv)
+    }
+}
+
+/// A PROXY command's block naming `source` as the client and `destination` as the address
+/// it reached, with `tlvs` (type, value) after the addresses: what a host that relays a
+/// client to another writes first (both IPv4, else both written as IPv6).
+pub fn write(source: SocketAddr, destination: SocketAddr, tlvs: &[(u8, &[u8])]) -> Vec<u8> {
+    let mut block = Vec::new();
+    let family = match (source.ip(), destination.ip()) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            block.extend_from_slice(&s.octets());
+            block.extend_from_slice(&d.octets());
+            0x11
+        }
+        (s, d) => {
+            block.extend_from_slice(&as_v6(s).octets());
+            block.extend_from_slice(&as_v6(d).octets());
+            0x21
+        }
+    };
+    block.extend_from_slice(&source.port().to_be_bytes());
+    block.extend_from_slice(&destination.port().to_be_bytes());
+    for (kind, value) in tlvs {
+        let len = u16::try_from(value.len()).unwrap_or(u16::MAX);
+        block.push(*kind);
+        block.extend_from_slice(&len.to_be_bytes());
+        block.extend_from_slice(&value[..usize::from(len)]);
+    }
+    let mut header = V2_SIGNATURE.to_vec();
+    header.push(0x21);
+    header.push(family);
+    let len = u16::try_from(block.len()).unwrap_or(u16::MAX);
+    header.extend_from_slice(&len.to_be_bytes());
+    header.extend_from_slice(&block);
+    header
+}
+
+fn as_v6(ip: IpAddr) -> Ipv6Addr {
+    match ip {
+        IpAddr::V4(v4) => v4.to_ipv6_mapped(),
+        IpAddr::V6(v6) => v6,
     }
 }
 
@@ -260,5 +302,24 @@ mod tests {
             parse(&block(&[0x21, 0x11, 0x00, 0x04, 1, 2, 3, 4])),
             Err(Error::V2Addresses(4))
         );
+    }
+
+    #[test]
+    fn a_written_block_is_read_back_with_its_tlv() {
+        let source: SocketAddr = "203.0.113.7:50000".parse().unwrap();
+        let destination: SocketAddr = "10.0.0.2:8765".parse().unwrap();
+        let block = write(source, destination, &[(0xE0, &[1])]);
+        let expected = Header::Proxied {
+            version: Version::V2,
+            source,
+            destination,
+        };
+        assert_eq!(parse(&block), Ok(Status::Complete(expected, block.len())));
+        let v6: SocketAddr = "[2001:db8::1]:443".parse().unwrap();
+        let mixed = write(v6, destination, &[]);
+        let Ok(Status::Complete(Header::Proxied { source, .. }, _)) = parse(&mixed) else {
+            panic!("{mixed:?} is not read back");
+        };
+        assert_eq!(source, v6);
     }
 }

@@ -8,6 +8,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use reversi_tests::postgres;
+use reversi_tests::scratch::Scratch;
+use reversi_tests::text::TextClient;
 use reversi_tests::{Server, AS_BEFORE, PATIENCE, UNLIMITED};
 
 /// The database the hosts share.
@@ -32,11 +34,152 @@ fn database() -> Option<postgres::Server> {
 
 /// A host of the cluster on `db`, named `id`.
 fn host(db: &postgres::Server, id: &str) -> Server {
+    host_with(db, id, &[])
+}
+
+/// A host of the cluster on `db`, named `id`, with more options.
+fn host_with(db: &postgres::Server, id: &str, more: &[&str]) -> Server {
     let conninfo = db.params(DB);
     let mut args = vec!["--host-id", id, "--cluster", &conninfo];
     args.extend_from_slice(UNLIMITED);
     args.extend_from_slice(AS_BEFORE);
+    args.extend_from_slice(more);
     Server::start(&args)
+}
+
+/// The loopback address a relaying host speaks from: the other host trusts its PROXY
+/// headers (`--proxy-from`), while the tests' own clients (127.0.0.1) send none.
+const RELAYING_IP: &str = "127.0.0.2";
+
+/// A free port on [`RELAYING_IP`].
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind((RELAYING_IP, 0)).expect("bind 127.0.0.2");
+    listener.local_addr().unwrap().port()
+}
+
+/// Host A, which plays the game (trusting B's relays), and host B, which a returning
+/// player reaches and which relays it to A; both joined.
+fn two_hosts(db: &postgres::Server, a_args: &[&str]) -> (Server, Server) {
+    let trusted = format!("{RELAYING_IP}/32");
+    let mut args = vec!["--proxy-from", &trusted, "--grace", "60", "--fixed-colours"];
+    args.extend_from_slice(a_args);
+    let a = host_with(db, "A", &args);
+    let b_addr = format!("{RELAYING_IP}:{}", free_port());
+    let b = host_with(db, "B", &["--listen", &b_addr, "--advertise", &b_addr]);
+    for server in [&a, &b] {
+        wait_health(server, "ok: cluster of 2 hosts");
+    }
+    (a, b)
+}
+
+/// X (joined first) and O on `server`, past the start of a Tic-Tac-Toe game; O's token.
+fn tictactoe(server: &Server) -> (TextClient, TextClient, String) {
+    let mut x = TextClient::join(server.addr(), "tictactoe");
+    x.next_is("GAME WAITING 1");
+    let mut o = TextClient::join(server.addr(), "tictactoe");
+    let mut tokens = Vec::new();
+    for (c, team) in [(&mut x, "GAME TEAM 1 X"), (&mut o, "GAME TEAM 2 O")] {
+        c.expect(team);
+        let line = c.next_is("GAME TOKEN ");
+        tokens.push(line.split(' ').nth(2).unwrap().to_owned());
+    }
+    x.expect("READY");
+    (x, o, tokens.remove(1))
+}
+
+/// The records written in `dir` once there is one.
+fn recorded(dir: &Scratch) -> Vec<String> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let records: Vec<String> = dir
+            .entries()
+            .into_iter()
+            .filter(|name| !name.starts_with('.'))
+            .collect();
+        if !records.is_empty() || Instant::now() > deadline {
+            return records;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn s4_a_token_of_another_host_is_relayed_there_and_the_game_goes_on() {
+    let Some(db) = database() else { return };
+    let records = Scratch::new("cluster-records");
+    let dir = records.path().to_str().unwrap();
+    let (a, b) = two_hosts(&db, &["--record-dir", dir]);
+    let (mut x, mut o, token) = tictactoe(&a);
+    assert!(token.starts_with('A'), "a token of host A: {token}");
+    x.send("MOVE b2");
+    o.expect("READY");
+    let _ = o.stream().shutdown(std::net::Shutdown::Both);
+    x.expect("GAME AWAY 2 60000");
+    // Back through host B, with a move right behind the request.
+    let mut o = TextClient::connect(b.addr());
+    o.send_raw(format!("GAME RESUME {token}\nMOVE a1\n").as_bytes());
+    o.expect("GAME RESUMED 1");
+    o.expect(&format!("GAME TOKEN {token} 60000"));
+    b.wait_log("relayed to 127.0.0.1:");
+    x.expect("GAME BACK 2");
+    x.expect("GAME MOVED 2 a1");
+    for (mover, m) in [("x", "b1"), ("o", "a2"), ("x", "b3")] {
+        let c = if mover == "x" { &mut x } else { &mut o };
+        c.expect("READY");
+        c.send(&format!("MOVE {m}"));
+        x.expect("GAME MOVED");
+    }
+    assert_eq!(
+        x.expect("GAME OVER"),
+        "GAME OVER 1 three in a line: b1 b2 b3"
+    );
+    o.expect("RESULT LOSE");
+    let over = a.wait_log("game over: tictactoe");
+    assert!(over.contains("moves 5 transcript b2 a1 b1 a2 b3"), "{over}");
+    assert_eq!(recorded(&records).len(), 1, "one record, on host A");
+    // The session saw the client's own address, carried by B's PROXY header.
+    a.wait_log("127.0.0.1:");
+}
+
+#[test]
+fn s4_a_token_of_a_host_nobody_knows_is_refused() {
+    let Some(db) = database() else { return };
+    let (_a, b) = two_hosts(&db, &[]);
+    let mut c = TextClient::connect(b.addr());
+    c.send(&format!("GAME RESUME Z{}", "0".repeat(26)));
+    c.expect("ERROR no running game has this token");
+}
+
+/// From the relayed connection's first byte to the resumed seat's `READY`, through host
+/// B's relay to host A: 200 resumes, each replacing the last connection. A figure for the
+/// report, not a timed test on a shared machine:
+/// `cargo test -p reversi-tests --test cluster -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn s4_resumes_through_the_relay_p50_p99() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[]);
+    let (mut x, mut o, token) = tictactoe(&a);
+    x.send("MOVE b2");
+    o.expect("READY");
+    let mut samples = Vec::new();
+    for _ in 0..200 {
+        let started = Instant::now();
+        let mut next = TextClient::connect(b.addr());
+        next.send(&format!("GAME RESUME {token}"));
+        next.expect("READY");
+        samples.push(started.elapsed());
+        o = next;
+    }
+    let p50 = reversi_tests::quantile(&mut samples, 0.5);
+    let p99 = reversi_tests::quantile(&mut samples, 0.99);
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("\nresume through the relay, connect to READY: p50 {p50:?}, p99 {p99:?}\n")
+            .as_bytes(),
+    );
+    o.send("MOVE a1");
+    x.expect("GAME MOVED 2 a1");
 }
 
 /// The body of `GET /health`.

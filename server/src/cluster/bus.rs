@@ -26,7 +26,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// The channel every host listens on.
 const CHANNEL: &str = "reversid";
 
-const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS reversid_host \
+/// (The notice that a table exists already is not worth a log line.)
+const SCHEMA: &str = "SET client_min_messages = warning; CREATE TABLE IF NOT EXISTS reversid_host \
     (id text PRIMARY KEY, addr text NOT NULL, beat timestamptz NOT NULL); \
     LISTEN reversid";
 

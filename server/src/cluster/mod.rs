@@ -4,6 +4,7 @@
 //! The supervisor's loop owns a [`Cluster`]; nothing here blocks it.
 
 mod bus;
+pub mod relay;
 pub mod standing;
 
 use std::io;
@@ -35,6 +36,9 @@ pub fn parse_conninfo(text: &str) -> Result<postgres::Config, String> {
 pub struct Cluster {
     events: Receiver<standing::Event>,
     standing: Standing,
+    /// This host's advertised address.
+    advertised: String,
+    relays: relay::Relays,
 }
 
 impl Cluster {
@@ -58,6 +62,7 @@ impl Cluster {
             "cluster: host {} advertised at {}; joining through PostgreSQL",
             host_id as char, me.addr
         );
+        let advertised = me.addr.clone();
         let (sender, events) = mpsc::channel();
         std::thread::Builder::new()
             .name("cluster-bus".into())
@@ -65,6 +70,8 @@ impl Cluster {
         Ok(Cluster {
             events,
             standing: Standing::new(Instant::now(), SystemTime::now()),
+            advertised,
+            relays: relay::Relays::default(),
         })
     }
 
@@ -83,6 +90,21 @@ impl Cluster {
 
     pub fn on_timer(&mut self, now: Instant) {
         log_note(self.standing.on_timer(now));
+    }
+
+    /// The advertised address of host `id`, if known (kept while PostgreSQL is down).
+    pub fn address_of(&self, id: u8) -> Option<&str> {
+        self.standing.address_of(id)
+    }
+
+    /// This host's advertised address (relays connect from its IP).
+    pub fn advertised(&self) -> &str {
+        &self.advertised
+    }
+
+    /// Where relays are started.
+    pub fn relays(&self) -> relay::Relays {
+        self.relays.clone()
     }
 
     /// What `GET /health` adds about the cluster.

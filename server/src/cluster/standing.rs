@@ -177,7 +177,6 @@ impl Standing {
     }
 
     /// The advertised address of host `id`, if ever known (kept through an outage).
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn address_of(&self, id: u8) -> Option<&str> {
         self.hosts.get(&id).map(String::as_str)
     }

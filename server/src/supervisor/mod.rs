@@ -20,6 +20,7 @@ mod options;
 mod origin;
 mod pending;
 mod reaper;
+mod relaying;
 mod sessions;
 pub mod tokens;
 mod turns;
