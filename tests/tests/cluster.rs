@@ -1,7 +1,8 @@
 //! Several hosts (spec/DEPLOY.md §4; docs/design/play-together.md §11): reversid hosts
 //! that share a private PostgreSQL learn of each other through it, and serve their own
-//! players alone while it is down. Skipped, with a message, where PostgreSQL's programs
-//! are not installed (scripts/install-tools.sh postgresql).
+//! players alone while it is down, and relay a returning player whose token names another
+//! host there (directly, and behind HAProxy). Skipped, with a message, where PostgreSQL's
+//! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -59,13 +60,15 @@ fn free_port() -> u16 {
 
 /// Host A, which plays the game (trusting B's relays), and host B, which a returning
 /// player reaches and which relays it to A; both joined.
-fn two_hosts(db: &postgres::Server, a_args: &[&str]) -> (Server, Server) {
+fn two_hosts(db: &postgres::Server, a_args: &[&str], b_args: &[&str]) -> (Server, Server) {
     let trusted = format!("{RELAYING_IP}/32");
     let mut args = vec!["--proxy-from", &trusted, "--grace", "60", "--fixed-colours"];
     args.extend_from_slice(a_args);
     let a = host_with(db, "A", &args);
     let b_addr = format!("{RELAYING_IP}:{}", free_port());
-    let b = host_with(db, "B", &["--listen", &b_addr, "--advertise", &b_addr]);
+    let mut args = vec!["--listen", &b_addr, "--advertise", &b_addr];
+    args.extend_from_slice(b_args);
+    let b = host_with(db, "B", &args);
     for server in [&a, &b] {
         wait_health(server, "ok: cluster of 2 hosts");
     }
@@ -108,7 +111,7 @@ fn s4_a_token_of_another_host_is_relayed_there_and_the_game_goes_on() {
     let Some(db) = database() else { return };
     let records = Scratch::new("cluster-records");
     let dir = records.path().to_str().unwrap();
-    let (a, b) = two_hosts(&db, &["--record-dir", dir]);
+    let (a, b) = two_hosts(&db, &["--record-dir", dir], &[]);
     let (mut x, mut o, token) = tictactoe(&a);
     assert!(token.starts_with('A'), "a token of host A: {token}");
     x.send("MOVE b2");
@@ -144,7 +147,7 @@ fn s4_a_token_of_another_host_is_relayed_there_and_the_game_goes_on() {
 #[test]
 fn s4_a_token_of_a_host_nobody_knows_is_refused() {
     let Some(db) = database() else { return };
-    let (_a, b) = two_hosts(&db, &[]);
+    let (_a, b) = two_hosts(&db, &[], &[]);
     let mut c = TextClient::connect(b.addr());
     c.send(&format!("GAME RESUME Z{}", "0".repeat(26)));
     c.expect("ERROR no running game has this token");
@@ -158,7 +161,7 @@ fn s4_a_token_of_a_host_nobody_knows_is_refused() {
 #[ignore]
 fn s4_resumes_through_the_relay_p50_p99() {
     let Some(db) = database() else { return };
-    let (a, b) = two_hosts(&db, &[]);
+    let (a, b) = two_hosts(&db, &[], &[]);
     let (mut x, mut o, token) = tictactoe(&a);
     x.send("MOVE b2");
     o.expect("READY");
@@ -252,4 +255,104 @@ fn s4_a_host_without_postgresql_starts_and_serves_alone() {
     let alone = Server::start(&args);
     wait_health(&alone, "alone: PostgreSQL unreachable since ");
     alone.wait_log("; serving this host's players alone");
+}
+
+/// Where Debian's package puts HAProxy.
+const HAPROXY: &str = "/usr/sbin/haproxy";
+/// The address HAProxy connects to the hosts from: they trust its headers.
+const BALANCER_IP: &str = "127.0.0.3";
+
+/// An HAProxy in front of `hosts` (in this order, `balance first`), checking them as
+/// deploy/haproxy.cfg does, sending PROXY v2 headers from [`BALANCER_IP`]; its front
+/// address. `None` (and a message) where HAProxy is not installed.
+fn balancer(hosts: &[SocketAddr], dir: &Scratch) -> Option<(std::process::Child, SocketAddr)> {
+    if !std::path::Path::new(HAPROXY).exists() {
+        reversi_tests::skipped(&format!(
+            "{HAPROXY} is not installed (scripts/install-tools.sh haproxy)"
+        ));
+        return None;
+    }
+    let front = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap();
+    let servers: String = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, addr)| format!("    server h{i} {addr} source {BALANCER_IP}\n"))
+        .collect();
+    let config = format!(
+        "defaults\n    mode tcp\n    timeout connect 2s\n    timeout client 60s\n    \
+         timeout server 60s\n    timeout queue 10s\n\
+         frontend players\n    bind {front}\n    default_backend reversid\n\
+         backend reversid\n    balance first\n    option httpchk\n    \
+         http-check send meth GET uri /health ver HTTP/1.1 hdr Host reversid\n    \
+         http-check expect status 200\n    default-server send-proxy-v2 maxconn 100\n    \
+         default-server check inter 200ms fall 2 rise 2\n{servers}"
+    );
+    let path = dir.path().join("haproxy.cfg");
+    std::fs::write(&path, config).unwrap();
+    let child = std::process::Command::new(HAPROXY)
+        .arg("-db")
+        .arg("-f")
+        .arg(&path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start haproxy");
+    Some((child, front))
+}
+
+/// Kills the balancer when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn s4_a_player_back_through_haproxy_on_the_other_host_is_relayed_to_its_game() {
+    let Some(db) = database() else { return };
+    let dir = Scratch::new("cluster-haproxy");
+    let balancer_block = format!("{BALANCER_IP}/32");
+    let trusts_balancer = ["--proxy-from", balancer_block.as_str()];
+    let (a, b) = two_hosts(&db, &trusts_balancer, &trusts_balancer);
+    // B first: a player sent through the front lands there, away from its game on A.
+    let b_listener = b.logs().iter().find_map(|l| {
+        let addr = l.split("listening on ").nth(1)?;
+        addr.starts_with(RELAYING_IP)
+            .then(|| addr.parse::<SocketAddr>().ok())?
+    });
+    let b_listener = b_listener.expect("B listens on 127.0.0.2");
+    let Some((child, front)) = balancer(&[b_listener, a.addr()], &dir) else {
+        return;
+    };
+    let _haproxy = Killed(child);
+    let (mut x, mut o, token) = tictactoe(&a);
+    x.send("MOVE b2");
+    o.expect("READY");
+    let _ = o.stream().shutdown(std::net::Shutdown::Both);
+    x.expect("GAME AWAY 2 60000");
+    let deadline = Instant::now() + CLUSTER_PATIENCE;
+    let mut o = loop {
+        // HAProxy takes a host in after two passed checks: until then it refuses.
+        if let Ok(stream) = TcpStream::connect(front) {
+            let mut o = TextClient::from_stream(stream);
+            o.send(&format!("GAME RESUME {token}"));
+            if o.recv().is_some_and(|line| line.starts_with("GAME TYPE")) {
+                break o;
+            }
+        }
+        assert!(Instant::now() < deadline, "no resume through HAProxy");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    o.expect("GAME RESUMED 1");
+    b.wait_log("relayed to 127.0.0.1:");
+    x.expect("GAME BACK 2");
+    o.expect("READY");
+    o.send("MOVE a1");
+    x.expect("GAME MOVED 2 a1");
 }
