@@ -83,6 +83,9 @@ pub enum Header {
         version: Version,
         source: SocketAddr,
         destination: SocketAddr,
+        /// A relaying host's TLV [`TLV_PROTOCOL`] (v2 only): the protocol the client
+        /// speaks, one byte; `None` without one (a balancer's header).
+        protocol: Option<u8>,
     },
     /// The proxy relays a connection whose addresses it cannot give as TCP
     /// over IP (v1 `UNKNOWN`; v2 with an unspecified family or transport, UDP
