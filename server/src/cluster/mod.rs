@@ -24,6 +24,8 @@ pub struct Settings {
     pub config: postgres::Config,
     /// The address other hosts relay to; `None`: the first listener's.
     pub advertise: Option<String>,
+    /// `--max-relays`: most relayed connections at once.
+    pub max_relays: usize,
 }
 
 /// Reads `--cluster`: a PostgreSQL connection string.
@@ -71,7 +73,7 @@ impl Cluster {
             events,
             standing: Standing::new(Instant::now(), SystemTime::now()),
             advertised,
-            relays: relay::Relays::default(),
+            relays: relay::Relays::new(settings.max_relays),
         })
     }
 

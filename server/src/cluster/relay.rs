@@ -5,7 +5,7 @@
 //!
 //! Built as threads of the supervisor's process (one connecting, then one per direction),
 //! not yet as the design's child process with a loop of its own: relays are rare (returning
-//! players, the cluster's boundary) and capped by [`MAX_RELAYS`]; the blocking copies never
+//! players, the cluster's boundary) and capped by `--max-relays`; the blocking copies never
 //! touch the supervisor's loop.
 
 use std::io::{self, Read, Write};
@@ -18,8 +18,6 @@ use log::{debug, info};
 
 /// How long reaching the other host may take before the client is told it cannot be.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Most relays at once (the design's `--max-relays` default).
-pub const MAX_RELAYS: usize = 10_000;
 /// What a text client is told when the other host cannot be reached.
 pub const UNREACHABLE: &str = "ERROR the host of this game cannot be reached; try again\n";
 const BUFFER: usize = 64 * 1024;
@@ -42,16 +40,24 @@ pub struct Relay {
     pub refusal: Vec<u8>,
 }
 
-/// The relays running, counted against [`MAX_RELAYS`].
-#[derive(Default, Clone)]
+/// The relays running, at most `max` at once.
+#[derive(Clone)]
 pub struct Relays {
     live: Arc<AtomicUsize>,
+    max: usize,
 }
 
 impl Relays {
-    /// Starts `relay` on threads of its own; gives its client back when [`MAX_RELAYS`] run.
+    pub fn new(max: usize) -> Relays {
+        Relays {
+            live: Arc::default(),
+            max,
+        }
+    }
+
+    /// Starts `relay` on threads of its own; gives its client back when `max` run.
     pub fn start(&self, relay: Relay) -> Result<(), TcpStream> {
-        if self.live.fetch_add(1, Ordering::SeqCst) >= MAX_RELAYS {
+        if self.live.fetch_add(1, Ordering::SeqCst) >= self.max {
             self.live.fetch_sub(1, Ordering::SeqCst);
             return Err(relay.client);
         }
