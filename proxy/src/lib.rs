@@ -31,6 +31,9 @@
 #[cfg(test)]
 extern crate std;
 
+// The writer's header is a Vec: a heap, nothing else of std.
+extern crate alloc;
+
 mod error;
 mod v1;
 mod v2;
@@ -38,6 +41,11 @@ mod v2;
 use core::net::SocketAddr;
 
 pub use error::Error;
+pub use v2::write as write_v2;
+
+/// The custom TLV (in PP2's range 0xE0-0xEF) a host that relays a client to another adds:
+/// one byte, the protocol the client speaks (docs/design/play-together.md §11.1).
+pub const TLV_PROTOCOL: u8 = 0xE0;
 
 /// The longest version 1 line, CRLF included: the specification's worst case,
 /// `PROXY UNKNOWN` followed by two full IPv6 addresses and two ports.
@@ -75,6 +83,9 @@ pub enum Header {
         version: Version,
         source: SocketAddr,
         destination: SocketAddr,
+        /// A relaying host's TLV [`TLV_PROTOCOL`] (v2 only): the protocol the client
+        /// speaks, one byte; `None` without one (a balancer's header).
+        protocol: Option<u8>,
     },
     /// The proxy relays a connection whose addresses it cannot give as TCP
     /// over IP (v1 `UNKNOWN`; v2 with an unspecified family or transport, UDP

@@ -53,6 +53,7 @@ fn header(fields: &[u8]) -> Result<Header, Error> {
         version: Version::V1,
         source: SocketAddr::new(source, source_port),
         destination: SocketAddr::new(destination, destination_port),
+        protocol: None,
     })
 }
 
@@ -99,6 +100,7 @@ mod tests {
             version: Version::V1,
             source: source.parse().unwrap(),
             destination: destination.parse().unwrap(),
+            protocol: None,
         }
     }
 

@@ -9,6 +9,7 @@
 //! then the source and destination addresses, the source and destination
 //! ports, and TLVs (type, 16-bit length, value) up to the length.
 
+use alloc::vec::Vec;
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use crate::{Error, Header, Status, Version, MAX_V2_LEN, V2_SIGNATURE};
@@ -73,15 +74,15 @@ fn relayed(family: u8, block: &[u8]) -> Result<Header, Error> {
     let (addresses, tlvs) = block
         .split_at_checked(addresses_len)
         .ok_or(Error::V2Addresses(block.len()))?;
-    skip_tlvs(tlvs)?;
+    let protocol = read_tlvs(tlvs)?;
     Ok(match family {
         0x11 => {
             let ip = |i: usize| IpAddr::V4(Ipv4Addr::from(bytes::<4>(addresses, i)));
-            proxied(ip(0), ip(4), &addresses[8..])
+            proxied(ip(0), ip(4), &addresses[8..], protocol)
         }
         0x21 => {
             let ip = |i: usize| IpAddr::V6(Ipv6Addr::from(bytes::<16>(addresses, i)));
-            proxied(ip(0), ip(16), &addresses[32..])
+            proxied(ip(0), ip(16), &addresses[32..], protocol)
         }
         // UDP and UNIX sockets: valid, but nothing a TCP server can use.
         _ => unknown,
@@ -89,12 +90,13 @@ fn relayed(family: u8, block: &[u8]) -> Result<Header, Error> {
 }
 
 /// A client relayed from `source` to `destination`, with the ports in `ports`.
-fn proxied(source: IpAddr, destination: IpAddr, ports: &[u8]) -> Header {
+fn proxied(source: IpAddr, destination: IpAddr, ports: &[u8], protocol: Option<u8>) -> Header {
     let port = |i: usize| u16::from_be_bytes(bytes::<2>(ports, i));
     Header::Proxied {
         version: Version::V2,
         source: SocketAddr::new(source, port(0)),
         destination: SocketAddr::new(destination, port(2)),
+        protocol,
     }
 }
 
@@ -106,17 +108,64 @@ fn bytes<const N: usize>(slice: &[u8], at: usize) -> [u8; N] {
     out
 }
 
-/// Checks that `tlvs` is a whole number of type-length-value vectors; their
-/// contents (ALPN, authority, CRC, SSL, unique id ...) are not needed here.
-fn skip_tlvs(mut tlvs: &[u8]) -> Result<(), Error> {
-    while let [_type, hi, lo, rest @ ..] = tlvs {
+/// Checks that `tlvs` is a whole number of type-length-value vectors, and returns the
+/// value of a one-byte [`crate::TLV_PROTOCOL`] if there is one; the others (ALPN,
+/// authority, CRC, SSL, unique id ...) are not needed here.
+fn read_tlvs(mut tlvs: &[u8]) -> Result<Option<u8>, Error> {
+    let mut protocol = None;
+    while let [kind, hi, lo, rest @ ..] = tlvs {
         let len = usize::from(u16::from_be_bytes([*hi, *lo]));
-        tlvs = rest.get(len..).ok_or(Error::V2Tlv)?;
+        let value = rest.get(..len).ok_or(Error::V2Tlv)?;
+        if let (crate::TLV_PROTOCOL, [byte]) = (*kind, value) {
+            protocol = Some(*byte);
+        }
+        tlvs = &rest[len..];
     }
     if tlvs.is_empty() {
-        Ok(())
+        Ok(protocol)
     } else {
         Err(Error::V2Tlv)
+    }
+}
+
+/// A PROXY command's block naming `source` as the client and `destination` as the address
+/// it reached, with `tlvs` (type, value) after the addresses: what a host that relays a
+/// client to another writes first (both IPv4, else both written as IPv6).
+pub fn write(source: SocketAddr, destination: SocketAddr, tlvs: &[(u8, &[u8])]) -> Vec<u8> {
+    let mut block = Vec::new();
+    let family = match (source.ip(), destination.ip()) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            block.extend_from_slice(&s.octets());
+            block.extend_from_slice(&d.octets());
+            0x11
+        }
+        (s, d) => {
+            block.extend_from_slice(&as_v6(s).octets());
+            block.extend_from_slice(&as_v6(d).octets());
+            0x21
+        }
+    };
+    block.extend_from_slice(&source.port().to_be_bytes());
+    block.extend_from_slice(&destination.port().to_be_bytes());
+    for (kind, value) in tlvs {
+        let len = u16::try_from(value.len()).unwrap_or(u16::MAX);
+        block.push(*kind);
+        block.extend_from_slice(&len.to_be_bytes());
+        block.extend_from_slice(&value[..usize::from(len)]);
+    }
+    let mut header = V2_SIGNATURE.to_vec();
+    header.push(0x21);
+    header.push(family);
+    let len = u16::try_from(block.len()).unwrap_or(u16::MAX);
+    header.extend_from_slice(&len.to_be_bytes());
+    header.extend_from_slice(&block);
+    header
+}
+
+fn as_v6(ip: IpAddr) -> Ipv6Addr {
+    match ip {
+        IpAddr::V4(v4) => v4.to_ipv6_mapped(),
+        IpAddr::V6(v6) => v6,
     }
 }
 
@@ -151,6 +200,7 @@ mod tests {
                     version: Version::V2,
                     source: "192.168.0.1:56324".parse().unwrap(),
                     destination: "192.168.0.11:443".parse().unwrap(),
+                    protocol: None,
                 },
                 28
             ))
@@ -170,6 +220,7 @@ mod tests {
                     version: Version::V2,
                     source: "[2001:db8::1]:12345".parse().unwrap(),
                     destination: "[::1]:8765".parse().unwrap(),
+                    protocol: None,
                 },
                 52
             ))
@@ -260,5 +311,39 @@ mod tests {
             parse(&block(&[0x21, 0x11, 0x00, 0x04, 1, 2, 3, 4])),
             Err(Error::V2Addresses(4))
         );
+    }
+
+    #[test]
+    fn a_written_block_is_read_back_with_its_tlv() {
+        let source: SocketAddr = "203.0.113.7:50000".parse().unwrap();
+        let destination: SocketAddr = "10.0.0.2:8765".parse().unwrap();
+        let block = write(source, destination, &[(0xE0, &[1])]);
+        let expected = Header::Proxied {
+            version: Version::V2,
+            source,
+            destination,
+            protocol: Some(1),
+        };
+        assert_eq!(parse(&block), Ok(Status::Complete(expected, block.len())));
+        let v6: SocketAddr = "[2001:db8::1]:443".parse().unwrap();
+        let mixed = write(v6, destination, &[]);
+        let Ok(Status::Complete(Header::Proxied { source, .. }, _)) = parse(&mixed) else {
+            panic!("{mixed:?} is not read back");
+        };
+        assert_eq!(source, v6);
+    }
+
+    #[test]
+    fn the_protocol_tlv_is_read_among_others_and_only_one_byte_long() {
+        let (source, destination): (SocketAddr, SocketAddr) =
+            ("10.0.0.1:1".parse().unwrap(), "10.0.0.2:2".parse().unwrap());
+        let protocol_of = |tlvs: &[(u8, &[u8])]| match parse(&write(source, destination, tlvs)) {
+            Ok(Status::Complete(Header::Proxied { protocol, .. }, _)) => protocol,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(protocol_of(&[(0x01, b"h2"), (0xE0, &[4])]), Some(4));
+        assert_eq!(protocol_of(&[(0xE0, &[1, 2])]), None, "not one byte");
+        assert_eq!(protocol_of(&[(0xE1, &[1])]), None, "another custom type");
+        assert_eq!(protocol_of(&[]), None);
     }
 }

@@ -1,6 +1,7 @@
 //! reversid: the command line. Everything else lives in the modules below.
 
 mod address;
+mod cluster;
 mod config;
 mod ctl;
 mod daemon;

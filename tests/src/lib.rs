@@ -20,6 +20,9 @@ pub mod browser;
 pub mod capture;
 pub mod cut;
 pub mod delay;
+/// A private, throwaway PostgreSQL: the store's own test harness, shared.
+#[path = "../../store/tests/common/postgres.rs"]
+pub mod postgres;
 pub mod scratch;
 pub mod text;
 pub mod tmux;

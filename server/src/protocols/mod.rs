@@ -550,6 +550,7 @@ mod tests {
             operator: web::Operator {
                 metrics: None,
                 takes_games: true,
+                cluster: None,
             },
         }
     }

@@ -212,6 +212,9 @@ impl Supervisor {
                 return true;
             }
         };
+        if let Some(stays) = self.relay_resume(index, &token, written) {
+            return stays;
+        }
         let Some(peer) = self.pending.get(index).map(|c| c.peer) else {
             return false;
         };

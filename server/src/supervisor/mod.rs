@@ -22,6 +22,7 @@ mod options;
 mod origin;
 mod pending;
 mod reaper;
+mod relaying;
 mod sessions;
 pub mod tokens;
 mod turns;
@@ -48,8 +49,10 @@ use turns::{ReadyList, Turn};
 pub use upgrading::inherited_listeners;
 
 const SIGNAL: Token = Token(0);
-/// The store's writer has written games (`crate::store::archive`), or the account workers
-/// have answered players' requests (accounts.rs): mio has one waker a poll.
+/// A thread has news: the store's writer has written games (`crate::store::archive`), the
+/// account workers have answered players' requests (accounts.rs), or the cluster's bus has
+/// heard something (`crate::cluster`). One token: mio allows one waker per poll, so they
+/// share it, and each is asked on every wake.
 const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
 /// The sessions' metrics reports ([`crate::metrics::Inbox`]).
 const METRICS: Token = Token(LISTENER_BASE + (1 << 15) + 1);
@@ -145,6 +148,10 @@ pub struct Supervisor {
     tls: Option<crate::protocols::tls::Terminator>,
     /// Where sessions report their move latencies.
     inbox: Option<crate::metrics::Inbox>,
+    /// The other hosts, with `--cluster` (started by `run`, as it runs a thread).
+    cluster: Option<crate::cluster::Cluster>,
+    /// How threads wake the loop ([`Supervisor::waker`]).
+    waker: Option<std::sync::Arc<mio::Waker>>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -213,6 +220,8 @@ impl Supervisor {
             pages: None,
             players: accounts::Players::default(),
             upgrades: upgrading::Upgrades::default(),
+            cluster: None,
+            waker: None,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -226,16 +235,17 @@ impl Supervisor {
 
     /// Starts the store's writer, which first takes the journals an earlier run left.
     fn start_archive(&mut self) -> io::Result<()> {
-        let Some(setting) = &self.store else {
+        let Some(setting) = self.store.clone() else {
             return Ok(());
         };
+        let setting = &setting;
         // Held already after an upgrade in place, or a failed one: taking it again through
         // another descriptor would let it go when the first one closes (a POSIX lock).
         if self.data_dir_lock.is_none() {
             self.data_dir_lock = Some(crate::store::lock(setting)?);
         }
         let store = crate::store::open(setting)?;
-        let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
+        let waker = self.waker()?;
         let players = std::sync::Arc::clone(&waker);
         let wake = Box::new(move || {
             let _ = waker.wake();
@@ -268,6 +278,35 @@ impl Supervisor {
             ),
         }
         Ok(())
+    }
+
+    /// With `--cluster`, starts the bus thread: the host serves from now on, joined or alone.
+    fn start_cluster(&mut self) -> io::Result<()> {
+        let Some(settings) = self.config.cluster.clone() else {
+            return Ok(());
+        };
+        let Some(first) = self.listeners.first().map(|l| l.addr) else {
+            return Ok(());
+        };
+        let waker = self.waker()?;
+        let cluster = crate::cluster::Cluster::start(&settings, self.config.host_id, first, waker)?;
+        self.cluster = Some(cluster);
+        Ok(())
+    }
+
+    /// The loop's one waker (token [`ARCHIVE`]), made when first asked.
+    fn waker(&mut self) -> io::Result<std::sync::Arc<mio::Waker>> {
+        if let Some(waker) = &self.waker {
+            return Ok(waker.clone());
+        }
+        let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
+        self.waker = Some(waker.clone());
+        Ok(waker)
+    }
+
+    /// What `GET /health` says of the cluster, with `--cluster`.
+    fn cluster_health(&self) -> Option<String> {
+        self.cluster.as_ref().map(|c| c.health_line())
     }
 
     /// An HTTP request for a store's page: the connection goes to a page worker, which
@@ -353,6 +392,9 @@ impl Supervisor {
                             archive.on_written();
                         }
                         self.on_player_answers();
+                        if let Some(cluster) = &mut self.cluster {
+                            cluster.on_wake();
+                        }
                     }
                     TRIAL => self.on_trial_output(),
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
@@ -510,6 +552,7 @@ impl Supervisor {
             self.challenges.next_deadline(),
             self.archive.as_ref().and_then(|a| a.deadline()),
             self.upgrades.deadline(),
+            self.cluster.as_ref().and_then(|c| c.deadline()),
         ]
         .into_iter()
         .flatten()
@@ -592,6 +635,9 @@ impl Supervisor {
         self.sweep_when_due(now, self.phase != Phase::Running);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
+        }
+        if let Some(cluster) = &mut self.cluster {
+            cluster.on_timer(now);
         }
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self

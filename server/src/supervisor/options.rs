@@ -116,6 +116,21 @@ pub struct Options {
 
     #[command(flatten)]
     pub tls: crate::protocols::tls::TlsOptions,
+
+    /// Join the other hosts of a cluster through this PostgreSQL database (a connection
+    /// string, e.g. `host=db dbname=reversid`): they learn of each other there
+    /// (spec/DEPLOY.md §4). Without it the host serves alone.
+    #[arg(long, value_name = "CONNINFO", value_parser = crate::cluster::parse_conninfo)]
+    pub cluster: Option<postgres::Config>,
+
+    /// The address other hosts of the cluster reach this one at (default: the first --listen).
+    #[arg(long, value_name = "ADDR", requires = "cluster")]
+    pub advertise: Option<String>,
+
+    /// Most connections this host relays to other hosts of the cluster at once; more are
+    /// told to try again.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_relays: u64,
 }
 
 /// Reads `--host-id`: one Crockford symbol.
@@ -148,6 +163,8 @@ pub struct SupervisorConfig {
     pub host_id: u8,
     /// The certificate and key TLS is served with; `None`: no TLS (spec/TLS.md).
     pub tls: Option<crate::protocols::tls::TlsFiles>,
+    /// `--cluster`: the other hosts are known through PostgreSQL.
+    pub cluster: Option<crate::cluster::Settings>,
 }
 
 fn count(n: u64) -> usize {
@@ -195,6 +212,11 @@ impl Options {
             metrics: self.metrics,
             fork_server,
             host_id: self.host_id,
+            cluster: self.cluster.clone().map(|config| crate::cluster::Settings {
+                config,
+                advertise: self.advertise.clone(),
+                max_relays: count(self.max_relays),
+            }),
             challenges: super::challenges::Limits {
                 ttl: Duration::from_secs(self.code_ttl),
                 max: count(self.max_challenges),
@@ -237,6 +259,26 @@ mod tests {
         assert_eq!(config(&["--host-id", "k"]).host_id, b'K');
         assert!(Cli::try_parse_from(["reversid", "--host-id", "U"]).is_err());
         assert!(Cli::try_parse_from(["reversid", "--host-id", "12"]).is_err());
+    }
+
+    #[test]
+    fn the_cluster_options_are_read_and_checked() {
+        assert!(config(&[]).cluster.is_none());
+        let cluster = config(&[
+            "--cluster",
+            "host=/tmp dbname=reversid",
+            "--advertise",
+            "10.0.0.2:8765",
+        ])
+        .cluster
+        .expect("--cluster given");
+        assert_eq!(cluster.advertise.as_deref(), Some("10.0.0.2:8765"));
+        assert_eq!(cluster.max_relays, 10_000);
+        assert!(Cli::try_parse_from(["reversid", "--cluster", "host='unclosed"]).is_err());
+        assert!(
+            Cli::try_parse_from(["reversid", "--advertise", "10.0.0.2:8765"]).is_err(),
+            "--advertise without --cluster"
+        );
     }
 
     #[test]

@@ -39,6 +39,11 @@ impl Tokens {
     }
 }
 
+/// The host whose session holds `token`'s seat: its first symbol.
+pub fn host_of(token: &ResumeToken) -> u8 {
+    token.as_bytes()[0]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,6 +56,8 @@ mod tests {
             ResumeToken::draw(b'0').unwrap(),
             ResumeToken::draw(b'0').unwrap(),
         );
+        assert_eq!(host_of(&a), b'0');
+        assert_eq!(host_of(&ResumeToken::draw(b'Z').unwrap()), b'Z');
         tokens.insert(a, 1, 0);
         tokens.insert(b, 1, 1);
         tokens.insert(c, 2, 0);

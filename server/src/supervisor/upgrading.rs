@@ -309,6 +309,7 @@ impl Supervisor {
         self.start_fork_server();
         self.start_inbox();
         self.start_archive()?;
+        self.start_cluster()?;
         self.archive_left_journals();
         Ok(())
     }

@@ -378,6 +378,7 @@ impl Supervisor {
         };
         let running = || self.running();
         let metrics = || self.render_metrics();
+        let cluster = self.cluster_health();
         let lobby = Lobby {
             games: &self.games.modules,
             running: &running,
@@ -387,6 +388,7 @@ impl Supervisor {
                     .metrics
                     .then_some(&metrics as &dyn Fn() -> String),
                 takes_games: self.takes_games(),
+                cluster: cluster.as_deref(),
             },
         };
         match wire.protocol().screen(&lobby, stage, &conn.input) {

@@ -24,6 +24,8 @@ pub struct Server {
     dir: tempfile::TempDir,
     /// Running as root: PostgreSQL's programs then run as `postgres`.
     root: bool,
+    /// What `postgres` is started with (`pg_ctl -o`).
+    options: String,
 }
 
 impl Server {
@@ -46,29 +48,48 @@ impl Server {
             .map_err(|e| format!("a temporary directory: {e}"))?;
         // The directory is ours: its owner says who we are.
         let root = std::fs::metadata(dir.path()).is_ok_and(|m| m.uid() == 0);
-        let server = Server { bin, dir, root };
+        let mut server = Server {
+            bin,
+            dir,
+            root,
+            options: String::new(),
+        };
         if root {
             run(Command::new("chown").args(["-R", USER, &server.path_str()]))?;
         }
         server.initdb()?;
-        let options = format!(
+        server.options = format!(
             "-c listen_addresses='' -k {} -p {PORT} {settings}",
             server.path_str()
         );
-        let log = server.dir.path().join("log");
-        run(server
+        server.start_again()?;
+        Ok(server)
+    }
+
+    /// Starts the server again after [`Server::stop`] (the first start, too).
+    pub fn start_again(&self) -> Result<(), String> {
+        let log = self.dir.path().join("log");
+        run(self
             .tool("pg_ctl")
             .args([
                 "start",
                 "-w",
                 "-D",
-                &server.data_str(),
+                &self.data_str(),
                 "-o",
-                &options,
+                &self.options,
                 "-l",
             ])
-            .arg(&log))?;
-        Ok(server)
+            .arg(&log))
+        .map(drop)
+    }
+
+    /// Stops the server at once (its clients' connections are cut), data kept.
+    pub fn stop(&self) -> Result<(), String> {
+        run(self
+            .tool("pg_ctl")
+            .args(["stop", "-w", "-m", "immediate", "-D", &self.data_str()]))
+        .map(drop)
     }
 
     fn initdb(&self) -> Result<(), String> {
@@ -135,9 +156,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = run(self
-            .tool("pg_ctl")
-            .args(["stop", "-m", "immediate", "-D", &self.data_str()]));
+        let _ = self.stop();
         // Files initdb made belong to postgres; root removes them with the directory.
     }
 }

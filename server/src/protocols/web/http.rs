@@ -31,6 +31,8 @@ pub struct Operator<'a> {
     pub metrics: Option<&'a dyn Fn() -> String>,
     /// Whether the server takes new games: `GET /health` says so (200, else 503).
     pub takes_games: bool,
+    /// With `--cluster`, the line `GET /health` adds: joined, or alone (spec/DEPLOY.md §4).
+    pub cluster: Option<&'a str>,
 }
 
 /// What to do with the bytes of a request so far.
@@ -119,7 +121,11 @@ fn operator_route(path: &str, operator: &Operator<'_>) -> Option<Vec<u8>> {
             metrics().as_bytes(),
         )),
         (HEALTH_PATH, _) if operator.takes_games => {
-            Some(response("200 OK", assets::PLAIN, &[], b"taking games\n"))
+            let body = match operator.cluster {
+                Some(line) => format!("taking games\n{line}\n"),
+                None => "taking games\n".to_owned(),
+            };
+            Some(response("200 OK", assets::PLAIN, &[], body.as_bytes()))
         }
         (HEALTH_PATH, _) => Some(response(
             "503 Service Unavailable",
@@ -208,6 +214,7 @@ mod tests {
     const PAGE_ONLY: Operator<'static> = Operator {
         metrics: None,
         takes_games: true,
+        cluster: None,
     };
 
     fn respond(request: &str) -> String {
@@ -319,6 +326,7 @@ mod tests {
         let operator = Operator {
             metrics: Some(&text),
             takes_games: true,
+            cluster: None,
         };
         let answer = respond_to(request, &operator);
         assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
@@ -334,11 +342,30 @@ mod tests {
         let drained = Operator {
             metrics: None,
             takes_games: false,
+            cluster: None,
         };
         let answer = respond_to(request, &drained);
         assert!(
             answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
             "{answer}"
         );
+    }
+    #[test]
+    fn health_adds_the_cluster_line_when_there_is_a_cluster() {
+        let request = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+        assert!(respond(request).ends_with("\r\n\r\ntaking games\n"));
+        let alone = Operator {
+            metrics: None,
+            takes_games: true,
+            cluster: Some("alone: PostgreSQL unreachable since 2026-11-26T19:40:03Z (x)"),
+        };
+        let answer = respond_to(request, &alone);
+        assert!(
+            answer.starts_with("HTTP/1.1 200 OK\r\n"),
+            "a host alone still serves"
+        );
+        assert!(answer.ends_with(
+            "\r\n\r\ntaking games\nalone: PostgreSQL unreachable since 2026-11-26T19:40:03Z (x)\n"
+        ));
     }
 }

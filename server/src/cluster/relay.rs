@@ -1,0 +1,152 @@
+//! Relaying a client to the host that holds its game (docs/design/play-together.md §11.1):
+//! a TCP connection from this host's advertised address to the other's listener, a PROXY
+//! v2 header naming the client (with TLV 0xE0: its protocol), the request's bytes replayed,
+//! then bytes copied both ways, half-closes passed on.
+//!
+//! Built as threads of the supervisor's process (one connecting, then one per direction),
+//! not yet as the design's child process with a loop of its own: relays are rare (returning
+//! players, the cluster's boundary) and capped by `--max-relays`; the blocking copies never
+//! touch the supervisor's loop.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use log::{debug, info};
+
+/// How long reaching the other host may take before the client is told it cannot be.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// What a text client is told when the other host cannot be reached.
+pub const UNREACHABLE: &str = "ERROR the host of this game cannot be reached; try again\n";
+const BUFFER: usize = 64 * 1024;
+
+/// One relay to start: where to, and what to send before the client's own bytes.
+pub struct Relay {
+    pub client: TcpStream,
+    /// The client's address as this host knows it (after any balancer's header).
+    pub peer: SocketAddr,
+    /// The other host's advertised address.
+    pub target: String,
+    /// This host's advertised address: the relay connects from its IP, which the other
+    /// host trusts (`--proxy-from`).
+    pub from: Option<SocketAddr>,
+    /// The hand-off kind of the client's protocol (TLV 0xE0).
+    pub kind: u8,
+    /// The request that sent it there, and whatever followed it unread.
+    pub replay: Vec<u8>,
+    /// What the client is told when the other host cannot be reached.
+    pub refusal: Vec<u8>,
+}
+
+/// The relays running, at most `max` at once.
+#[derive(Clone)]
+pub struct Relays {
+    live: Arc<AtomicUsize>,
+    max: usize,
+}
+
+impl Relays {
+    pub fn new(max: usize) -> Relays {
+        Relays {
+            live: Arc::default(),
+            max,
+        }
+    }
+
+    /// Starts `relay` on threads of its own; gives its client back when `max` run.
+    pub fn start(&self, relay: Relay) -> Result<(), TcpStream> {
+        if self.live.fetch_add(1, Ordering::SeqCst) >= self.max {
+            self.live.fetch_sub(1, Ordering::SeqCst);
+            return Err(relay.client);
+        }
+        let live = self.live.clone();
+        let spawned = std::thread::Builder::new()
+            .name("relay".into())
+            .spawn(move || {
+                run(relay);
+                live.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            self.live.fetch_sub(1, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+fn run(mut relay: Relay) {
+    let peer = relay.peer;
+    let target = relay.target.clone();
+    let mut host = match connect(&relay) {
+        Ok(host) => host,
+        Err(e) => {
+            info!("{peer}: cannot relay to {target}: {e}");
+            let _ = relay.client.write_all(&relay.refusal);
+            let _ = relay.client.shutdown(Shutdown::Write);
+            return;
+        }
+    };
+    let destination = host.peer_addr().unwrap_or(peer);
+    let mut first = reversi_proxy::write_v2(
+        peer,
+        destination,
+        &[(reversi_proxy::TLV_PROTOCOL, &[relay.kind])],
+    );
+    first.extend_from_slice(&relay.replay);
+    if let Err(e) = host.write_all(&first) {
+        info!("{peer}: relay to {target} failed at once: {e}");
+        return;
+    }
+    info!("{peer}: relayed to {target}");
+    copy_both_ways(relay.client, host);
+    debug!("{peer}: relay to {target} ended");
+}
+
+/// A connection to the other host, from this host's advertised IP when it has one.
+fn connect(relay: &Relay) -> io::Result<TcpStream> {
+    let target = relay
+        .target
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| io::Error::other("the address names no host"))?;
+    let domain = socket2::Domain::for_address(target);
+    let socket = socket2::Socket::new(domain, socket2::Type::STREAM, None)?;
+    if let Some(from) = relay.from.filter(|f| f.is_ipv4() == target.is_ipv4()) {
+        socket.bind(&SocketAddr::new(from.ip(), 0).into())?;
+    }
+    socket.connect_timeout(&target.into(), CONNECT_TIMEOUT)?;
+    socket.set_tcp_nodelay(true)?;
+    Ok(socket.into())
+}
+
+/// Copies each way on its own thread until both ends have closed.
+fn copy_both_ways(client: TcpStream, host: TcpStream) {
+    let (Ok(client_back), Ok(host_back)) = (client.try_clone(), host.try_clone()) else {
+        return;
+    };
+    let up = std::thread::Builder::new()
+        .name("relay-up".into())
+        .spawn(move || copy(client, host));
+    copy(host_back, client_back);
+    if let Ok(up) = up {
+        let _ = up.join();
+    }
+}
+
+/// Copies `from` to `to` until `from` ends, then half-closes `to`.
+fn copy(mut from: TcpStream, mut to: TcpStream) {
+    let mut buffer = vec![0; BUFFER];
+    loop {
+        match from.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if to.write_all(&buffer[..n]).is_err() {
+                    let _ = from.shutdown(Shutdown::Read);
+                    break;
+                }
+            }
+        }
+    }
+    let _ = to.shutdown(Shutdown::Write);
+}
