@@ -83,10 +83,18 @@ pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
 
 /// The games and their session settings, from the supervisor's command line read where
 /// the supervisor read it.
+///
+/// Read on a thread of its own, which glibc's malloc serves from an arena of its own:
+/// parsing the command line leaves free chunks all over the heap it uses (help texts,
+/// the parser's tables), and a session would otherwise take its small allocations from
+/// them, copying a page of the fork server's for each. The main heap stays compact, so
+/// a session's allocations (and the fork server's for each request) share a few pages
+/// (README, "Many games on one host": a session's private memory).
 fn configuration(dir: &Path, configure: Configure) -> io::Result<Games> {
     let here = std::env::current_dir()?;
     std::env::set_current_dir(dir)?;
-    let games = configure();
+    let games = std::thread::scope(|s| s.spawn(configure).join())
+        .unwrap_or_else(|_| Err(io::Error::other("reading the command line panicked")));
     std::env::set_current_dir(here)?;
     games
 }
