@@ -11,6 +11,8 @@
 # sessions (/proc/PID/smaps_rollup) and what MemAvailable fell by, a game; after the held games end, how long until every one
 # was reaped and whether any zombie is left; and how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
+# PERF_DATA=PREFIX: also profile the supervisor (perf record, call graphs) during the set-ups
+# with none held and with HOLD held, into PREFIX.none and PREFIX.held (see perf report -i).
 set -euo pipefail
 case "${1:-}" in
   -h | --help) sed -n '2,/^# changes/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -54,13 +56,19 @@ own_ticks() { # the supervisor's own utime+stime, its children not counted
   awk '{print $12 + $13}' <<<"${stat##*) }"
 }
 setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own)"
-  local before after out rate own_before own_after
+  local before after out rate own_before own_after perf=
+  if [ -n "${PERF_DATA:-}" ]; then # $1: the profile's suffix
+    perf record -q -F 2000 -g -p "$server" -o "$PERF_DATA.$1" 2>/dev/null &
+    perf=$!
+    sleep 1
+  fi
   own_before=$(own_ticks "$server")
   before=$(server_ticks "$server")
   out=$("$release/reversi-load" --addr "$addr" --server-pid "$server" --setup-only \
     --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 2>&1)
   after=$(server_ticks "$server")
   own_after=$(own_ticks "$server")
+  if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
   rate=$(grep -o "[0-9]* session set-ups/s" <<<"$out" || echo "failed")
   awk -v t=$((after - before)) -v s=$((own_after - own_before)) -v hz="$tick_hz" -v g="$games" \
     -v r="$rate" 'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own)\n",
@@ -74,7 +82,7 @@ RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$r
 server=$!
 sleep 1
 echo "$(grep -o 'open files limit: [0-9]*' "$work/log" || echo 'open files limit: ?') (soft = hard: $(awk '/Max open files/ {print $5}' /proc/$server/limits))"
-alone=$(setups)
+alone=$(setups none)
 echo "none held      : $alone"
 
 avail() { awk '/MemAvailable/ {print $2}' /proc/meminfo; }
@@ -105,7 +113,7 @@ echo "supervisor     : $(ls /proc/$server/fd | wc -l) descriptors, RSS $(awk '/V
 for pid in $(cat /proc/"$server"/task/*/children | tr ' ' '\n' | tail -n 5); do
   echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB"
 done
-held=$(setups)
+held=$(setups held)
 echo "$running held   : $held"
 awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | cut -d' ' -f1)" \
   'BEGIN {if (a > 0) printf "ratio          : %.2fx the CPU a set-up of none held\n", h / a}'

@@ -59,9 +59,16 @@ pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
         error!("fork server: cannot reach the supervisor: {e}");
         return ExitCode::FAILURE;
     }
-    let mut buf = vec![0u8; MAX_MESSAGE];
+    let mut buf = match RequestBuffer::new(MAX_MESSAGE) {
+        Ok(buf) => buf,
+        Err(e) => {
+            error!("fork server: no memory for requests: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let buf = buf.bytes();
     loop {
-        let received = match fd_passing::receive::<{ MAX_SEATS + 1 }>(&socket, &mut buf) {
+        let received = match fd_passing::receive::<{ MAX_SEATS + 1 }>(&socket, buf) {
             Ok(Some(received)) => received,
             Ok(None) => return ExitCode::SUCCESS,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -81,12 +88,65 @@ pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
     }
 }
 
+/// The buffer the supervisor's requests are read into, which sessions do not inherit
+/// (`MADV_WIPEONFORK`): otherwise each request written into it would leave every session
+/// forked before it a private copy of the page (README, "Many games on one host").
+struct RequestBuffer {
+    start: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+impl RequestBuffer {
+    fn new(len: usize) -> io::Result<RequestBuffer> {
+        // SAFETY: a fresh private anonymous mapping, which only this value uses.
+        let start = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if start == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: advice on the mapping just made. Kernels before 4.14 refuse it; the
+        // sessions then only cost a page more.
+        unsafe { libc::madvise(start, len, libc::MADV_WIPEONFORK) };
+        let start = std::ptr::NonNull::new(start.cast()).ok_or(io::ErrorKind::OutOfMemory)?;
+        Ok(RequestBuffer { start, len })
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: `len` bytes mapped readable and writable (zeroes at first), borrowed
+        // mutably as `self` is.
+        unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for RequestBuffer {
+    fn drop(&mut self) {
+        // SAFETY: unmaps the mapping this value made, which nothing borrows any more.
+        unsafe { libc::munmap(self.start.as_ptr().cast(), self.len) };
+    }
+}
+
 /// The games and their session settings, from the supervisor's command line read where
 /// the supervisor read it.
+///
+/// Read on a thread of its own, which glibc's malloc serves from an arena of its own:
+/// parsing the command line leaves free chunks all over the heap it uses (help texts,
+/// the parser's tables), and a session would otherwise take its small allocations from
+/// them, copying a page of the fork server's for each. The main heap stays compact, so
+/// a session's allocations (and the fork server's for each request) share a few pages
+/// (README, "Many games on one host": a session's private memory).
 fn configuration(dir: &Path, configure: Configure) -> io::Result<Games> {
     let here = std::env::current_dir()?;
     std::env::set_current_dir(dir)?;
-    let games = configure();
+    let games = std::thread::scope(|s| s.spawn(configure).join())
+        .unwrap_or_else(|_| Err(io::Error::other("reading the command line panicked")));
     std::env::set_current_dir(here)?;
     games
 }
@@ -187,5 +247,30 @@ fn start(
             error!("fork server: cannot start a session of {game}: {e}");
             -e.raw_os_error().unwrap_or(libc::EAGAIN)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_does_not_inherit_the_request_buffer() {
+        let mut buf = RequestBuffer::new(MAX_MESSAGE).unwrap();
+        buf.bytes()[0] = 7;
+        // SAFETY: the child only reads a byte and exits, touching nothing another thread
+        // of the test process may hold.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: as above; _exit runs nothing of the parent's.
+            unsafe { libc::_exit(i32::from(buf.bytes()[0])) };
+        }
+        assert!(pid > 0, "fork: {}", io::Error::last_os_error());
+        let mut status = 0;
+        // SAFETY: waits for the child just forked.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status));
+        assert_eq!(libc::WEXITSTATUS(status), 0, "the child saw the request");
+        assert_eq!(buf.bytes()[0], 7);
     }
 }
