@@ -19,6 +19,7 @@ mod spawn;
 mod store;
 mod supervisor;
 mod terms;
+mod tournaments;
 
 use std::process::ExitCode;
 
