@@ -186,6 +186,24 @@ impl<C: Sql> Store for SqlStore<C> {
         archive::current_rating(&mut self.conn, &glicko, account, kind, now).map_err(db_error)
     }
 
+    fn ratings(
+        &mut self,
+        account: AccountId,
+        now: UnixMillis,
+    ) -> Result<Vec<(String, Rating)>, StoreError> {
+        let glicko = self.glicko;
+        archive::ratings(&mut self.conn, &glicko, account, now).map_err(db_error)
+    }
+
+    fn games_of(
+        &mut self,
+        account: AccountId,
+        kind: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        archive::games_of(&mut self.conn, account, kind, limit).map_err(db_error)
+    }
+
     fn profile(
         &mut self,
         name: &Name,

@@ -86,6 +86,21 @@ pub trait Store: Send {
         now: UnixMillis,
     ) -> Result<Rating, StoreError>;
 
+    /// `account`'s rating in each game kind it has one in, at `now`, by kind.
+    fn ratings(
+        &mut self,
+        account: AccountId,
+        now: UnixMillis,
+    ) -> Result<Vec<(String, Rating)>, StoreError>;
+
+    /// The `limit` last finished games `account` played, of `kind` only if given, newest first.
+    fn games_of(
+        &mut self,
+        account: AccountId,
+        kind: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<GameSummary>, StoreError>;
+
     /// The player's page: ratings per game kind with history, and their `recent` last games.
     fn profile(
         &mut self,

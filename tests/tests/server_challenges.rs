@@ -247,8 +247,8 @@ fn s4_every_invite_error_is_its_line() {
             "ERROR side=green: draughts's sides are ",
         ),
         (
-            "GAME INVITE reversi rated",
-            "ERROR unknown option \"rated\" (options: time=, side=, public, private)",
+            "GAME INVITE reversi ranked",
+            "ERROR unknown option \"ranked\" (options: time=, side=, public, private, rated, casual)",
         ),
     ] {
         let got = error_of(&mut c, line);

@@ -7,6 +7,7 @@
 
 mod binary;
 mod lines;
+pub mod players;
 mod seed_duell;
 mod seed_foxes;
 mod text;
@@ -206,6 +207,12 @@ pub enum Verdict {
         farewell: Vec<u8>,
         note: Option<String>,
     },
+    /// A player's request about its name, account or the archive (TEXT-PROTOCOL.md §4.4);
+    /// `used` bytes were the request.
+    Player {
+        request: players::Request,
+        used: usize,
+    },
 }
 
 impl Verdict {
@@ -227,7 +234,8 @@ impl Verdict {
             | Verdict::Invite { used, .. }
             | Verdict::JoinCode { used, .. }
             | Verdict::Challenges { used }
-            | Verdict::Resume { used, .. } => *used,
+            | Verdict::Resume { used, .. }
+            | Verdict::Player { used, .. } => *used,
             Verdict::Wait | Verdict::Leave | Verdict::Close { .. } | Verdict::Page(_) => 0,
         }
     }
@@ -242,6 +250,8 @@ pub struct Invite {
     /// `side=`: the creator's team; `None`: drawn.
     pub side: Option<u8>,
     pub public: bool,
+    /// `rated`: the game moves both players' ratings (creator and joiner must be accounts).
+    pub rated: bool,
 }
 
 /// A challenge's terms as lines show them (`GAME CODE`, `GAME CHALLENGE`).
@@ -266,6 +276,8 @@ pub enum Told {
     Listing(Vec<Offered>),
     /// A request was refused; the connection stays as it was.
     Error(String),
+    /// The answer to a player's request (TEXT-PROTOCOL.md §4.4).
+    Player(players::Answer),
 }
 
 /// A game being played, as a waiting client may see it.

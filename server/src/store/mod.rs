@@ -3,6 +3,7 @@
 //! supervisor's [`archive::Archive`], which hands each finished game from its session's
 //! journal ([`journal_game`]) to the store's writer thread.
 
+pub mod accounts;
 pub mod archive;
 pub mod journal_game;
 pub mod options;

@@ -233,6 +233,21 @@ impl<M: Copy + Eq + Hash, O: Clone, A: Copy + Eq + Hash> Challenges<M, O, A> {
         Ok((code, self.limits.ttl.as_secs()))
     }
 
+    /// What live challenge `code` offers (a join checks it before it tries: a rated
+    /// challenge takes accounts only).
+    pub fn offer(&self, code: Code) -> Option<&O> {
+        self.live.get(&code).map(|c| &c.offer)
+    }
+
+    /// Who waits in live challenge `code`: its creator, then its joiners.
+    pub fn members(&self, code: Code) -> Vec<M> {
+        self.live.get(&code).map_or_else(Vec::new, |c| {
+            std::iter::once(c.creator)
+                .chain(c.joiners.iter().copied())
+                .collect()
+        })
+    }
+
     /// Whether `member` waits in a challenge (as its creator or a joiner).
     #[cfg(test)]
     pub fn is_member(&self, member: M) -> bool {

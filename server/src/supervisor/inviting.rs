@@ -11,6 +11,7 @@ use reversi_games::registry::Module;
 
 use super::addresses::Host;
 use super::challenges::{Challenges, Code, Gone, Joined, Refused};
+use super::identity::RATED_NEEDS_ACCOUNT;
 use super::{Supervisor, DRAINING};
 use crate::metrics::Refused as Refusal;
 use crate::protocols::{Invite, Offered, Told};
@@ -24,7 +25,9 @@ pub struct Offer {
     pub game: &'static Module,
     pub control: Option<TimeControl>,
     pub side: Option<u8>,
-    /// Every option written out: `time=5+3 side=random private`.
+    /// The game moves its players' ratings: its creator and joiners are accounts.
+    pub rated: bool,
+    /// Every option written out: `time=5+3 side=random private` (and ` rated`).
     pub options: String,
 }
 
@@ -39,6 +42,9 @@ pub struct TimeRules {
     /// The control a challenge without `time=` is played on.
     pub default: TimeControl,
 }
+
+/// What an account that joins its own rated challenge is told.
+const RATED_AGAINST_ONESELF: &str = "a rated game is between two accounts: this challenge is yours";
 
 /// The line a token that no session here holds gets.
 const NO_SUCH_TOKEN: &str = "no running game has this token (the game may have ended)";
@@ -68,6 +74,9 @@ impl Supervisor {
 
     /// `GAME INVITE`: a challenge for the connection, which is Inviting from now on.
     pub(super) fn invite(&mut self, index: usize, invite: Invite) {
+        if invite.rated && self.account_of(index).is_none() {
+            return self.tell(index, &Told::Error(RATED_NEEDS_ACCOUNT.to_owned()));
+        }
         let Some(peer) = self.may_start_from(index) else {
             return;
         };
@@ -86,12 +95,14 @@ impl Supervisor {
             .copied()
             .unwrap_or("random");
         let listed = if invite.public { "public" } else { "private" };
+        let rated = if invite.rated { " rated" } else { "" };
         let offer = Offer {
             game,
             control,
             side: invite.side,
+            rated: invite.rated,
             options: format!(
-                "time={} side={side} {listed}",
+                "time={} side={side} {listed}{rated}",
                 control.unwrap_or(rules.default)
             ),
         };
@@ -129,6 +140,10 @@ impl Supervisor {
                 return true;
             }
         };
+        if let Err(why) = self.may_join_rated(index, code) {
+            self.tell(index, &Told::Error(why.to_owned()));
+            return true;
+        }
         let Some(peer) = self.may_start_from(index) else {
             return false;
         };
@@ -156,6 +171,20 @@ impl Supervisor {
                 self.start_challenge(offer, &players);
                 false
             }
+        }
+    }
+
+    /// A rated challenge takes accounts only, and each once: no one plays a rated game
+    /// against themselves.
+    fn may_join_rated(&self, index: usize, code: Code) -> Result<(), &'static str> {
+        if !self.challenges.offer(code).is_some_and(|o| o.rated) {
+            return Ok(());
+        }
+        let me = self.account_of(index).ok_or(RATED_NEEDS_ACCOUNT)?;
+        let members = self.challenges.members(code);
+        match members.iter().any(|&m| self.account_of(m) == Some(me)) {
+            true => Err(RATED_AGAINST_ONESELF),
+            false => Ok(()),
         }
     }
 
@@ -266,7 +295,7 @@ impl Supervisor {
             .filter_map(|i| self.pending.remove(i))
             .collect();
         let whole = conns.len() == players.len();
-        let seats = conns.into_iter().map(|c| self.seat(c)).collect();
+        let seats = conns.into_iter().map(|c| self.seat(c, game)).collect();
         if !whole {
             // Every way out of the loop withdraws a challenge first: this does not happen.
             let e = std::io::Error::other("a player of the challenge is gone");
@@ -276,6 +305,7 @@ impl Supervisor {
         let terms = Terms {
             control: offer.control,
             teams_by_seat: true,
+            rated: offer.rated,
             ..Terms::default()
         };
         self.start_session(game, seats, terms);
@@ -319,7 +349,7 @@ impl Supervisor {
         self.pending.release(index, deadline);
     }
 
-    fn tell(&mut self, index: usize, told: &Told) {
+    pub(super) fn tell(&mut self, index: usize, told: &Told) {
         let wire = self.pending.get(index).and_then(|c| c.wire);
         if let Some(bytes) = wire.and_then(|w| w.protocol().tell(told)) {
             self.reply(index, &bytes);

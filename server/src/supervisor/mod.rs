@@ -10,10 +10,12 @@
 //! server, or by the supervisor itself with `--fork-directly`: [`forking`]),
 //! their exits seen by [`reaper`].
 
+mod accounts;
 pub(crate) mod addresses;
 mod challenges;
 mod cidr;
 mod forking;
+mod identity;
 mod inviting;
 mod listener;
 mod options;
@@ -44,7 +46,8 @@ use reaper::Children;
 use turns::{ReadyList, Turn};
 
 const SIGNAL: Token = Token(0);
-/// The store's writer has written games (`crate::store::archive`).
+/// The store's writer has written games (`crate::store::archive`), or the account workers
+/// have answered players' requests (accounts.rs): mio has one waker a poll.
 const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
@@ -128,6 +131,8 @@ pub struct Supervisor {
     data_dir_lock: Option<std::fs::File>,
     /// The threads that make the store's pages.
     pages: Option<crate::store::workers::Workers>,
+    /// Players' requests: the account workers and the sign-in limits (accounts.rs).
+    players: accounts::Players,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -192,6 +197,7 @@ impl Supervisor {
             archive: None,
             data_dir_lock: None,
             pages: None,
+            players: accounts::Players::default(),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -211,10 +217,17 @@ impl Supervisor {
         self.data_dir_lock = Some(crate::store::lock(setting)?);
         let store = crate::store::open(setting)?;
         let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
+        let players = std::sync::Arc::clone(&waker);
         let wake = Box::new(move || {
             let _ = waker.wake();
         });
         let dir = setting.journal_dir();
+        self.players.start(
+            setting,
+            std::sync::Arc::new(move || {
+                let _ = players.wake();
+            }),
+        );
         match crate::store::workers::Workers::start(setting) {
             Ok(workers) => self.pages = Some(workers),
             Err(e) => {
@@ -311,6 +324,7 @@ impl Supervisor {
                         if let Some(archive) = &mut self.archive {
                             archive.on_written();
                         }
+                        self.on_player_answers();
                     }
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use reversi_games::registry::Module;
 
 use super::addresses::{Host, Network};
+use super::identity::Identity;
 use super::origin::Origin;
 use crate::outbox::Outbox;
 use crate::protocols::WireKind;
@@ -54,6 +55,11 @@ pub struct Conn {
     pub discarded: usize,
     /// The queue position it was last told of (Queued, while the server is full).
     pub told_position: Option<usize>,
+    /// Who it is: anonymous, a guest, an account (identity.rs).
+    pub identity: Identity,
+    /// The ticket of its request the account workers are answering: its further input
+    /// waits until the answer is in (accounts.rs).
+    pub in_flight: Option<u64>,
 }
 
 type Stamp = (usize, u64);
@@ -227,6 +233,8 @@ impl Pending {
             write_shut: false,
             discarded: 0,
             told_position: None,
+            identity: Identity::Anonymous,
+            in_flight: None,
         };
         let index = match self.free.pop() {
             Some(i) => {

@@ -15,7 +15,7 @@ use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
 use crate::session::{self, handoff, Group};
-use crate::terms::{ResumeToken, SeatPlayer, Terms};
+use crate::terms::{ResumeToken, Terms};
 
 impl Supervisor {
     /// A session ended: its players' hosts have one game fewer, and one that abandoned
@@ -163,7 +163,7 @@ impl Supervisor {
             let Some(conns) = self.pending.pop_group(name, needed) else {
                 return;
             };
-            let seats: Vec<session::Seat> = conns.into_iter().map(|c| self.seat(c)).collect();
+            let seats: Vec<session::Seat> = conns.into_iter().map(|c| self.seat(c, game)).collect();
             self.start_session(game, seats, Terms::default());
         }
     }
@@ -192,7 +192,7 @@ impl Supervisor {
 
     /// A waiting connection, taken from the loop, as a seat of a session about to start
     /// (its resume token is drawn in `start_session`, which knows the game).
-    pub(super) fn seat(&mut self, mut conn: Conn) -> session::Seat {
+    pub(super) fn seat(&mut self, mut conn: Conn, game: &Module) -> session::Seat {
         let _ = self.poll.registry().deregister(&mut conn.stream);
         // SAFETY: the descriptor moves from the mio stream to a std one.
         let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
@@ -204,7 +204,7 @@ impl Supervisor {
             early,
             wire: conn.wire.unwrap_or_default(),
             token: None,
-            player: SeatPlayer::Anonymous,
+            player: conn.identity.seat_player(game.info.name),
         }
     }
 

@@ -365,6 +365,10 @@ impl Supervisor {
         let (Some(wire), false) = (conn.wire, conn.input.is_empty()) else {
             return None;
         };
+        if conn.in_flight.is_some() {
+            // Its lines wait for the answer to its request (accounts.rs).
+            return self.too_much_input(index);
+        }
         let stage = match conn.state {
             State::Handshake => Stage::Handshake,
             // Bytes that came with the join that completes a group go to the session.
@@ -426,6 +430,13 @@ impl Supervisor {
             Verdict::Page(page) => {
                 self.serve_page(index, page);
                 return false;
+            }
+            Verdict::Player { request, .. } => {
+                self.player_request(index, request);
+                return self
+                    .pending
+                    .get(index)
+                    .is_some_and(|c| c.in_flight.is_none());
             }
             Verdict::Leave => {
                 self.note(peer, format_args!("{peer}: left before being paired"));

@@ -348,12 +348,7 @@ pub fn profile(
             history,
         });
     }
-    let recent = summaries(
-        conn,
-        "WHERE id IN (SELECT game_id FROM game_seats WHERE account_id = $1)",
-        int(account.id.0),
-        recent,
-    )?;
+    let recent = games_of(conn, account.id, None, recent)?;
     Ok(Profile {
         account,
         ratings,
@@ -417,22 +412,65 @@ pub fn leaderboard(
 }
 
 pub fn recent_games(conn: &mut impl Sql, limit: usize) -> Result<Vec<GameSummary>, DbError> {
-    summaries(conn, "WHERE ended_ms >= $1", int(i64::MIN), limit)
+    summaries(conn, "WHERE ended_ms >= $1", &[int(i64::MIN)], limit)
 }
 
-/// The games `filter` (a WHERE clause on `games`, with one parameter) picks, newest first.
+/// The `limit` last games `account` played, of `kind` only if given, newest first.
+pub fn games_of(
+    conn: &mut impl Sql,
+    account: AccountId,
+    kind: Option<&str>,
+    limit: usize,
+) -> Result<Vec<GameSummary>, DbError> {
+    const PLAYED: &str = "WHERE id IN (SELECT game_id FROM game_seats WHERE account_id = $1)";
+    match kind {
+        None => summaries(conn, PLAYED, &[int(account.0)], limit),
+        Some(kind) => summaries(
+            conn,
+            &format!("{PLAYED} AND kind = $2"),
+            &[int(account.0), text(kind)],
+            limit,
+        ),
+    }
+}
+
+/// `account`'s rating in each kind it has one in, at `now`, by kind.
+pub fn ratings(
+    conn: &mut impl Sql,
+    glicko: &Glicko2,
+    account: AccountId,
+    now: UnixMillis,
+) -> Result<Vec<(String, Rating)>, DbError> {
+    let rows = conn.query(
+        "SELECT kind, rating, deviation, volatility, updated_ms FROM ratings \
+         WHERE account_id = $1 ORDER BY kind",
+        &[int(account.0)],
+    )?;
+    rows.into_iter()
+        .map(|mut row| {
+            let kind = row.text()?;
+            let stored = rows::rating(&mut row)?;
+            Ok((kind, as_of(glicko, stored, row.int()?, now)))
+        })
+        .collect()
+}
+
+/// The games `filter` (a WHERE clause on `games`, with `params` as `$1`…) picks, newest first.
 fn summaries(
     conn: &mut impl Sql,
     filter: &str,
-    param: Value,
+    params: &[Value],
     limit: usize,
 ) -> Result<Vec<GameSummary>, DbError> {
+    let mut params = params.to_vec();
+    params.push(count(limit));
     let rows = conn.query(
         &format!(
             "SELECT id, kind, rated, result, winner, ending, why, ended_ms FROM games {filter} \
-             ORDER BY ended_ms DESC, id DESC LIMIT $2"
+             ORDER BY ended_ms DESC, id DESC LIMIT ${}",
+            params.len()
         ),
-        &[param, count(limit)],
+        &params,
     )?;
     let mut games = Vec::with_capacity(rows.len());
     for mut row in rows {

@@ -346,6 +346,22 @@ pub fn profiles_and_lists_show_newest_first(open: Open) {
     assert_eq!(reversi.history[1].rating, reversi.rating);
     assert_eq!(store.profile(&name("stranger"), 10, now), Ok(None));
     assert_eq!(store.leaderboard("reversi", 1, now).unwrap().len(), 1);
+    // One account's games, of one kind or all, and its ratings alone.
+    assert_eq!(
+        ids(&store.games_of(alice.id, None, 2).unwrap()),
+        ["p4", "p3"]
+    );
+    let reversi_only = store.games_of(alice.id, Some("reversi"), 10).unwrap();
+    assert_eq!(ids(&reversi_only), ["p3", "p1"]);
+    assert!(store
+        .games_of(alice.id, Some("tictactoe"), 10)
+        .unwrap()
+        .is_empty());
+    let ratings = store.ratings(alice.id, now).unwrap();
+    let kinds: Vec<&str> = ratings.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(kinds, ["draughts", "reversi"]);
+    assert_eq!(ratings[1].1, profile.ratings[1].rating);
+    assert!(store.ratings(carol.id, now).unwrap().len() == 2);
 }
 
 pub fn invalid_games_are_refused(open: Open) {

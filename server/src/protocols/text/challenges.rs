@@ -48,6 +48,7 @@ fn invite<'a>(
         time: None,
         side: None,
         public: false,
+        rated: false,
     };
     for word in words {
         match word.split_once('=') {
@@ -61,10 +62,12 @@ fn invite<'a>(
             Some(("side", side)) => invite.side = self::side(game, side)?,
             None if word.eq_ignore_ascii_case("public") => invite.public = true,
             None if word.eq_ignore_ascii_case("private") => invite.public = false,
+            None if word.eq_ignore_ascii_case("rated") => invite.rated = true,
+            None if word.eq_ignore_ascii_case("casual") => invite.rated = false,
             _ => {
                 return Err(format!(
-                    "unknown option {word:?} (options: time=, side=, public, private)"
-                ))
+                "unknown option {word:?} (options: time=, side=, public, private, rated, casual)"
+            ))
             }
         }
     }
@@ -116,6 +119,7 @@ pub fn tell(told: &Told) -> Vec<u8> {
             out.into_bytes()
         }
         Told::Error(why) => error_line(why),
+        Told::Player(answer) => super::accounts::tell(answer),
     }
 }
 
@@ -146,13 +150,17 @@ mod tests {
         assert_eq!(used, 46);
         assert_eq!(invite.game.info.name, "reversi");
         assert_eq!(invite.time.as_deref(), Some("5+3"));
-        assert_eq!((invite.side, invite.public), (Some(1), true));
+        assert_eq!(
+            (invite.side, invite.public, invite.rated),
+            (Some(1), true, false)
+        );
         let Verdict::Invite { invite, .. } = answer_to(
             Stage::Handshake,
-            "GAME INVITE tictactoe side=1 public private",
+            "GAME INVITE tictactoe side=1 public private rated",
         ) else {
             panic!()
         };
+        assert!(invite.rated);
         assert_eq!(
             (invite.time, invite.side, invite.public),
             (None, Some(0), false)
@@ -179,8 +187,8 @@ mod tests {
                 "ERROR side=3: reversi's sides are black, white (or 1, 2, random)\n",
             ),
             (
-                "GAME INVITE reversi rated",
-                "ERROR unknown option \"rated\" (options: time=, side=, public, private)\n",
+                "GAME INVITE reversi ranked",
+                "ERROR unknown option \"ranked\" (options: time=, side=, public, private, rated, casual)\n",
             ),
         ] {
             let got = error_of(answer_to(Stage::Handshake, line));

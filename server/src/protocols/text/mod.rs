@@ -5,6 +5,7 @@
 //! turned away as the fallback protocol. A first line `GET ` is an HTTP
 //! request: the web protocol's (an HTTP request line is a line of text).
 
+mod accounts;
 mod adapter;
 mod challenges;
 
@@ -81,6 +82,9 @@ pub fn screen_lines(lobby: &Lobby<'_>, stage: Stage, input: &[u8]) -> Verdict {
 /// A client's line as the log may show it: a resume token never whole (the play-together
 /// design §5.2), only its first symbols.
 pub fn loggable(line: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(shown) = accounts::loggable(line) {
+        return shown.into();
+    }
     match ClientMessage::parse(line) {
         Ok(ClientMessage::Resume { token }) => {
             let shown: String = token.chars().take(3).collect();
@@ -94,6 +98,9 @@ pub fn loggable(line: &str) -> std::borrow::Cow<'_, str> {
 pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdict {
     let error = |why: String| Verdict::reply(error_line(&why), used);
     if let Some(verdict) = challenges::answer(lobby, stage, line, used) {
+        return verdict;
+    }
+    if let Some(verdict) = accounts::answer(lobby, stage, line, used) {
         return verdict;
     }
     let message = match ClientMessage::parse(line) {
