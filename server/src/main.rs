@@ -137,6 +137,7 @@ fn serve(cli: &Cli, store: Option<store::Setting>) -> Result<(), Failure> {
     let reopen = cli.log_file.clone();
     let supervisor = Supervisor::new(cli.games(), supervisor_config, listeners)?
         .with_store(store)
+        .with_tournaments(cli.tournaments.clone())
         .on_hangup(move || match &reopen {
             Some(path) => match log::redirect_stderr(path) {
                 Ok(()) => info!("SIGHUP: reopened {}", path.display()),

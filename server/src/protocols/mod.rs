@@ -213,6 +213,11 @@ pub enum Verdict {
         request: players::Request,
         used: usize,
     },
+    /// A request about tournaments (TOURNAMENTS.md §7); `used` bytes were the request.
+    Tournament {
+        request: crate::tournaments::orders::Request,
+        used: usize,
+    },
 }
 
 impl Verdict {
@@ -235,7 +240,8 @@ impl Verdict {
             | Verdict::JoinCode { used, .. }
             | Verdict::Challenges { used }
             | Verdict::Resume { used, .. }
-            | Verdict::Player { used, .. } => *used,
+            | Verdict::Player { used, .. }
+            | Verdict::Tournament { used, .. } => *used,
             Verdict::Wait | Verdict::Leave | Verdict::Close { .. } | Verdict::Page(_) => 0,
         }
     }
@@ -278,6 +284,8 @@ pub enum Told {
     Error(String),
     /// The answer to a player's request (TEXT-PROTOCOL.md §4.4).
     Player(players::Answer),
+    /// Tournament lines (TOURNAMENTS.md §7), each as the text protocol writes it.
+    Lines(Vec<String>),
 }
 
 /// A game being played, as a waiting client may see it.

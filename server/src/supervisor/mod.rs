@@ -24,6 +24,7 @@ mod pending;
 mod reaper;
 mod sessions;
 pub mod tokens;
+mod tournaments;
 mod turns;
 mod waiting;
 
@@ -133,6 +134,8 @@ pub struct Supervisor {
     pages: Option<crate::store::workers::Workers>,
     /// Players' requests: the account workers and the sign-in limits (accounts.rs).
     players: accounts::Players,
+    /// The tournament director and its shell (tournaments.rs).
+    tournaments: tournaments::Tournaments,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -165,6 +168,7 @@ impl Supervisor {
             .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
         let hosts = Hosts::new(config.limits.clone(), Instant::now());
         let challenges = challenges::Challenges::new(config.challenges);
+        let grace = games.sessions.values().filter_map(|c| c.grace).max();
         let mut sup = Supervisor {
             games,
             next_id: 0,
@@ -198,6 +202,7 @@ impl Supervisor {
             data_dir_lock: None,
             pages: None,
             players: accounts::Players::default(),
+            tournaments: tournaments::Tournaments::new(grace),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -215,6 +220,9 @@ impl Supervisor {
             return Ok(());
         };
         self.data_dir_lock = Some(crate::store::lock(setting)?);
+        let setting = setting.clone();
+        self.restore_tournaments(&setting);
+        let setting = &setting;
         let store = crate::store::open(setting)?;
         let waker = std::sync::Arc::new(mio::Waker::new(self.poll.registry(), ARCHIVE)?);
         let players = std::sync::Arc::clone(&waker);
@@ -460,6 +468,7 @@ impl Supervisor {
             summary,
             self.challenges.next_deadline(),
             self.archive.as_ref().and_then(|a| a.deadline()),
+            self.tournaments.deadline(),
         ]
         .into_iter()
         .flatten()
@@ -535,6 +544,7 @@ impl Supervisor {
         self.log_summary(now);
         self.expire_challenges(now);
         self.sweep_when_due(now, self.phase != Phase::Running);
+        self.tick_tournaments(now);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
         }

@@ -468,6 +468,11 @@ impl Director {
             .collect()
     }
 
+    /// Every tournament's id, oldest first.
+    pub fn ids(&self) -> Vec<u64> {
+        self.tournaments.keys().copied().collect()
+    }
+
     /// `GAME TOURNAMENT id state round rounds players game format time name…` (§7).
     pub fn line(&self, id: u64) -> Option<String> {
         let t = self.get(id)?;
@@ -497,13 +502,18 @@ impl Director {
         ))
     }
 
-    /// `GAME CROSSTABLE id line` per line of the crosstable, then `GAME STANDINGS id n`.
+    /// `GAME CROSSTABLE id line` per line of the crosstable, `GAME BOARD id round board game
+    /// running|ended` per game started (its id to watch or replay), then `GAME STANDINGS id n`.
     pub fn standings_lines(&self, id: u64) -> Option<Vec<String>> {
         let text = self.get(id)?.crosstable().to_text();
         let mut lines: Vec<String> = text
             .lines()
             .map(|l| format!("GAME CROSSTABLE {id} {l}"))
             .collect();
+        for (round, board, game, running) in self.games_of(id) {
+            let state = if running { "running" } else { "ended" };
+            lines.push(format!("GAME BOARD {id} {round} {board} {game} {state}"));
+        }
         lines.push(format!("GAME STANDINGS {id} {}", lines.len()));
         Some(lines)
     }

@@ -169,8 +169,13 @@ fn a_double_round_robin_runs_to_its_end_from_game_results() {
     assert_eq!(d.games_of(1).len(), 12);
     assert!(d.games_of(1).iter().all(|&(_, _, _, running)| !running));
     let lines = d.standings_lines(1).unwrap();
-    assert_eq!(lines.len(), 6);
-    assert_eq!(lines[5], "GAME STANDINGS 1 5");
+    assert_eq!(
+        lines.len(),
+        5 + 12 + 1,
+        "header, 4 players, 12 boards, the end"
+    );
+    assert_eq!(lines[5], "GAME BOARD 1 1 1 1 ended");
+    assert_eq!(lines[17], "GAME STANDINGS 1 17");
     assert!(lines[0].starts_with("GAME CROSSTABLE 1 "));
     assert_eq!(
         d.line(1).unwrap(),
@@ -249,7 +254,11 @@ fn a_tournament_starts_at_its_time() {
     let actions = d.tick(50, everyone);
     let news = "GAME NEWS Club round 1 board 1: your game is starting";
     assert_eq!(told(&actions, "a"), ["GAME PAIRED 1 1 1 a b", news]);
-    assert_eq!(starts(&actions).len(), 1, "paired and started in the same tick");
+    assert_eq!(
+        starts(&actions).len(),
+        1,
+        "paired and started in the same tick"
+    );
 }
 
 #[test]

@@ -7,11 +7,12 @@
 //! - [`director`]: the tournaments and their boards, state x event.
 //! - [`orders`]: what organisers and players ask (`GAME TOURNAMENT …`, `reversid tournament
 //!   …`), read from words.
+//! - [`options`]: who may organise.
 //! - [`outcome`]: a game's end, as its journal says it, as a tournament result.
 
 pub mod director;
+pub mod options;
 pub mod orders;
 pub mod outcome;
 
-pub use director::{Action, Director};
-
+pub use director::{Action, Director, Pairing};

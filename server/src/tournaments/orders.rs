@@ -23,6 +23,20 @@ pub enum Order {
     Withdraw(u64),
 }
 
+/// What a connection asks about tournaments (TOURNAMENTS.md §7).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// `GAME TOURNAMENTS`
+    List,
+    /// `GAME STANDINGS id`
+    Standings(u64),
+    /// `GAME TOURNAMENT PLAY id`: the signed-in account waits, here, for its games of
+    /// tournament `id` (no handshake timeout while it waits).
+    Play(u64),
+    /// `GAME TOURNAMENT …`
+    Order(Order),
+}
+
 impl Order {
     /// Whether only the tournament's organiser (or the operator) may give it.
     pub fn organisers_only(&self) -> bool {
