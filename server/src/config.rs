@@ -46,7 +46,7 @@ pub struct Cli {
     pub store: crate::store::Options,
 
     #[command(flatten)]
-    pub tournaments: crate::tournaments::options::Options,
+    pub tournaments: crate::tournaments::options::Organising,
 
     /// Write each finished game into this directory (GGF for Reversi; each game's own format).
     #[arg(long, value_name = "DIR")]

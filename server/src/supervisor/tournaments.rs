@@ -25,7 +25,7 @@ const DEFAULT_GRACE: u64 = 60;
 /// The director and what the shell keeps beside it.
 pub(super) struct Tournaments {
     pub director: Director,
-    pub options: crate::tournaments::options::Options,
+    pub options: crate::tournaments::options::Organising,
     /// Connections waiting for their tournament games, by account name.
     waiting: HashMap<String, usize>,
     /// When the director is next given the time.
@@ -63,7 +63,7 @@ fn unix_now() -> u64 {
 
 impl Supervisor {
     /// Who may organise tournaments.
-    pub fn with_tournaments(mut self, options: crate::tournaments::options::Options) -> Self {
+    pub fn with_tournaments(mut self, options: crate::tournaments::options::Organising) -> Self {
         self.tournaments.options = options;
         self
     }
@@ -121,11 +121,13 @@ impl Supervisor {
         {
             self.pending.hold(index);
         }
+        let mut lines = vec![format!(
+            "GAME NEWS waiting for your games of tournament {id}"
+        )];
+        lines.extend(self.tournaments.director.calls(&account));
         self.tournaments.waiting.insert(account, index);
         self.tournaments.next_tick = Some(Instant::now());
-        Ok(vec![format!(
-            "GAME NEWS waiting for your games of tournament {id}"
-        )])
+        Ok(lines)
     }
 
     /// An organiser's or a player's order.

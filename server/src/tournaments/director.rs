@@ -341,7 +341,7 @@ impl Director {
                 first,
                 second,
             } => {
-                let line = format!("GAME PAIRED {id} {round} {board} {first} {second}");
+                let line = paired_line(id, round, board, &first, &second);
                 let tell = [first.clone(), second.clone()].map(|account| Action::Tell {
                     account,
                     line: line.clone(),
@@ -468,6 +468,22 @@ impl Director {
             .collect()
     }
 
+    /// The `GAME PAIRED` lines of the games `account` is called to now (for a player that
+    /// comes after its round was paired).
+    pub fn calls(&self, account: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (id, held) in &self.tournaments {
+            for (&(round, board), state) in &held.boards {
+                if let Board::Called { first, second, .. } = state {
+                    if first == account || second == account {
+                        lines.push(paired_line(*id, round, board, first, second));
+                    }
+                }
+            }
+        }
+        lines
+    }
+
     /// Every tournament's id, oldest first.
     pub fn ids(&self) -> Vec<u64> {
         self.tournaments.keys().copied().collect()
@@ -531,6 +547,11 @@ fn order_id(order: &Order) -> u64 {
         | Order::Remove { id, .. } => *id,
         Order::Create(_) => 0,
     }
+}
+
+/// `GAME PAIRED id round board first second`.
+fn paired_line(id: u64, round: u32, board: u32, first: &str, second: &str) -> String {
+    format!("GAME PAIRED {id} {round} {board} {first} {second}")
 }
 
 /// The start of a game both of whose players are there, and their news.

@@ -87,6 +87,12 @@ fn a_paired_round_calls_its_players_and_starts_games_when_both_are_there() {
     let mut d = with_players(Format::RoundRobin { double: false }, &["a", "b", "c", "d"]);
     let (_, actions) = d.order(Some("org"), Order::Start(1), 100).unwrap();
     assert_eq!(told(&actions, "a"), ["GAME PAIRED 1 1 1 a d"]);
+    assert_eq!(
+        d.calls("d"),
+        ["GAME PAIRED 1 1 1 a d"],
+        "told again to who comes later"
+    );
+    assert!(d.calls("x").is_empty());
     assert!(starts(&actions).is_empty(), "games start on the next tick");
     let here: HashSet<&str> = ["a", "d", "b"].into();
     let actions = d.tick(101, |p| here.contains(p));

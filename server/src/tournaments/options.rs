@@ -4,7 +4,7 @@
 /// or --database-url): a game's result is read from the journal the store keeps until it
 /// archives the game.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct Options {
+pub struct Organising {
     /// Accounts that may create tournaments (`GAME TOURNAMENT CREATE`), comma-separated;
     /// each organises those it creates.
     #[arg(long, value_name = "NAME,…", value_delimiter = ',')]
@@ -15,7 +15,7 @@ pub struct Options {
     pub open_tournaments: bool,
 }
 
-impl Options {
+impl Organising {
     /// Whether `account` may create a tournament.
     pub fn may_create(&self, account: &str) -> bool {
         self.open_tournaments
@@ -32,7 +32,7 @@ mod tests {
 
     #[test]
     fn organisers_create_and_everyone_when_open() {
-        let mut options = Options {
+        let mut options = Organising {
             organisers: vec!["Alice".into()],
             open_tournaments: false,
         };
