@@ -69,6 +69,20 @@ fn player(addr: SocketAddr, name: &str, games: usize) -> Vec<Played> {
     played
 }
 
+/// The answer to `GET path`, whole.
+fn get(addr: SocketAddr, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    answer
+}
+
 #[test]
 fn a_double_round_robin_of_four_runs_from_registration_to_final_standings() {
     let server = Server::start(&["--organisers", "Org", "--grace", "30"]);
@@ -143,21 +157,31 @@ fn a_double_round_robin_of_four_runs_from_registration_to_final_standings() {
     );
     watcher.send("GAME STANDINGS 1");
     let mut table = Vec::new();
-    let mut boards = 0;
+    let mut records = Vec::new();
     loop {
         let line = watcher.recv().expect("the standings");
         if let Some(row) = line.strip_prefix("GAME CROSSTABLE 1 ") {
             table.push(row.to_owned());
-        } else if line.starts_with("GAME BOARD 1 ") {
-            assert!(line.ends_with(" ended"), "{line}");
-            boards += 1;
+        } else if let Some(board) = line.strip_prefix("GAME BOARD 1 ") {
+            let words: Vec<&str> = board.split_whitespace().collect();
+            assert_eq!(words[3], "ended", "{line}");
+            records.push(words[4].to_owned());
         } else {
             assert_eq!(line, "GAME STANDINGS 1 17");
             break;
         }
     }
     println!("{}", table.join("\n"));
-    assert_eq!(boards, 12);
+    assert_eq!(records.len(), 12);
+    // Each board's record is the archive's game, replayed at /games/ID.
+    let replay = loop {
+        let page = get(addr, &format!("/games/{}.json", records[11]));
+        if page.starts_with("HTTP/1.1 200") {
+            break page;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(replay.contains("tictactoe"), "{replay}");
     assert_eq!(table.len(), 5, "a header and four players");
     // Points add up: 12 games, one point each (Pts is the third column).
     let points: f64 = table[1..]

@@ -325,17 +325,20 @@ impl Supervisor {
         if !self.tournaments.director.plays(child.id) {
             return;
         }
-        let outcome = self
+        let supervisor = std::process::id();
+        let (outcome, record) = self
             .games
             .sessions
             .get(child.module.info.name)
-            .map(|c| crate::session::journal::path(&c.journal_dir, std::process::id(), child.id))
+            .map(|c| crate::session::journal::path(&c.journal_dir, supervisor, child.id))
             .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| crate::tournaments::outcome::of_journal_text(&text));
+            .map_or((None, None), |text| {
+                crate::tournaments::outcome::of_journal_with_record(&text, supervisor)
+            });
         let actions = self
             .tournaments
             .director
-            .ended(child.id, outcome, unix_now());
+            .ended(child.id, outcome, record, unix_now());
         self.tournament_actions(actions);
     }
 }

@@ -67,6 +67,19 @@ pub struct Kept {
     pub organiser: Option<String>,
     pub snapshot: String,
     pub games: Vec<(BoardKey, u64)>,
+    /// The archive's record of each board's game that ended with a result (`/games/ID`).
+    #[serde(default)]
+    pub records: Vec<(BoardKey, String)>,
+}
+
+/// The game played on a board: its id while it runs, its archive record once it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardGame {
+    pub round: u32,
+    pub board: u32,
+    pub game: u64,
+    pub running: bool,
+    pub record: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +106,8 @@ struct Held {
     boards: BTreeMap<(u32, u32), Board>,
     /// The game played on each board (the last one, when it was played again).
     games: BTreeMap<(u32, u32), u64>,
+    /// The archive's record id of each board's game that ended with a result.
+    records: BTreeMap<(u32, u32), String>,
 }
 
 /// Every tournament of the server.
@@ -130,6 +145,11 @@ impl Director {
                 .iter()
                 .map(|(k, g)| ((k.round, k.board), *g))
                 .collect(),
+            records: kept
+                .records
+                .iter()
+                .map(|(k, r)| ((k.round, k.board), r.clone()))
+                .collect(),
         };
         if let Phase::Running { round, .. } = *held.machine.phase() {
             let accounts = held.machine.accounts();
@@ -160,6 +180,7 @@ impl Director {
             organiser,
             boards: BTreeMap::new(),
             games: BTreeMap::new(),
+            records: BTreeMap::new(),
         };
         self.tournaments.insert(id, held);
         (id, vec![self.save(id)])
@@ -263,8 +284,15 @@ impl Director {
         self.playing.contains_key(&game)
     }
 
-    /// Game `game` ended with `outcome` (`None`: without a result, so it is played again).
-    pub fn ended(&mut self, game: u64, outcome: Option<Outcome>, now: u64) -> Vec<Action> {
+    /// Game `game` ended with `outcome` (`None`: without a result, so it is played again),
+    /// archived as `record`.
+    pub fn ended(
+        &mut self,
+        game: u64,
+        outcome: Option<Outcome>,
+        record: Option<String>,
+        now: u64,
+    ) -> Vec<Action> {
         let Some(key) = self.playing.remove(&game) else {
             return Vec::new();
         };
@@ -272,6 +300,9 @@ impl Director {
             self.call_again(key, now);
             return Vec::new();
         };
+        if let (Some(record), Some(held)) = (record, self.tournaments.get_mut(&key.tournament)) {
+            held.records.insert((key.round, key.board), record);
+        }
         let event = Event::GameEnded {
             round: key.round,
             board: key.board,
@@ -431,23 +462,20 @@ impl Director {
     /// What the store keeps of tournament `id` now.
     fn save(&self, id: u64) -> Action {
         let held = &self.tournaments[&id];
+        let key = |(round, board): (u32, u32)| BoardKey {
+            tournament: id,
+            round,
+            board,
+        };
         Action::Save(Kept {
             id,
             organiser: held.organiser.clone(),
             snapshot: held.machine.snapshot(),
-            games: held
-                .games
+            games: held.games.iter().map(|(&b, &g)| (key(b), g)).collect(),
+            records: held
+                .records
                 .iter()
-                .map(|(&(round, board), &game)| {
-                    (
-                        BoardKey {
-                            tournament: id,
-                            round,
-                            board,
-                        },
-                        game,
-                    )
-                })
+                .map(|(&b, r)| (key(b), r.clone()))
                 .collect(),
         })
     }
@@ -457,14 +485,20 @@ impl Director {
         self.tournaments.get(&id).map(|h| &h.machine)
     }
 
-    /// The game played on each board of tournament `id`, and whether it is running.
-    pub fn games_of(&self, id: u64) -> Vec<(u32, u32, u64, bool)> {
+    /// The game played on each board of tournament `id`.
+    pub fn games_of(&self, id: u64) -> Vec<BoardGame> {
         let Some(held) = self.tournaments.get(&id) else {
             return Vec::new();
         };
         held.games
             .iter()
-            .map(|(&(round, board), &game)| (round, board, game, self.playing.contains_key(&game)))
+            .map(|(&(round, board), &game)| BoardGame {
+                round,
+                board,
+                game,
+                running: self.playing.contains_key(&game),
+                record: held.records.get(&(round, board)).cloned(),
+            })
             .collect()
     }
 
@@ -526,8 +560,13 @@ impl Director {
             .lines()
             .map(|l| format!("GAME CROSSTABLE {id} {l}"))
             .collect();
-        for (round, board, game, running) in self.games_of(id) {
-            let state = if running { "running" } else { "ended" };
+        for g in self.games_of(id) {
+            let state = match (g.running, &g.record) {
+                (true, _) => "running".to_owned(),
+                (false, Some(record)) => format!("ended {record}"),
+                (false, None) => "ended".to_owned(),
+            };
+            let (round, board, game) = (g.round, g.board, g.game);
             lines.push(format!("GAME BOARD {id} {round} {board} {game} {state}"));
         }
         lines.push(format!("GAME STANDINGS {id} {}", lines.len()));

@@ -146,7 +146,7 @@ fn play_round(d: &mut Director, now: u64, next_game: &mut u64, outcome: Outcome)
         assert!(d.plays(*next_game));
     }
     for game in *next_game + 1 - started.len() as u64..=*next_game {
-        actions.extend(d.ended(game, Some(outcome), now));
+        actions.extend(d.ended(game, Some(outcome), Some(format!("r{game}")), now));
     }
     actions
 }
@@ -173,14 +173,17 @@ fn a_double_round_robin_runs_to_its_end_from_game_results() {
     let points: u32 = t.standings().iter().map(|s| s.points.0).sum();
     assert_eq!(points, 12 * 2, "a win is two half points");
     assert_eq!(d.games_of(1).len(), 12);
-    assert!(d.games_of(1).iter().all(|&(_, _, _, running)| !running));
+    assert!(d
+        .games_of(1)
+        .iter()
+        .all(|g| !g.running && g.record.is_some()));
     let lines = d.standings_lines(1).unwrap();
     assert_eq!(
         lines.len(),
         5 + 12 + 1,
         "header, 4 players, 12 boards, the end"
     );
-    assert_eq!(lines[5], "GAME BOARD 1 1 1 1 ended");
+    assert_eq!(lines[5], "GAME BOARD 1 1 1 1 ended r1");
     assert_eq!(lines[17], "GAME STANDINGS 1 17");
     assert!(lines[0].starts_with("GAME CROSSTABLE 1 "));
     assert_eq!(
@@ -195,7 +198,7 @@ fn a_game_without_a_result_is_called_again() {
     d.order(Some("org"), Order::Start(1), 0).unwrap();
     let p = starts(&d.tick(1, everyone)).remove(0);
     d.started(p.key, 7);
-    assert!(d.ended(7, None, 2).is_empty());
+    assert!(d.ended(7, None, None, 2).is_empty());
     assert!(!d.plays(7));
     let again = starts(&d.tick(3, everyone));
     assert_eq!(again.len(), 1, "the same board, played again");
@@ -225,7 +228,7 @@ fn a_withdrawal_stops_the_running_game() {
     assert!(actions.contains(&Action::Stop { game: 10 }));
     assert!(!d.plays(10));
     assert!(
-        d.ended(10, Some(Outcome::FirstWins), 3).is_empty(),
+        d.ended(10, Some(Outcome::FirstWins), None, 3).is_empty(),
         "its end is no news"
     );
 }
@@ -274,13 +277,13 @@ fn a_restored_tournament_calls_the_round_s_unfinished_games_again() {
     let started = starts(&d.tick(1, everyone));
     d.started(started[0].key, 1);
     d.started(started[1].key, 2);
-    let actions = d.ended(1, Some(Outcome::Draw), 2);
+    let actions = d.ended(1, Some(Outcome::Draw), Some("h-1".into()), 2);
     let Some(Action::Save(kept)) = actions.last().cloned() else {
         panic!("{actions:?}")
     };
     let mut again = Director::new(GRACE);
     again.restore(&kept, 100).unwrap();
-    let games: Vec<u64> = again.games_of(1).iter().map(|g| g.2).collect();
+    let games: Vec<u64> = again.games_of(1).iter().map(|g| g.game).collect();
     assert_eq!(games, [1, 2], "each board's game remembered");
     let restarted = starts(&again.tick(101, everyone));
     assert_eq!(restarted.len(), 1);

@@ -21,17 +21,29 @@ pub fn of_journal(contents: &Contents) -> Option<Outcome> {
     }
 }
 
-/// The result in a journal's text (see [`of_journal`]); an unreadable journal has none.
-pub fn of_journal_text(text: &str) -> Option<Outcome> {
-    crate::session::journal::read(text)
-        .ok()
-        .and_then(|c| of_journal(&c))
+/// The result in a journal's text (see [`of_journal`]; an unreadable journal has none) and the id the archive gives the game's last round, when
+/// supervisor `supervisor` archives it (`crate::store::journal_game`).
+pub fn of_journal_with_record(text: &str, supervisor: u32) -> (Option<Outcome>, Option<String>) {
+    let Ok(contents) = crate::session::journal::read(text) else {
+        return (None, None);
+    };
+    let record = contents.rounds[0]
+        .started_ms
+        .zip(contents.rounds.last())
+        .map(|(started, last)| {
+            crate::store::journal_game::record_id(supervisor, started, contents.id, last.number)
+        });
+    (of_journal(&contents), record)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::session::journal::finished_line;
+
+    fn of_journal_text(text: &str) -> Option<Outcome> {
+        of_journal_with_record(text, 1).0
+    }
 
     fn journal(end: &str) -> String {
         format!("game tictactoe id 7 players a b\nstarted 1000\nX b2\t10\n{end}\n")
@@ -48,6 +60,15 @@ mod tests {
             Some(Outcome::SecondWins)
         );
         assert_eq!(of_journal_text(&journal(&draw)), Some(Outcome::Draw));
+    }
+
+    #[test]
+    fn the_record_is_named_as_the_archive_names_it() {
+        let first = finished_line(2000, "normal", &[0, 1], Some(Some(0)), "X wins");
+        assert_eq!(
+            of_journal_with_record(&journal(&first), 42),
+            (Some(Outcome::FirstWins), Some("42-1000-7-1".to_owned()))
+        );
     }
 
     #[test]
