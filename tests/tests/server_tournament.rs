@@ -174,14 +174,46 @@ fn a_double_round_robin_of_four_runs_from_registration_to_final_standings() {
     println!("{}", table.join("\n"));
     assert_eq!(records.len(), 12);
     // Each board's record is the archive's game, replayed at /games/ID.
+    let mut tries = 0;
     let replay = loop {
         let page = get(addr, &format!("/games/{}.json", records[11]));
         if page.starts_with("HTTP/1.1 200") {
             break page;
         }
+        tries += 1;
+        assert!(tries < 50, "no page in time: {page}");
         std::thread::sleep(std::time::Duration::from_millis(200));
     };
     assert!(replay.contains("tictactoe"), "{replay}");
+
+    // The pages, from the store: the final standings with every game's record.
+    let mut tries = 0;
+    let json = loop {
+        let page = get(addr, "/tournaments/1.json");
+        if page.contains("\"phase\":\"finished\"") {
+            break page;
+        }
+        tries += 1;
+        assert!(tries < 50, "no page in time: {page}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    for record in &records {
+        assert!(
+            json.contains(&format!("\"record\":\"{record}\"")),
+            "{record}: {json}"
+        );
+    }
+    assert!(get(addr, "/tournaments").contains("<a href=\"/tournaments/1\">Evening</a>"));
+    let page = get(addr, "/tournaments/1");
+    assert!(
+        page.contains(&format!(
+            "<a href=\"/games/{0}\">replay {0}</a>",
+            records[0]
+        )),
+        "{page}"
+    );
+    let csv = get(addr, "/tournaments/1.csv");
+    assert!(csv.contains("text/csv") && csv.contains("Ann"), "{csv}");
     assert_eq!(table.len(), 5, "a header and four players");
     // Points add up: 12 games, one point each (Pts is the third column).
     let points: f64 = table[1..]

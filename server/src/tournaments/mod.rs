@@ -8,11 +8,13 @@
 //! - [`orders`]: what organisers and players ask (`GAME TOURNAMENT …`, `reversid tournament
 //!   …`), read from words.
 //! - [`options`]: who may organise.
+//! - [`pages`]: the tournaments' pages, from the store.
 //! - [`outcome`]: a game's end, as its journal says it, as a tournament result.
 
 pub mod director;
 pub mod options;
 pub mod orders;
 pub mod outcome;
+pub mod pages;
 
 pub use director::{Action, Director, Pairing};
