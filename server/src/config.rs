@@ -47,6 +47,9 @@ pub struct Cli {
     #[command(flatten)]
     pub store: crate::store::Options,
 
+    #[command(flatten)]
+    pub tournaments: crate::tournaments::options::Organising,
+
     /// Write each finished game into this directory (GGF for Reversi; each game's own format).
     #[arg(long, value_name = "DIR")]
     pub record_dir: Option<PathBuf>,

@@ -20,6 +20,7 @@ mod spawn;
 mod store;
 mod supervisor;
 mod terms;
+mod tournaments;
 mod upgrade;
 
 use std::process::ExitCode;
@@ -194,6 +195,7 @@ fn serve(
     };
     let mut supervisor = Supervisor::new(games, supervisor_config, listeners)?
         .with_store(store)
+        .with_tournaments(cli.tournaments.clone())
         .on_hangup(move || match &reopen {
             Some(path) => match log::redirect_stderr(path) {
                 Ok(()) => info!("SIGHUP: reopened {}", path.display()),

@@ -5,6 +5,7 @@
 mod archive;
 mod players;
 mod rows;
+mod tournaments;
 
 use crate::backend::{DbError, Sql};
 use crate::glicko2::{Glicko2, Rating};
@@ -235,5 +236,13 @@ impl<C: Sql> Store for SqlStore<C> {
 
     fn game(&mut self, id: &GameId) -> Result<Option<StoredGame>, StoreError> {
         archive::game(&mut self.conn, id).map_err(db_error)
+    }
+
+    fn save_tournament(&mut self, id: u64, state: &str) -> Result<(), StoreError> {
+        tournaments::save(&mut self.conn, id, state, UnixMillis::now()).map_err(db_error)
+    }
+
+    fn tournaments(&mut self) -> Result<Vec<(u64, String)>, StoreError> {
+        tournaments::all(&mut self.conn).map_err(db_error)
     }
 }

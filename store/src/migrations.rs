@@ -76,6 +76,14 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game_id, ply)
     );
     "#,
+    // 2: tournaments, each its server's JSON document (spec/TOURNAMENTS.md §6).
+    r#"
+    CREATE TABLE tournaments (
+        id BIGINT PRIMARY KEY,
+        state TEXT NOT NULL,
+        updated_ms BIGINT NOT NULL
+    );
+    "#,
 ];
 
 fn in_dialect(sql: &str, dialect: Dialect) -> String {

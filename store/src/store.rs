@@ -122,4 +122,10 @@ pub trait Store: Send {
 
     /// One game, whole, for replay and export.
     fn game(&mut self, id: &GameId) -> Result<Option<StoredGame>, StoreError>;
+
+    /// Keeps tournament `id` as `state` (the server's JSON of it), replacing what was kept.
+    fn save_tournament(&mut self, id: u64, state: &str) -> Result<(), StoreError>;
+
+    /// Every tournament kept: its id and state, by id.
+    fn tournaments(&mut self) -> Result<Vec<(u64, String)>, StoreError>;
 }

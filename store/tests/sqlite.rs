@@ -38,7 +38,23 @@ fn the_database_is_created_in_the_data_directory_in_wal_mode() {
             row.get(0)
         })
         .unwrap();
-    assert_eq!(versions, 1);
+    assert_eq!(versions, 2, "players and games; tournaments");
+}
+
+#[test]
+fn a_tournament_kept_again_replaces_what_was_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(dir.path()).unwrap();
+    assert_eq!(store.tournaments(), Ok(vec![]));
+    store.save_tournament(2, "{\"round\":1}").unwrap();
+    store.save_tournament(1, "{}").unwrap();
+    store.save_tournament(2, "{\"round\":2}").unwrap();
+    drop(store);
+    let mut store = SqliteStore::open(dir.path()).unwrap();
+    assert_eq!(
+        store.tournaments(),
+        Ok(vec![(1, "{}".to_owned()), (2, "{\"round\":2}".to_owned())])
+    );
 }
 
 #[test]

@@ -222,6 +222,11 @@ pub enum Verdict {
     /// A TLS ClientHello: hand the connection, with the bytes read so far, to the TLS
     /// terminator; its plaintext comes back on the same connection (spec/TLS.md).
     Tls,
+    /// A request about tournaments (TOURNAMENTS.md §7); `used` bytes were the request.
+    Tournament {
+        request: crate::tournaments::orders::Request,
+        used: usize,
+    },
 }
 
 impl Verdict {
@@ -244,7 +249,8 @@ impl Verdict {
             | Verdict::JoinCode { used, .. }
             | Verdict::Challenges { used }
             | Verdict::Resume { used, .. }
-            | Verdict::Player { used, .. } => *used,
+            | Verdict::Player { used, .. }
+            | Verdict::Tournament { used, .. } => *used,
             Verdict::Wait
             | Verdict::Leave
             | Verdict::Close { .. }
@@ -291,6 +297,8 @@ pub enum Told {
     Error(String),
     /// The answer to a player's request (TEXT-PROTOCOL.md §4.4).
     Player(players::Answer),
+    /// Tournament lines (TOURNAMENTS.md §7), each as the text protocol writes it.
+    Lines(Vec<String>),
 }
 
 /// A game being played, as a waiting client may see it.

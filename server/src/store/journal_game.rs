@@ -22,6 +22,12 @@ pub struct Origin<'a> {
 }
 
 /// The games of a journal; an error says why it cannot be archived.
+/// The archive's id of round `round` of game `game` of supervisor `supervisor`, whose first
+/// round started at `first_started` (Unix ms).
+pub fn record_id(supervisor: u32, first_started: i64, game: u64, round: u32) -> String {
+    format!("{supervisor}-{first_started}-{game}-{round}")
+}
+
 pub fn games(contents: &Contents, origin: &Origin<'_>) -> Result<Vec<FinishedGame>, String> {
     let module = registry::find(&contents.game)
         .ok_or_else(|| format!("no game called {:?} here", contents.game))?;
@@ -30,10 +36,7 @@ pub fn games(contents: &Contents, origin: &Origin<'_>) -> Result<Vec<FinishedGam
         .rounds
         .iter()
         .map(|round| {
-            let id = format!(
-                "{}-{first_started}-{}-{}",
-                origin.supervisor, contents.id, round.number
-            );
+            let id = record_id(origin.supervisor, first_started, contents.id, round.number);
             let id = GameId::new(&id).ok_or_else(|| format!("cannot make a game id of {id}"))?;
             let team = |name: &str| team_index(module.info, name);
             game(contents, round, id, origin, &team)

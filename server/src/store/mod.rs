@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod archive;
 pub mod journal_game;
 pub mod options;
+pub mod tournaments;
 pub mod workers;
 
 use std::fs;

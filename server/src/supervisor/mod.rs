@@ -25,6 +25,7 @@ mod reaper;
 mod relaying;
 mod sessions;
 pub mod tokens;
+mod tournaments;
 mod turns;
 mod upgrading;
 mod waiting;
@@ -152,6 +153,8 @@ pub struct Supervisor {
     cluster: Option<crate::cluster::Cluster>,
     /// How threads wake the loop ([`Supervisor::waker`]).
     waker: Option<std::sync::Arc<mio::Waker>>,
+    /// The tournament director and its shell (tournaments.rs).
+    tournaments: tournaments::Tournaments,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -184,6 +187,7 @@ impl Supervisor {
             .register(signals.receiver(), SIGNAL, Interest::READABLE)?;
         let hosts = Hosts::new(config.limits.clone(), Instant::now());
         let challenges = challenges::Challenges::new(config.challenges);
+        let grace = games.sessions.values().filter_map(|c| c.grace).max();
         let mut sup = Supervisor {
             games,
             next_id: 0,
@@ -222,6 +226,7 @@ impl Supervisor {
             upgrades: upgrading::Upgrades::default(),
             cluster: None,
             waker: None,
+            tournaments: tournaments::Tournaments::new(grace),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -244,6 +249,7 @@ impl Supervisor {
         if self.data_dir_lock.is_none() {
             self.data_dir_lock = Some(crate::store::lock(setting)?);
         }
+        self.restore_tournaments(setting);
         let store = crate::store::open(setting)?;
         let waker = self.waker()?;
         let players = std::sync::Arc::clone(&waker);
@@ -553,6 +559,7 @@ impl Supervisor {
             self.archive.as_ref().and_then(|a| a.deadline()),
             self.upgrades.deadline(),
             self.cluster.as_ref().and_then(|c| c.deadline()),
+            self.tournaments.deadline(),
         ]
         .into_iter()
         .flatten()
@@ -633,6 +640,7 @@ impl Supervisor {
         self.expire_challenges(now);
         self.trial_timer(now);
         self.sweep_when_due(now, self.phase != Phase::Running);
+        self.tick_tournaments(now);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
         }

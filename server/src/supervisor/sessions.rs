@@ -45,6 +45,7 @@ impl Supervisor {
         if let Some(why) = why {
             self.recover_journal(child, &why);
         }
+        self.tournament_game_ended(child);
         if let Some(archive) = &mut self.archive {
             archive.take(std::process::id(), child.id);
         }

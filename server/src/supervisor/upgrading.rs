@@ -136,8 +136,10 @@ impl Supervisor {
             archive.finish();
         }
         drop(self.pages.take());
-        // Threads end at exec: the players' requests under way are answered first.
+        // Threads end at exec: the players' requests under way are answered first, and the
+        // tournaments' latest states stored (the new image reads them back).
         self.finish_players();
+        self.finish_tournaments();
         let retired = self.fork_server.take().map(|f| f.server.pid().as_raw());
         let state = self.upgrade_state(retired);
         info!(

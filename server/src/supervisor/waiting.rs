@@ -440,6 +440,7 @@ impl Supervisor {
                     .get(index)
                     .is_some_and(|c| c.in_flight.is_none());
             }
+            Verdict::Tournament { request, .. } => self.tournament_request(index, request),
             Verdict::Leave => {
                 self.note(peer, format_args!("{peer}: left before being paired"));
                 self.close(index);

@@ -120,6 +120,10 @@ pub fn tell(told: &Told) -> Vec<u8> {
         }
         Told::Error(why) => error_line(why),
         Told::Player(answer) => super::accounts::tell(answer),
+        Told::Lines(lines) => lines
+            .iter()
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect(),
     }
 }
 

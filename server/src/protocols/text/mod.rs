@@ -8,6 +8,7 @@
 mod accounts;
 mod adapter;
 mod challenges;
+mod tournaments;
 
 pub use adapter::Text as Adapter;
 
@@ -101,6 +102,9 @@ pub fn answer(lobby: &Lobby<'_>, stage: Stage, line: &str, used: usize) -> Verdi
         return verdict;
     }
     if let Some(verdict) = accounts::answer(lobby, stage, line, used) {
+        return verdict;
+    }
+    if let Some(verdict) = tournaments::answer(line, used) {
         return verdict;
     }
     let message = match ClientMessage::parse(line) {

@@ -19,7 +19,7 @@ pub const METRICS_PATH: &str = "/metrics";
 /// The path a load balancer's health check asks (spec/DEPLOY.md).
 pub const HEALTH_PATH: &str = "/health";
 /// Where the store's pages are (`pages.rs`).
-pub const PAGE_PREFIXES: [&str; 3] = ["/players/", "/leaderboard/", "/games/"];
+pub const PAGE_PREFIXES: [&str; 4] = ["/players/", "/leaderboard/", "/games/", "/tournaments"];
 /// The WebSocket version this server speaks (RFC 6455).
 const WEBSOCKET_VERSION: &str = "13";
 

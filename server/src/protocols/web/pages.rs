@@ -22,6 +22,10 @@ pub enum Page {
     Standard(String),
     /// `/games/`: the latest finished games, and the live ones (read by the page itself).
     Recent,
+    /// `/tournaments`
+    Tournaments,
+    /// `/tournaments/ID`, `.csv`, `.json` (crate::tournaments::pages).
+    Tournament(u64, crate::tournaments::pages::Form),
 }
 
 /// The most games a profile lists, and players a leaderboard.
@@ -39,12 +43,30 @@ pub fn route(path: &str) -> Option<Page> {
     if let Some(game) = path.strip_prefix("/leaderboard/") {
         return Some(Page::Leaderboard(percent_decode(game)?));
     }
+    if let Some(page) = tournament_route(path) {
+        return Some(page);
+    }
     let id = path.strip_prefix("/games/")?;
     Some(match id.rsplit_once('.') {
         Some((id, "json")) => Page::Json(id.to_owned()),
         Some((id, "ggf" | "pdn" | "txt")) => Page::Standard(id.to_owned()),
         _ => Page::Game(id.to_owned()),
     })
+}
+
+/// `/tournaments`, `/tournaments/ID`, `/tournaments/ID.csv`, `/tournaments/ID.json`.
+fn tournament_route(path: &str) -> Option<Page> {
+    use crate::tournaments::pages::Form;
+    if path == "/tournaments" {
+        return Some(Page::Tournaments);
+    }
+    let id = path.strip_prefix("/tournaments/")?;
+    let (id, form) = match id.rsplit_once('.') {
+        Some((id, "csv")) => (id, Form::Csv),
+        Some((id, "json")) => (id, Form::Json),
+        _ => (id, Form::Html),
+    };
+    Some(Page::Tournament(id.parse().ok()?, form))
 }
 
 /// A page's answer: its status, content type and body.
@@ -73,6 +95,8 @@ pub fn make(store: &mut dyn Store, page: &Page, now: UnixMillis) -> Made {
         Page::Leaderboard(game) => leaderboard(store, game, now),
         Page::Game(id) | Page::Json(id) | Page::Standard(id) => game(store, page, id),
         Page::Recent => recent(store),
+        Page::Tournaments => tournaments(store),
+        Page::Tournament(id, form) => tournament(store, *id, *form),
     };
     made.unwrap_or_else(|e| Made {
         status: "503 Service Unavailable",
@@ -308,6 +332,37 @@ fn standard_ext(kind: &str) -> &'static str {
     reversi_games::registry::find(kind).map_or("txt", |m| m.info.record_ext)
 }
 
+fn tournaments(store: &mut dyn Store) -> Result {
+    let list = crate::tournaments::pages::list(store)?;
+    Ok(html(format!(
+        "{}{list}</body></html>\n",
+        head("Tournaments")
+    )))
+}
+
+fn tournament(store: &mut dyn Store, id: u64, form: crate::tournaments::pages::Form) -> Result {
+    use crate::tournaments::pages::{one, Form};
+    let Some(body) = one(store, id, form)? else {
+        return Ok(not_found(&format!("no tournament {id}")));
+    };
+    Ok(match form {
+        Form::Html => html(format!(
+            "{}{body}</body></html>\n",
+            head(&format!("tournament {id}"))
+        )),
+        Form::Csv => Made {
+            status: "200 OK",
+            kind: "text/csv; charset=utf-8",
+            body,
+        },
+        Form::Json => Made {
+            status: "200 OK",
+            kind: JSON,
+            body,
+        },
+    })
+}
+
 fn html(body: String) -> Made {
     Made {
         status: "200 OK",
@@ -338,7 +393,7 @@ fn rating(r: &Rating) -> String {
 }
 
 /// Text safe in HTML, in an element or a quoted attribute.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -384,6 +439,21 @@ mod tests {
             Some(Page::Leaderboard("reversi".into()))
         );
         assert_eq!(route("/games/1-2-3-1"), Some(Page::Game("1-2-3-1".into())));
+        use crate::tournaments::pages::Form;
+        assert_eq!(route("/tournaments"), Some(Page::Tournaments));
+        assert_eq!(
+            route("/tournaments/3"),
+            Some(Page::Tournament(3, Form::Html))
+        );
+        assert_eq!(
+            route("/tournaments/3.csv"),
+            Some(Page::Tournament(3, Form::Csv))
+        );
+        assert_eq!(
+            route("/tournaments/3.json"),
+            Some(Page::Tournament(3, Form::Json))
+        );
+        assert_eq!(route("/tournaments/x"), None);
         assert_eq!(
             route("/games/1-2-3-1.json"),
             Some(Page::Json("1-2-3-1".into()))
