@@ -325,13 +325,10 @@ fn a_rated_challenge_is_between_accounts() {
     alice.expect("GAME TEAM ");
 }
 
-/// The whole way: a rated game played over the wire ends, its journal names both accounts
-/// and `rated`, and the archive moves both ratings.
-#[test]
-fn a_rated_game_played_to_its_end_moves_both_ratings() {
-    let server = Server::start(&["--fixed-colours"]);
-    let mut alice = registered(&server, "Alice");
-    let mut bob = registered(&server, "Bob");
+/// Alice (team 1) and Bob (team 2), both signed in, seated in a rated Tic-Tac-Toe game.
+fn rated_pair(server: &Server) -> (TextClient, TextClient) {
+    let mut alice = registered(server, "Alice");
+    let mut bob = registered(server, "Bob");
     alice.send("GAME INVITE tictactoe side=1 rated");
     let code = alice
         .next_is("GAME CODE ")
@@ -341,56 +338,12 @@ fn a_rated_game_played_to_its_end_moves_both_ratings() {
         .to_owned();
     bob.send(&format!("GAME JOIN {code}"));
     bob.expect("GAME TEAM 2");
-    bob.send("GAME QUIT");
-    alice.expect("GAME OVER");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut c = TextClient::connect(server.addr());
-    loop {
-        c.send("GAME HISTORY Alice");
-        let first = c.recv().unwrap();
-        if first.starts_with("GAME ARCHIVED ") {
-            assert!(first.ends_with(" 1-0 rated Alice Bob"), "{first}");
-            c.expect("GAME HISTORY 1");
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "not archived: {first}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    let signed = answer(&mut c, &format!("GAME SIGNIN Alice {PASSWORD}"));
-    assert!(
-        signed.starts_with("GAME SIGNEDIN Alice tictactoe=1"),
-        "{signed}"
-    );
-    assert_ne!(signed, "GAME SIGNEDIN Alice tictactoe=1500?");
+    (alice, bob)
 }
 
-/// A rated game's loser cannot dodge the rating by leaving: a seat that drops and does not
-/// come back in its grace loses by abandonment, and the archive moves both ratings.
-#[test]
-fn a_rated_game_abandoned_by_a_player_still_moves_both_ratings() {
-    let server = Server::start(&["--fixed-colours", "--grace", "1"]);
-    let mut alice = registered(&server, "Alice");
-    let mut bob = registered(&server, "Bob");
-    alice.send("GAME INVITE tictactoe side=1 rated");
-    let code = alice
-        .next_is("GAME CODE ")
-        .split_whitespace()
-        .nth(2)
-        .unwrap()
-        .to_owned();
-    bob.send(&format!("GAME JOIN {code}"));
-    bob.expect("GAME TEAM 2");
-    alice.expect("READY");
-    alice.send("MOVE b2");
-    bob.expect("READY");
-    let _ = bob.stream().shutdown(std::net::Shutdown::Both);
-    alice.expect("GAME AWAY 2 0");
-    alice.send("GAME CLAIM WIN");
-    alice.expect("GAME OVER 1 ");
-    drop(alice);
+/// Waits until Alice's win over Bob is archived as rated, then checks that her rating went
+/// up and his down.
+fn alice_won_rated(server: &Server) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let mut c = TextClient::connect(server.addr());
@@ -408,18 +361,43 @@ fn a_rated_game_abandoned_by_a_player_still_moves_both_ratings() {
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    for (name, moved) in [("Alice", "up"), ("Bob", "down")] {
+    for (name, up) in [("Alice", true), ("Bob", false)] {
         let mut c = TextClient::connect(server.addr());
         let signed = answer(&mut c, &format!("GAME SIGNIN {name} {PASSWORD}"));
         let rating: u32 = signed
             .strip_prefix(&format!("GAME SIGNEDIN {name} tictactoe="))
             .and_then(|r| r.trim_end_matches('?').parse().ok())
             .unwrap_or_else(|| panic!("{name} has no tictactoe rating: {signed}"));
-        match moved {
-            "up" => assert!(rating > 1500, "{signed}"),
-            _ => assert!(rating < 1500, "{signed}"),
-        }
+        assert_eq!(rating > 1500, up, "{signed}");
     }
+}
+
+/// The whole way: a rated game played over the wire ends (Bob resigns), its journal names
+/// both accounts and `rated`, and the archive moves both ratings.
+#[test]
+fn a_rated_game_played_to_its_end_moves_both_ratings() {
+    let server = Server::start(&["--fixed-colours"]);
+    let (mut alice, mut bob) = rated_pair(&server);
+    bob.send("GAME QUIT");
+    alice.expect("GAME OVER");
+    alice_won_rated(&server);
+}
+
+/// A rated game's loser cannot dodge the rating by leaving: a seat that drops and does not
+/// come back in its grace loses by abandonment, and the archive moves both ratings.
+#[test]
+fn a_rated_game_abandoned_by_a_player_still_moves_both_ratings() {
+    let server = Server::start(&["--fixed-colours", "--grace", "1"]);
+    let (mut alice, mut bob) = rated_pair(&server);
+    alice.expect("READY");
+    alice.send("MOVE b2");
+    bob.expect("READY");
+    let _ = bob.stream().shutdown(std::net::Shutdown::Both);
+    alice.expect("GAME AWAY 2 0");
+    alice.send("GAME CLAIM WIN");
+    alice.expect("GAME OVER 1 ");
+    drop(alice);
+    alice_won_rated(&server);
 }
 
 /// What one half of the figures' run measured.
