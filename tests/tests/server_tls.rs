@@ -70,14 +70,20 @@ fn write_pem(dir: &Path, (cert, key): &(String, String)) -> (PathBuf, PathBuf) {
 
 /// reversid serving TLS with `issued`; the scratch directory holds the files.
 fn tls_server(issued: &(String, String)) -> (Server, Scratch) {
+    tls_server_with(issued, &[])
+}
+
+/// A server with TLS from `issued`, and `extra` options.
+fn tls_server_with(issued: &(String, String), extra: &[&str]) -> (Server, Scratch) {
     let dir = Scratch::new("tls");
     let (cert, key) = write_pem(dir.path(), issued);
-    let args = [
+    let mut args = vec![
         "--tls-cert",
         cert.to_str().unwrap(),
         "--tls-key",
         key.to_str().unwrap(),
     ];
+    args.extend_from_slice(extra);
     (Server::start(&args), dir)
 }
 
@@ -262,16 +268,10 @@ fn a_text_game_is_played_inside_tls_beside_a_plain_one() {
 #[test]
 fn behind_a_balancer_the_tls_client_keeps_the_address_its_proxy_header_gave() {
     let ca = Ca::new("test CA");
-    let dir = Scratch::new("tls");
-    let (cert, key) = write_pem(dir.path(), &ca.issue(&["localhost"], VALID));
-    let server = Server::start(&[
-        "--tls-cert",
-        cert.to_str().unwrap(),
-        "--tls-key",
-        key.to_str().unwrap(),
-        "--proxy-from",
-        "127.0.0.1/32",
-    ]);
+    let (server, _dir) = tls_server_with(
+        &ca.issue(&["localhost"], VALID),
+        &["--proxy-from", "127.0.0.1/32"],
+    );
     let header = |client: &str| format!("PROXY TCP4 {client} 127.0.0.1 4321 8765\r\n");
     let join = |client: &str| {
         let stream = tunnel_after(server.addr(), header(client).as_bytes(), &ca, "localhost");
@@ -486,18 +486,13 @@ fn the_terminal_client_plays_over_tls_trusting_a_given_ca() {
 #[ignore = "a measurement, not a check: prints the figure"]
 fn figure_tls_setups_and_move_round_trips() {
     let ca = Ca::new("test CA");
-    let dir = Scratch::new("tls");
-    let (cert, key) = write_pem(dir.path(), &ca.issue(&["localhost"], VALID));
-    let server = Server::start(&[
-        "--tls-cert",
-        cert.to_str().unwrap(),
-        "--tls-key",
-        key.to_str().unwrap(),
+    let limits = [
         "--game-starts-per-address",
         "100000",
         "--max-pending-per-address",
         "1000",
-    ]);
+    ];
+    let (server, _dir) = tls_server_with(&ca.issue(&["localhost"], VALID), &limits);
     let setups = 200;
     let started = Instant::now();
     for _ in 0..setups {
