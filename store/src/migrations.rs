@@ -84,6 +84,16 @@ const MIGRATIONS: &[&str] = &[
         updated_ms BIGINT NOT NULL
     );
     "#,
+    // 3: a player's games in time order. The profile's history and recent games walk one
+    // player's seats newest first; without this they sorted all of the player's seats by
+    // `games.ended_ms` (spec/STORE.md §3). The new index begins with `account_id`, so it
+    // replaces the old one.
+    r#"
+    ALTER TABLE game_seats ADD COLUMN ended_ms BIGINT NOT NULL DEFAULT 0;
+    UPDATE game_seats SET ended_ms = (SELECT g.ended_ms FROM games g WHERE g.id = game_seats.game_id);
+    CREATE INDEX game_seats_account_ended ON game_seats (account_id, ended_ms DESC, game_id DESC);
+    DROP INDEX game_seats_account;
+    "#,
 ];
 
 fn in_dialect(sql: &str, dialect: Dialect) -> String {
@@ -104,9 +114,14 @@ fn in_dialect(sql: &str, dialect: Dialect) -> String {
 /// against one PostgreSQL database take turns (an advisory lock held to the
 /// transaction's end); SQLite's write lock does the same.
 pub fn apply(conn: &mut impl Sql) -> Result<(), StoreError> {
+    apply_these(conn, MIGRATIONS)
+}
+
+/// [`apply`] with the first `migrations.len()` migrations only (tests start from an older schema).
+fn apply_these(conn: &mut impl Sql, migrations: &[&str]) -> Result<(), StoreError> {
     let failed = |e: DbError| StoreError::Database(format!("migrating the schema: {}", e.message));
     conn.batch(conn.dialect().begin()).map_err(failed)?;
-    match apply_missing(conn) {
+    match apply_missing(conn, migrations) {
         Ok(()) => conn.batch("COMMIT").map_err(failed),
         Err(e) => {
             let _ = conn.batch("ROLLBACK");
@@ -115,13 +130,13 @@ pub fn apply(conn: &mut impl Sql) -> Result<(), StoreError> {
     }
 }
 
-fn apply_missing(conn: &mut impl Sql) -> Result<(), DbError> {
+fn apply_missing(conn: &mut impl Sql, migrations: &[&str]) -> Result<(), DbError> {
     lock(conn)?;
     conn.batch(
         "CREATE TABLE IF NOT EXISTS schema_migrations \
          (version BIGINT PRIMARY KEY, applied_ms BIGINT NOT NULL)",
     )?;
-    for (number, sql) in MIGRATIONS.iter().enumerate() {
+    for (number, sql) in migrations.iter().enumerate() {
         let version = number as i64 + 1;
         if applied(conn, version)? {
             continue;
@@ -153,4 +168,30 @@ fn applied(conn: &mut impl Sql, version: i64) -> Result<bool, DbError> {
         &[Value::Int(Some(version))],
     )?;
     Ok(!rows.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database made before seats had `ended_ms` gets it from each seat's game.
+    #[test]
+    fn seats_stored_before_migration_3_get_their_games_end() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        apply_these(&mut conn, &MIGRATIONS[..1]).unwrap();
+        conn.batch(
+            "INSERT INTO games VALUES ('g1', 'reversi', 0, '5m', 0, 'draw', NULL, 'rules', \
+             '32-32', 1000, 5000, 'h'); \
+             INSERT INTO game_seats (game_id, seat, team, name) VALUES ('g1', 0, 0, 'ann'), \
+             ('g1', 1, 1, 'bob')",
+        )
+        .unwrap();
+        apply(&mut conn).unwrap();
+        let rows = conn
+            .query("SELECT ended_ms FROM game_seats ORDER BY seat", &[])
+            .unwrap();
+        let ends: Vec<i64> = rows.into_iter().map(|mut r| r.int().unwrap()).collect();
+        assert_eq!(ends, [5000, 5000]);
+        apply(&mut conn).unwrap();
+    }
 }

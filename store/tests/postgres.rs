@@ -115,3 +115,26 @@ fn pg_dump_and_pg_restore_carry_the_store() {
     let carol = register(&mut copy, "carol");
     assert!(carol.id > bob.id);
 }
+
+/// The server's connections live as long as it does: one that PostgreSQL lost (a restart)
+/// is made again, whether the restart happened while it was idle or it was used meanwhile.
+#[test]
+fn a_store_connects_again_after_postgresql_restarts() {
+    // A server of its own: the other tests' must not stop under them.
+    let server = match Server::start() {
+        Ok(server) => server,
+        Err(why) => return common::skipped(&why),
+    };
+    server.create_db("again").unwrap();
+    let mut store = PostgresStore::connect(&server.params("again")).unwrap();
+    register(&mut store, "alice");
+    server.stop().unwrap();
+    server.start_again().unwrap();
+    let alice = store.account(&suite::name("alice")).unwrap();
+    assert!(alice.is_some(), "read again after an idle restart");
+    server.stop().unwrap();
+    assert!(store.recent_games(1).is_err(), "PostgreSQL is down");
+    server.start_again().unwrap();
+    register(&mut store, "bob");
+    assert_eq!(store.recent_games(1).unwrap(), vec![]);
+}

@@ -13,12 +13,48 @@ use crate::store::StoreError;
 pub type PostgresStore = SqlStore<PgConnection>;
 
 /// A client and the statements it has prepared (one round trip saved a statement).
+/// A client whose connection was lost (PostgreSQL restarted, say) is replaced by a new
+/// one at the next statement outside a transaction, and a statement outside one that
+/// finds its connection lost (an idle client learns of it only then) is run once more on
+/// a new one: the writer, the page and account workers hold theirs for the server's life.
+/// Inside a transaction a lost connection stays an error, so that no later statement of
+/// the transaction runs on its own (the store writes only inside transactions).
 pub struct PgConnection {
     client: Client,
     prepared: HashMap<String, Statement>,
+    /// The connection string, to connect again (never printed: it may hold a password).
+    params: String,
+    in_transaction: bool,
 }
 
 impl PgConnection {
+    /// Connects again if the connection was lost outside a transaction.
+    fn alive(&mut self) -> Result<(), DbError> {
+        if self.in_transaction || !self.client.is_closed() {
+            return Ok(());
+        }
+        self.client = Client::connect(&self.params, NoTls)
+            .map_err(|e| DbError::fatal(format!("connecting to PostgreSQL again: {e}")))?;
+        self.prepared.clear();
+        Ok(())
+    }
+
+    /// Runs `work`, and once more on a new connection if it found the connection lost
+    /// outside a transaction.
+    fn again<T>(
+        &mut self,
+        mut work: impl FnMut(&mut Self) -> Result<T, DbError>,
+    ) -> Result<T, DbError> {
+        self.alive()?;
+        match work(self) {
+            Err(_) if !self.in_transaction && self.client.is_closed() => {
+                self.alive()?;
+                work(self)
+            }
+            done => done,
+        }
+    }
+
     fn statement(&mut self, sql: &str) -> Result<Statement, DbError> {
         if let Some(statement) = self.prepared.get(sql) {
             return Ok(statement.clone());
@@ -39,6 +75,8 @@ impl SqlStore<PgConnection> {
         SqlStore::start(PgConnection {
             client,
             prepared: HashMap::new(),
+            params: params.to_owned(),
+            in_transaction: false,
         })
     }
 }
@@ -101,23 +139,34 @@ impl Sql for PgConnection {
     }
 
     fn batch(&mut self, sql: &str) -> Result<(), DbError> {
-        self.client.batch_execute(sql).map_err(error)
+        // The store's transactions begin with `BEGIN…` and end with a lone `COMMIT` or
+        // `ROLLBACK` (a savepoint's `ROLLBACK TO` does not end one). Ended only after the
+        // statement: a `COMMIT` that finds its connection lost must fail, not run again.
+        let done = self.again(|c| c.client.batch_execute(sql).map_err(error));
+        if sql.starts_with("BEGIN") && done.is_ok() {
+            self.in_transaction = true;
+        } else if sql == "COMMIT" || sql == "ROLLBACK" {
+            self.in_transaction = false;
+        }
+        done
     }
 
     fn execute(&mut self, sql: &str, values: &[Value]) -> Result<u64, DbError> {
-        let statement = self.statement(sql)?;
-        self.client
-            .execute(&statement, &params(values))
-            .map_err(error)
+        self.again(|c| {
+            let statement = c.statement(sql)?;
+            c.client.execute(&statement, &params(values)).map_err(error)
+        })
     }
 
     fn query(&mut self, sql: &str, values: &[Value]) -> Result<Vec<Row>, DbError> {
-        let statement = self.statement(sql)?;
-        self.client
-            .query(&statement, &params(values))
-            .map_err(error)?
-            .iter()
-            .map(row)
-            .collect()
+        self.again(|c| {
+            let statement = c.statement(sql)?;
+            c.client
+                .query(&statement, &params(values))
+                .map_err(error)?
+                .iter()
+                .map(row)
+                .collect()
+        })
     }
 }

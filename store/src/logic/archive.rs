@@ -118,13 +118,14 @@ pub fn record(
             int(i64::from(s.team)),
             text(name),
             Value::Int(account),
+            int(game.ended.0),
         ];
         values.extend(rows::rating_values(before[seat]));
         values.extend(rows::rating_values(after[seat]));
         conn.execute(
-            "INSERT INTO game_seats (game_id, seat, team, name, account_id, rating_before, \
-             deviation_before, volatility_before, rating_after, deviation_after, volatility_after) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            "INSERT INTO game_seats (game_id, seat, team, name, account_id, ended_ms, \
+             rating_before, deviation_before, volatility_before, rating_after, deviation_after, \
+             volatility_after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             &values,
         )?;
         if let (Some(account), Some(rating)) = (account, after[seat]) {
@@ -360,17 +361,18 @@ pub fn profile(
 /// must not cost more with every game played (spec/STORE.md §11).
 pub const HISTORY_POINTS: usize = 100;
 
-/// `account`'s last [`HISTORY_POINTS`] ratings in `kind`, oldest first.
+/// `account`'s last [`HISTORY_POINTS`] ratings in `kind`, oldest first: read newest first
+/// along the index `game_seats_account_ended`, so it costs the same after 10 games or 10,000.
 fn history(
     conn: &mut impl Sql,
     account: AccountId,
     kind: &str,
 ) -> Result<Vec<RatingPoint>, DbError> {
     let rows = conn.query(
-        "SELECT g.id, g.ended_ms, s.rating_after, s.deviation_after, s.volatility_after \
+        "SELECT s.game_id, s.ended_ms, s.rating_after, s.deviation_after, s.volatility_after \
          FROM game_seats s JOIN games g ON g.id = s.game_id \
          WHERE s.account_id = $1 AND g.kind = $2 AND s.rating_after IS NOT NULL \
-         ORDER BY g.ended_ms DESC, g.id DESC LIMIT $3",
+         ORDER BY s.ended_ms DESC, s.game_id DESC LIMIT $3",
         &[int(account.0), text(kind), count(HISTORY_POINTS)],
     )?;
     let mut points = rows
@@ -419,8 +421,13 @@ pub fn leaderboard(
         .collect()
 }
 
+/// The columns [`summaries`] reads, of `games` as `g`.
+const SUMMARY: &str =
+    "SELECT g.id, g.kind, g.rated, g.result, g.winner, g.ending, g.why, g.ended_ms";
+
 pub fn recent_games(conn: &mut impl Sql, limit: usize) -> Result<Vec<GameSummary>, DbError> {
-    summaries(conn, "WHERE ended_ms >= $1", &[int(i64::MIN)], limit)
+    let sql = format!("{SUMMARY} FROM games g ORDER BY g.ended_ms DESC, g.id DESC LIMIT $1");
+    summaries(conn, &sql, &[count(limit)])
 }
 
 /// The `limit` last games `account` played, of `kind` only if given, newest first.
@@ -430,14 +437,24 @@ pub fn games_of(
     kind: Option<&str>,
     limit: usize,
 ) -> Result<Vec<GameSummary>, DbError> {
-    const PLAYED: &str = "WHERE id IN (SELECT game_id FROM game_seats WHERE account_id = $1)";
+    // Newest first along the index `game_seats_account_ended`; a casual game where the
+    // account held two seats is listed once, at its first seat.
+    let played = format!(
+        "{SUMMARY} FROM game_seats s JOIN games g ON g.id = s.game_id WHERE s.account_id = $1 \
+         AND NOT EXISTS (SELECT 1 FROM game_seats o WHERE o.game_id = s.game_id \
+         AND o.account_id = s.account_id AND o.seat < s.seat)"
+    );
+    let newest = "ORDER BY s.ended_ms DESC, s.game_id DESC LIMIT";
     match kind {
-        None => summaries(conn, PLAYED, &[int(account.0)], limit),
+        None => summaries(
+            conn,
+            &format!("{played} {newest} $2"),
+            &[int(account.0), count(limit)],
+        ),
         Some(kind) => summaries(
             conn,
-            &format!("{PLAYED} AND kind = $2"),
-            &[int(account.0), text(kind)],
-            limit,
+            &format!("{played} AND g.kind = $2 {newest} $3"),
+            &[int(account.0), text(kind), count(limit)],
         ),
     }
 }
@@ -463,23 +480,14 @@ pub fn ratings(
         .collect()
 }
 
-/// The games `filter` (a WHERE clause on `games`, with `params` as `$1`…) picks, newest first.
+/// The games `query` (reading the [`SUMMARY`] columns, with `params` as `$1`…) picks,
+/// each with its players.
 fn summaries(
     conn: &mut impl Sql,
-    filter: &str,
+    query: &str,
     params: &[Value],
-    limit: usize,
 ) -> Result<Vec<GameSummary>, DbError> {
-    let mut params = params.to_vec();
-    params.push(count(limit));
-    let rows = conn.query(
-        &format!(
-            "SELECT id, kind, rated, result, winner, ending, why, ended_ms FROM games {filter} \
-             ORDER BY ended_ms DESC, id DESC LIMIT ${}",
-            params.len()
-        ),
-        &params,
-    )?;
+    let rows = conn.query(query, params)?;
     let mut games = Vec::with_capacity(rows.len());
     for mut row in rows {
         let id = game_id(row.text()?)?;
