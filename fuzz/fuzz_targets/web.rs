@@ -24,10 +24,11 @@ mod metrics {
     pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 }
 
-/// A server that serves no metrics and takes games: the page's routes alone.
+/// A server that serves no metrics, takes games and serves alone: the page's routes alone.
 const OPERATOR: Operator<'static> = Operator {
     metrics: None,
     takes_games: true,
+    cluster: None,
 };
 
 fuzz_target!(|data: &[u8]| {
