@@ -11,8 +11,14 @@
 //! once, at the session's end, as one datagram to its [`Inbox`]: an abstract Unix
 //! socket named after the supervisor's pid, which costs the supervisor one descriptor
 //! in all, none per session.
+//!
+//! The loop's turns are timed too ([`Metrics::loop_turn`]): from the poll's return to
+//! the next poll. A long turn is a stall every connection feels, so benchmarks read
+//! the histogram's buckets before and after what they measure, and the longest turn
+//! of the last 10 to 20 seconds from a gauge.
 
-use std::time::Duration;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -133,6 +139,48 @@ pub struct Metrics {
     draining: Gauge,
     move_seconds: Histogram,
     store_queue: Gauge,
+    turn_seconds: Histogram,
+    turn_longest: Gauge<f64, AtomicU64>,
+    /// Kept on the loop only: a cell, so that every method takes `&self`.
+    turns: std::cell::Cell<TurnWindows>,
+}
+
+/// The longest loop turn in the current window and in the one before it, so that
+/// the gauge covers the last 10 to 20 seconds whenever it is read.
+#[derive(Debug, Clone, Copy)]
+struct TurnWindows {
+    started: Instant,
+    current: Duration,
+    previous: Duration,
+}
+
+/// How long a window of [`TurnWindows`] lasts.
+const TURN_WINDOW: Duration = Duration::from_secs(10);
+
+impl TurnWindows {
+    fn new(now: Instant) -> TurnWindows {
+        TurnWindows {
+            started: now,
+            current: Duration::ZERO,
+            previous: Duration::ZERO,
+        }
+    }
+
+    /// Moves the windows on to `now` (a window with no turn in it counts as empty).
+    fn roll(&mut self, now: Instant) {
+        let age = now.saturating_duration_since(self.started);
+        if age >= TURN_WINDOW * 2 {
+            *self = TurnWindows::new(now);
+        } else if age >= TURN_WINDOW {
+            self.previous = self.current;
+            self.current = Duration::ZERO;
+            self.started += TURN_WINDOW;
+        }
+    }
+
+    fn longest(&self) -> Duration {
+        self.current.max(self.previous)
+    }
 }
 
 impl Default for Metrics {
@@ -208,7 +256,25 @@ impl Metrics {
             "Finished games handed to the store's writer and not yet written (0 without a store)",
             store_queue.clone(),
         );
+        // 50 µs to about 0.3 s, each bucket √2 times the one before: fine enough to
+        // tell a 3 ms stall from a 5 ms one.
+        let turn_seconds =
+            Histogram::new(exponential_buckets(0.00005, std::f64::consts::SQRT_2, 26));
+        registry.register(
+            "loop_turn_seconds",
+            "Time the supervisor's loop spends on one turn, from the poll's return to the next poll (a stall every connection waits through)",
+            turn_seconds.clone(),
+        );
+        let turn_longest = Gauge::<f64, AtomicU64>::default();
+        registry.register(
+            "loop_turn_longest_seconds",
+            "The longest turn of the supervisor's loop in the last 10 to 20 seconds",
+            turn_longest.clone(),
+        );
         Metrics {
+            turn_seconds,
+            turn_longest,
+            turns: std::cell::Cell::new(TurnWindows::new(Instant::now())),
             move_seconds,
             store_queue,
             registry,
@@ -254,8 +320,22 @@ impl Metrics {
             .observe(lasted.as_secs_f64());
     }
 
+    /// A turn of the supervisor's loop began at `began` and ended at `ended`.
+    pub fn loop_turn(&self, began: Instant, ended: Instant) {
+        let took = ended.saturating_duration_since(began);
+        self.turn_seconds.observe(took.as_secs_f64());
+        let mut turns = self.turns.get();
+        turns.roll(ended);
+        turns.current = turns.current.max(took);
+        self.turns.set(turns);
+    }
+
     /// The text a scrape gets: every metric, the states read from `now`.
     pub fn render(&self, now: &Snapshot) -> String {
+        let mut turns = self.turns.get();
+        turns.roll(Instant::now());
+        self.turns.set(turns);
+        self.turn_longest.set(turns.longest().as_secs_f64());
         self.pending.set(gauge_value(now.pending));
         for &(game, running) in &now.sessions {
             self.sessions
@@ -462,5 +542,41 @@ mod tests {
         // 150 µs is above the first bucket (100 µs) and within the second (200 µs).
         assert!(text.contains("reversid_session_setup_seconds_bucket{le=\"0.0001\"} 0"));
         assert!(text.contains("reversid_session_setup_seconds_bucket{le=\"0.0002\"} 1"));
+    }
+
+    #[test]
+    fn the_longest_turn_is_kept_for_two_windows_then_forgotten() {
+        let t0 = Instant::now();
+        let mut w = TurnWindows::new(t0);
+        w.current = Duration::from_millis(7);
+        w.roll(t0 + Duration::from_secs(9));
+        assert_eq!(w.longest(), Duration::from_millis(7), "same window");
+        w.roll(t0 + Duration::from_secs(11));
+        assert_eq!(w.longest(), Duration::from_millis(7), "the window before");
+        w.current = Duration::from_millis(2);
+        w.roll(t0 + Duration::from_secs(21));
+        assert_eq!(
+            w.longest(),
+            Duration::from_millis(2),
+            "7 ms is 2 windows old"
+        );
+        w.roll(t0 + Duration::from_secs(60));
+        assert_eq!(w.longest(), Duration::ZERO, "a long quiet forgets all");
+    }
+
+    #[test]
+    fn a_loop_turn_lands_in_its_bucket_and_the_gauge() {
+        let m = Metrics::new();
+        let began = Instant::now();
+        m.loop_turn(began, began + Duration::from_millis(3));
+        let text = m.render(&Snapshot::default());
+        assert!(
+            text.contains("reversid_loop_turn_seconds_count 1"),
+            "{text}"
+        );
+        assert_eq!(
+            line_of(&text, "reversid_loop_turn_longest_seconds "),
+            Some("reversid_loop_turn_longest_seconds 0.003")
+        );
     }
 }
