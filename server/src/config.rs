@@ -64,6 +64,12 @@ pub struct Cli {
     #[arg(long)]
     pub daemon: bool,
 
+    /// The operator's control socket, where `reversid tournament …` is answered (default:
+    /// control.sock in the data directory; none with --no-store unless given). Made mode
+    /// 0600: whoever may open it has every organiser's right (spec/DEPLOY.md "Control socket").
+    #[arg(long, value_name = "PATH")]
+    pub control: Option<PathBuf>,
+
     /// Write the server's pid here, locked: a second instance with the same file refuses to start.
     #[arg(long, value_name = "PATH")]
     pub pid_file: Option<PathBuf>,
@@ -103,6 +109,14 @@ pub enum Command {
         #[command(subcommand)]
         order: crate::ctl::Order,
     },
+    /// Create and run tournaments as the operator, through the running reversid's control
+    /// socket (spec/TOURNAMENTS.md §7).
+    Tournament {
+        #[command(flatten)]
+        socket: crate::control::client::Socket,
+        #[command(subcommand)]
+        order: crate::control::client::Tournament,
+    },
 }
 
 impl Cli {
@@ -116,6 +130,7 @@ impl Cli {
             &mut self.log_file,
             &mut self.journal_dir,
             &mut self.upgrade_binary,
+            &mut self.control,
         ]
         .into_iter()
         .flatten()
@@ -149,6 +164,15 @@ impl Cli {
             session.keep_journals = keep_journals;
         }
         games
+    }
+
+    /// Where the control socket is, if there is one (`crate::control::path`).
+    pub fn control_path(&self) -> Option<PathBuf> {
+        let store = self.store.setting().ok().flatten();
+        crate::control::path(
+            self.control.as_deref(),
+            store.as_ref().map(|s| &*s.data_dir),
+        )
     }
 
     /// The option that chose the journal directory, to name it in an error.

@@ -3,6 +3,7 @@
 mod address;
 mod cluster;
 mod config;
+mod control;
 mod ctl;
 mod daemon;
 mod fd_passing;
@@ -44,6 +45,18 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("reversid ctl: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Some(config::Command::Tournament { socket, order }) = &cli.command {
+        return match order.run(socket) {
+            Ok(said) => {
+                println!("{said}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("reversid tournament: {e}");
                 ExitCode::FAILURE
             }
         };
@@ -182,6 +195,11 @@ fn serve(
         Some(state) => supervisor::inherited_listeners(state, &games)?,
         None => supervisor::bind_all(&supervisor_config).map_err(address::bind_hint)?,
     };
+    // After an upgrade in place the socket is this process's own, closed by the exec.
+    let control = match cli.control_path() {
+        Some(path) => Some((control::socket::bind(&path, inherited.is_some())?, path)),
+        None => None,
+    };
     // Logged once set up, so that with --daemon they reach --log-file.
     let addresses: Vec<_> = listeners
         .iter()
@@ -203,6 +221,11 @@ fn serve(
             },
             None => info!("SIGHUP ignored (no --log-file to reopen)"),
         });
+    let mut control_path = None;
+    if let Some((listener, path)) = control {
+        supervisor = supervisor.with_control(listener, &path)?;
+        control_path = Some(path);
+    }
     if let Some(exe) = exe {
         let fd = pid_file.as_ref().map(daemon::PidFile::fd);
         supervisor = supervisor.upgrades_from(exe, cli.start_dir.clone(), fd);
@@ -252,6 +275,9 @@ fn serve(
     supervisor.run().map_err(Failure::Serving)?;
     if let Some(pid_file) = &pid_file {
         let _ = std::fs::remove_file(pid_file.path());
+    }
+    if let Some(path) = &control_path {
+        let _ = std::fs::remove_file(path);
     }
     Ok(())
 }

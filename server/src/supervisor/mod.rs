@@ -14,6 +14,7 @@ mod accounts;
 pub(crate) mod addresses;
 mod challenges;
 mod cidr;
+mod control;
 mod forking;
 mod identity;
 mod inviting;
@@ -59,6 +60,9 @@ const ARCHIVE: Token = Token(LISTENER_BASE + (1 << 15));
 const METRICS: Token = Token(LISTENER_BASE + (1 << 15) + 1);
 /// The output of an upgrade's trial run (upgrading.rs).
 const TRIAL: Token = Token(LISTENER_BASE + (1 << 15) + 2);
+/// The control socket's listener; its connections take the next
+/// [`crate::control::MAX_CONNECTIONS`] tokens (control.rs).
+const CONTROL: Token = Token(LISTENER_BASE + (1 << 15) + 3);
 const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
 
@@ -155,6 +159,8 @@ pub struct Supervisor {
     waker: Option<std::sync::Arc<mio::Waker>>,
     /// The tournament director and its shell (tournaments.rs).
     tournaments: tournaments::Tournaments,
+    /// The operator's control socket, when there is one (control.rs).
+    control: Option<control::Control>,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -227,6 +233,7 @@ impl Supervisor {
             cluster: None,
             waker: None,
             tournaments: tournaments::Tournaments::new(grace),
+            control: None,
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -404,6 +411,7 @@ impl Supervisor {
                         }
                     }
                     TRIAL => self.on_trial_output(),
+                    Token(t) if control::owns(t) => self.on_control(t),
                     Token(t) if (LISTENER_BASE..CONN_BASE).contains(&t) => {
                         self.accept(t - LISTENER_BASE)
                     }
@@ -562,6 +570,7 @@ impl Supervisor {
             self.upgrades.deadline(),
             self.cluster.as_ref().and_then(|c| c.deadline()),
             self.tournaments.deadline(),
+            self.control.as_ref().and_then(|c| c.deadline()),
         ]
         .into_iter()
         .flatten()
@@ -643,6 +652,7 @@ impl Supervisor {
         self.trial_timer(now);
         self.sweep_when_due(now, self.phase != Phase::Running);
         self.tick_tournaments(now);
+        self.control_timers(now);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
         }

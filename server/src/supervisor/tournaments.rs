@@ -362,3 +362,97 @@ impl Supervisor {
         self.tournament_actions(actions);
     }
 }
+
+/// The operator's side (the control socket, `crate::control`): every organiser's right on
+/// every tournament. A tournament it creates has no organiser account (`organiser: None`
+/// in the store): only the operator organises it.
+impl Supervisor {
+    /// A tournament request from the control socket: its answer's lines, or why not.
+    pub(super) fn operator_tournament(
+        &mut self,
+        request: crate::control::request::Request,
+    ) -> Result<Vec<String>, String> {
+        use crate::control::request::Request as Asked;
+        let director = &self.tournaments.director;
+        match request {
+            Asked::Tournaments => Ok(director
+                .ids()
+                .into_iter()
+                .filter_map(|id| director.line(id))
+                .collect()),
+            Asked::Standings(id) => director
+                .standings_lines(id)
+                .ok_or_else(|| format!("no tournament {id}")),
+            Asked::Export { id, form } => self.export_tournament(id, form),
+            Asked::Order(order) => self.operator_order(None, order),
+            Asked::Enter { id, account } => {
+                self.operator_order(Some(&account), Order::Register(id))
+            }
+            Asked::Drain | Asked::Resume => Err("not a tournament request".into()),
+        }
+    }
+
+    /// `order` given as the operator; `account`: the one it registers.
+    fn operator_order(
+        &mut self,
+        account: Option<&str>,
+        order: Order,
+    ) -> Result<Vec<String>, String> {
+        if let Order::Create(_) = order {
+            if self.store.is_none() {
+                return Err("tournaments need the store (--data-dir or --database-url)".into());
+            }
+        }
+        if let Some(account) = account {
+            // Not looked up in the store (that is a worker's, off the loop): the name must be
+            // spelt as the account spells it, which is what its player signs in as.
+            reversi_store::Name::new(account).map_err(|e| format!("{account:?}: {e}"))?;
+        }
+        let (id, actions) = self
+            .tournaments
+            .director
+            .order(account, order, unix_now())?;
+        self.tournament_actions(actions);
+        self.tournaments.next_tick.get_or_insert_with(Instant::now);
+        Ok(self.tournaments.director.line(id).into_iter().collect())
+    }
+
+    /// The final standings' export, as `/tournaments/ID.csv|json` serve it from the store,
+    /// here from the director (the latest state, even before the store has it).
+    fn export_tournament(
+        &self,
+        id: u64,
+        form: crate::control::request::Export,
+    ) -> Result<Vec<String>, String> {
+        let director = &self.tournaments.director;
+        let t = director
+            .get(id)
+            .ok_or_else(|| format!("no tournament {id}"))?;
+        let text = match form {
+            crate::control::request::Export::Csv => t.crosstable().to_csv(),
+            crate::control::request::Export::Json => {
+                let key = |round, board| crate::tournaments::director::BoardKey {
+                    tournament: id,
+                    round,
+                    board,
+                };
+                let games = director.games_of(id);
+                let kept = Kept {
+                    id,
+                    organiser: None,
+                    snapshot: t.snapshot(),
+                    games: games
+                        .iter()
+                        .map(|g| (key(g.round, g.board), g.game))
+                        .collect(),
+                    records: games
+                        .iter()
+                        .filter_map(|g| Some((key(g.round, g.board), g.record.clone()?)))
+                        .collect(),
+                };
+                crate::tournaments::pages::json_of(&kept, t)
+            }
+        };
+        Ok(text.lines().map(str::to_owned).collect())
+    }
+}

@@ -91,7 +91,8 @@ fn record_of(kept: &Kept, round: u32, board: u32) -> Option<&str> {
         .map(|(_, r)| r.as_str())
 }
 
-fn json_of(kept: &Kept, t: &Tournament) -> String {
+/// The JSON export: settings, phase, the crosstable and every game with its record id.
+pub fn json_of(kept: &Kept, t: &Tournament) -> String {
     let accounts = t.accounts();
     let games: Vec<_> = t
         .history()
