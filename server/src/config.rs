@@ -104,7 +104,8 @@ pub struct Cli {
 /// What reversid does instead of serving.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum Command {
-    /// Tell the reversid running with a pid file what to do (by signal).
+    /// Tell the running reversid what to do: by signal with --pid-file, else by its control
+    /// socket.
     Ctl {
         #[command(subcommand)]
         order: crate::ctl::Order,

@@ -1,6 +1,7 @@
-//! `reversid ctl`: tells the reversid running with a pid file what its operator wants,
-//! by signal (spec/DEPLOY.md §7). The pid is believed only while the file is locked:
-//! a file left by a server that is gone names a pid that may be another process's now.
+//! `reversid ctl`: tells the running reversid what its operator wants: by signal to the
+//! pid in its pid file (spec/DEPLOY.md §7), or without `--pid-file` by its control socket
+//! (§10). The pid is believed only while the file is locked: a file left by a server that
+//! is gone names a pid that may be another process's now.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -28,27 +29,40 @@ pub enum Order {
     Upgrade(Target),
 }
 
-/// Which server.
+/// Which server: by its pid file (a signal), else by its control socket.
 #[derive(Debug, Clone, Args)]
 pub struct Target {
-    /// The --pid-file the server runs with.
+    /// The --pid-file the server runs with: the order goes by signal.
     #[arg(long, value_name = "PATH")]
-    pub pid_file: PathBuf,
+    pub pid_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub socket: crate::control::client::Socket,
 }
 
 impl Order {
     /// Sends the order's signal to the server holding the pid file; says what it did.
     pub fn send(&self) -> io::Result<String> {
-        let (signal, target, told) = match self {
-            Order::Drain(target) => (Drain::Start.signal(), target, "to drain"),
-            Order::Resume(target) => (Drain::Stop.signal(), target, "to take games again"),
+        let (signal, target, told, line) = match self {
+            Order::Drain(target) => (Drain::Start.signal(), target, "to drain", "DRAIN"),
+            Order::Resume(target) => (
+                Drain::Stop.signal(),
+                target,
+                "to take games again",
+                "RESUME",
+            ),
             Order::Upgrade(target) => (
                 crate::signals::UPGRADE_SIGNAL,
                 target,
                 "to upgrade in place (its log says how it went)",
+                "UPGRADE",
             ),
         };
-        let pid = running_pid(&target.pid_file)?;
+        let Some(pid_file) = &target.pid_file else {
+            target.socket.ask(line).map_err(io::Error::other)?;
+            return Ok(format!("reversid told {told} (by its control socket)"));
+        };
+        let pid = running_pid(pid_file)?;
         kill(Pid::from_raw(pid), signal)
             .map_err(|e| io::Error::other(format!("cannot signal reversid (pid {pid}): {e}")))?;
         Ok(format!("reversid (pid {pid}) told {told}"))

@@ -2,7 +2,7 @@
 //! (spec/TOURNAMENTS.md §7): the operator creates a tournament, registers four accounts and
 //! starts it from the command line, the players play it over the text protocol, and the
 //! standings are read back; the socket is its user's alone, not taken by a second server,
-//! and answers again after an upgrade in place.
+//! and answers again after an upgrade in place; `reversid ctl` without a pid file uses it.
 
 use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
@@ -184,11 +184,37 @@ fn the_socket_is_the_servers_users_alone_and_a_second_server_does_not_take_it() 
     let socket = dir.join("control.sock");
     let mode = std::fs::metadata(&socket).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    // Answered: the loop runs, so the data directory's lock is held.
+    assert_eq!(said(&dir, &["list"]), "no tournaments");
     let err = refused_start(&["--data-dir", dir.to_str().unwrap()]);
     assert!(err.contains("another reversid uses it"), "{err}");
     let err = refused_start(&["--no-store", "--control", socket.to_str().unwrap()]);
     assert!(err.contains("another reversid answers on it"), "{err}");
     assert_eq!(said(&dir, &["list"]), "no tournaments");
+    // `reversid ctl` without --pid-file goes by the socket.
+    for (order, logged) in [
+        ("drain", "draining: no new games"),
+        ("resume", "taking new games again"),
+    ] {
+        let out = ctl(&dir, order);
+        assert!(out.contains("(by its control socket)"), "{out}");
+        server.wait_log(logged);
+    }
+}
+
+/// `reversid ctl ORDER --data-dir DIR`'s output; it must succeed.
+fn ctl(data_dir: &Path, order: &str) -> String {
+    let out = Command::new(reversid_binary())
+        .args(["ctl", order, "--data-dir"])
+        .arg(data_dir)
+        .output()
+        .expect("run reversid ctl");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
@@ -237,5 +263,9 @@ fn the_socket_answers_again_after_an_upgrade_in_place() {
         "{listed}"
     );
     said(&dir, &["open", "1"]);
+    assert!(said(&dir, &["list"]).contains("registration open"));
+    // Asked by the socket itself, again: the new image's socket answers too.
+    ctl(&dir, "upgrade");
+    server.wait_logs("took over (pid", 2);
     assert!(said(&dir, &["list"]).contains("registration open"));
 }

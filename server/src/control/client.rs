@@ -113,19 +113,25 @@ impl Socket {
     }
 }
 
-impl Tournament {
-    /// Asks the server at `socket` and says what it answered, in words.
-    pub fn run(&self, socket: &Socket) -> Result<String, String> {
-        let line = self.line()?;
-        let path = socket.path()?;
-        let lines = ask(&path, &line).map_err(|e| match e {
+impl Socket {
+    /// Sends `line`; the answer's lines, or what went wrong in words.
+    pub fn ask(&self, line: &str) -> Result<Vec<String>, String> {
+        let path = self.path()?;
+        ask(&path, line).map_err(|e| match e {
             Asked::Refused(why) => why,
             Asked::Unreachable(e) => format!(
                 "cannot reach reversid's control socket {}: {e} (is reversid running, with this \
                  --data-dir or --control?)",
                 path.display()
             ),
-        })?;
+        })
+    }
+}
+
+impl Tournament {
+    /// Asks the server at `socket` and says what it answered, in words.
+    pub fn run(&self, socket: &Socket) -> Result<String, String> {
+        let lines = socket.ask(&self.line()?)?;
         Ok(self.words(&lines))
     }
 

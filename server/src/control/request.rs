@@ -23,9 +23,11 @@ pub enum Request {
         id: u64,
         account: String,
     },
-    /// `DRAIN`, `RESUME`: as `reversid ctl drain|resume` (SIGUSR1, SIGUSR2).
+    /// `DRAIN`, `RESUME`, `UPGRADE`: as `reversid ctl drain|resume|upgrade` (SIGUSR1,
+    /// SIGUSR2, SIGWINCH).
     Drain,
     Resume,
+    Upgrade,
 }
 
 /// An export's form.
@@ -51,11 +53,12 @@ pub fn read(line: &str) -> Result<Request, String> {
         ("TOURNAMENT", rest) => tournament(rest),
         ("DRAIN", []) => Ok(Request::Drain),
         ("RESUME", []) => Ok(Request::Resume),
-        ("TOURNAMENTS" | "DRAIN" | "RESUME", _) => Err(format!("{verb} takes no arguments")),
+        ("UPGRADE", []) => Ok(Request::Upgrade),
+        ("TOURNAMENTS" | "DRAIN" | "RESUME" | "UPGRADE", _) => Err(format!("{verb} takes no arguments")),
         ("STANDINGS", _) => Err("STANDINGS takes a tournament's number".into()),
         ("EXPORT", _) => Err("EXPORT takes a tournament's number and csv or json".into()),
         _ => Err(format!(
-            "no request {verb}: TOURNAMENTS, STANDINGS, EXPORT, TOURNAMENT, DRAIN or RESUME"
+            "no request {verb}: TOURNAMENTS, STANDINGS, EXPORT, TOURNAMENT, DRAIN, RESUME or UPGRADE"
         )),
     }
 }
@@ -150,6 +153,7 @@ mod tests {
         );
         assert_eq!(read("DRAIN"), Ok(Request::Drain));
         assert_eq!(read("RESUME"), Ok(Request::Resume));
+        assert_eq!(read("upgrade"), Ok(Request::Upgrade));
         assert!(matches!(
             read("TOURNAMENT CREATE name=A game=tictactoe format=rr time=5+3"),
             Ok(Request::Order(Order::Create(_)))

@@ -221,6 +221,10 @@ impl Supervisor {
                 self.on_drain(crate::signals::Drain::Stop);
                 Ok(vec!["taking new games".into()])
             }
+            Request::Upgrade => {
+                self.on_upgrade_asked();
+                Ok(vec!["upgrading in place (the log says how it went)".into()])
+            }
             tournament => self.operator_tournament(tournament),
         }
     }

@@ -388,7 +388,7 @@ impl Supervisor {
             Asked::Enter { id, account } => {
                 self.operator_order(Some(&account), Order::Register(id))
             }
-            Asked::Drain | Asked::Resume => Err("not a tournament request".into()),
+            Asked::Drain | Asked::Resume | Asked::Upgrade => Err("not a tournament request".into()),
         }
     }
 
