@@ -211,7 +211,13 @@ impl Supervisor {
     /// One request line's answer: its lines, or why not.
     fn control_request(&mut self, line: &str) -> Result<Vec<String>, String> {
         let request = request::read(line)?;
-        info!("control socket: {line}");
+        // What changes something is the operator's act, logged; questions are not.
+        match request {
+            Request::Tournaments | Request::Standings(_) | Request::Export { .. } => {
+                debug!("control socket: {line}")
+            }
+            _ => info!("control socket: {line}"),
+        }
         match request {
             Request::Drain => {
                 self.on_drain(crate::signals::Drain::Start);
