@@ -118,6 +118,14 @@ pub enum Command {
         #[command(subcommand)]
         order: crate::control::client::Tournament,
     },
+    /// Make accounts as the operator (a class's bots, each with its API token), through the
+    /// running reversid's control socket.
+    Account {
+        #[command(flatten)]
+        socket: crate::control::client::Socket,
+        #[command(subcommand)]
+        order: crate::control::client::Account,
+    },
 }
 
 impl Cli {

@@ -49,14 +49,21 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Some(config::Command::Tournament { socket, order }) = &cli.command {
-        return match order.run(socket) {
+    let asked = match &cli.command {
+        Some(config::Command::Tournament { socket, order }) => {
+            Some(("tournament", order.run(socket)))
+        }
+        Some(config::Command::Account { socket, order }) => Some(("account", order.run(socket))),
+        _ => None,
+    };
+    if let Some((command, answer)) = asked {
+        return match answer {
             Ok(said) => {
                 println!("{said}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("reversid tournament: {e}");
+                eprintln!("reversid {command}: {e}");
                 ExitCode::FAILURE
             }
         };

@@ -103,13 +103,13 @@ fn the_operator_runs_a_tournament_from_the_command_line() {
          created, registration not open yet; 0 players"
     );
     said(&dir, &["open", "1"]);
+    // Named in any case: registered as the account spells itself (who signs in as it).
     for name in players {
-        let out = said(&dir, &["register", "1", name]);
-        assert!(
-            out.starts_with(&format!("registered {name} in tournament 1 ")),
-            "{out}"
-        );
+        let out = said(&dir, &["register", "1", &name.to_lowercase()]);
+        assert!(out.contains(" in tournament 1 "), "{out}");
     }
+    let (ok, _, err) = tournament(&dir, &["register", "1", "Eve"]);
+    assert!(!ok && err == "reversid tournament: no account Eve", "{err}");
     // A bad order: the server's reason on stderr, a failure status, nothing changed.
     let (ok, out, err) = tournament(&dir, &["start", "9"]);
     assert!(!ok && out.is_empty(), "{out}");
@@ -152,6 +152,40 @@ fn the_operator_runs_a_tournament_from_the_command_line() {
     assert!(csv.lines().count() == 5 && csv.contains("Ann"), "{csv}");
     let json = said(&dir, &["export", "1", "--json"]);
     assert!(json.contains("\"phase\":\"finished\""), "{json}");
+    for name in players {
+        assert!(json.contains(&format!("\"account\":\"{name}\"")), "{json}");
+    }
+}
+
+#[test]
+fn the_operator_makes_a_bots_account_and_the_bot_signs_in_with_its_token() {
+    let server = Server::start(&[]);
+    let dir = server.data_dir().path();
+    let account = |name: &str| {
+        let out = Command::new(reversid_binary())
+            .args(["account", "create", name, "--data-dir"])
+            .arg(dir)
+            .output()
+            .expect("run reversid account");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.success(), text(&out.stdout), text(&out.stderr))
+    };
+    let (ok, out, err) = account("ClassBot1");
+    assert!(ok, "{err}");
+    assert!(out.starts_with("created account ClassBot1\n"), "{out}");
+    let token = out
+        .lines()
+        .find_map(|l| l.strip_prefix("API token: "))
+        .expect("the token printed");
+    let mut bot = TextClient::connect(server.addr());
+    bot.send(&format!("GAME SIGNIN {token}"));
+    assert_eq!(bot.recv().as_deref(), Some("GAME SIGNEDIN ClassBot1"));
+    let (ok, _, err) = account("classbot1");
+    assert!(!ok, "a taken name");
+    assert_eq!(
+        err.trim_end(),
+        "reversid account: classbot1: that name is taken"
+    );
 }
 
 /// Starts reversid with `args` expecting it to refuse to start; its stderr.

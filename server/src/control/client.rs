@@ -59,6 +59,34 @@ pub enum Tournament {
     },
 }
 
+/// What `reversid account` can ask.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Account {
+    /// Create an account and print an API token for it, shown once: a bot signs in with
+    /// `GAME SIGNIN TOKEN` (its password is random and never shown).
+    Create { name: String },
+}
+
+impl Account {
+    /// Asks the server at `socket` and says what it answered.
+    pub fn run(&self, socket: &Socket) -> Result<String, String> {
+        let Account::Create { name } = self;
+        let lines = socket.ask(&format!("ACCOUNT CREATE {}", one_word("a name", name)?))?;
+        let field = |key: &str| {
+            lines
+                .iter()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::to_owned)
+                .ok_or(format!("the server's answer holds no {key:?}: {lines:?}"))
+        };
+        Ok(format!(
+            "created account {}\nAPI token: {}\n(shown once: keep it; the bot signs in with GAME SIGNIN TOKEN)",
+            field("ACCOUNT ")?,
+            field("TOKEN ")?
+        ))
+    }
+}
+
 /// A new tournament's settings.
 #[derive(Debug, Clone, Args)]
 pub struct Create {

@@ -5,10 +5,13 @@
 //! - [`conn`]: one connection's machine (lines, limits, silence), state x event.
 //! - [`request`]: what a line asks, and the answer's framing.
 //! - [`socket`]: binding the file (mode 0600, a stale one removed, a live one kept).
-//! - [`client`]: `reversid tournament …`, which asks it and says the answer in words.
+//! - [`accounts`]: the requests that need the store's accounts, done on a thread.
+//! - [`client`]: `reversid tournament …` and `reversid account create`, which ask it and
+//!   say the answer in words.
 //!
 //! The supervisor's side, which answers, is `crate::supervisor::control`.
 
+pub mod accounts;
 pub mod client;
 pub mod conn;
 pub mod request;

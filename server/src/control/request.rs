@@ -23,6 +23,8 @@ pub enum Request {
         id: u64,
         account: String,
     },
+    /// `ACCOUNT CREATE name`: a new account and an API token for it.
+    CreateAccount(reversi_store::Name),
     /// `DRAIN`, `RESUME`, `UPGRADE`: as `reversid ctl drain|resume|upgrade` (SIGUSR1,
     /// SIGUSR2, SIGWINCH).
     Drain,
@@ -54,11 +56,19 @@ pub fn read(line: &str) -> Result<Request, String> {
         ("DRAIN", []) => Ok(Request::Drain),
         ("RESUME", []) => Ok(Request::Resume),
         ("UPGRADE", []) => Ok(Request::Upgrade),
-        ("TOURNAMENTS" | "DRAIN" | "RESUME" | "UPGRADE", _) => Err(format!("{verb} takes no arguments")),
+        ("ACCOUNT", [create, name]) if create.eq_ignore_ascii_case("CREATE") => {
+            let name = reversi_store::Name::new(name).map_err(|e| format!("{name:?}: {e}"))?;
+            Ok(Request::CreateAccount(name))
+        }
+        ("ACCOUNT", _) => Err("ACCOUNT CREATE takes a name".into()),
+        ("TOURNAMENTS" | "DRAIN" | "RESUME" | "UPGRADE", _) => {
+            Err(format!("{verb} takes no arguments"))
+        }
         ("STANDINGS", _) => Err("STANDINGS takes a tournament's number".into()),
         ("EXPORT", _) => Err("EXPORT takes a tournament's number and csv or json".into()),
         _ => Err(format!(
-            "no request {verb}: TOURNAMENTS, STANDINGS, EXPORT, TOURNAMENT, DRAIN, RESUME or UPGRADE"
+            "no request {verb}: TOURNAMENTS, STANDINGS, EXPORT, TOURNAMENT, ACCOUNT, DRAIN, RESUME \
+             or UPGRADE"
         )),
     }
 }
@@ -154,6 +164,12 @@ mod tests {
         assert_eq!(read("DRAIN"), Ok(Request::Drain));
         assert_eq!(read("RESUME"), Ok(Request::Resume));
         assert_eq!(read("upgrade"), Ok(Request::Upgrade));
+        assert_eq!(
+            read("ACCOUNT CREATE Bot7"),
+            Ok(Request::CreateAccount(
+                reversi_store::Name::new("Bot7").unwrap()
+            ))
+        );
         assert!(matches!(
             read("TOURNAMENT CREATE name=A game=tictactoe format=rr time=5+3"),
             Ok(Request::Order(Order::Create(_)))
@@ -172,6 +188,8 @@ mod tests {
             ("TOURNAMENT WITHDRAW 3", "an account"),
             ("TOURNAMENT CREATE game=x", "CREATE needs name="),
             ("TOURNAMENT", "needs a verb"),
+            ("ACCOUNT CREATE", "takes a name"),
+            ("ACCOUNT CREATE 7up", "starts with a letter"),
         ] {
             let e = read(line).unwrap_err();
             assert!(e.contains(says), "{line}: {e}");

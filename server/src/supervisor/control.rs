@@ -2,11 +2,15 @@
 //! accepts at most [`MAX_CONNECTIONS`] connections, reads each into its machine
 //! ([`Conn`]), answers each request line on the loop (the answers are the director's, made
 //! at once) and writes the answers out. A connection whose answer waits to be written is
-//! not read, so a client that never reads holds at most one answer.
+//! not read, so a client that never reads holds at most one answer. A request that needs
+//! the store's accounts (`crate::control::accounts`) is done on a thread, which wakes the
+//! loop with its answer (the loop's one waker, token `ARCHIVE`); its connection is not read
+//! meanwhile.
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixListener as StdListener;
 use std::path::Path;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Instant;
 
 use log::{debug, info, warn};
@@ -14,6 +18,7 @@ use mio::net::{UnixListener, UnixStream};
 use mio::{Interest, Token};
 
 use super::{Supervisor, CONTROL};
+use crate::control::accounts::{self, Done, Job};
 use crate::control::conn::{Conn, Step};
 use crate::control::request::{self, Request};
 use crate::control::{IDLE, MAX_CONNECTIONS};
@@ -22,6 +27,19 @@ use crate::control::{IDLE, MAX_CONNECTIONS};
 pub(super) struct Control {
     listener: UnixListener,
     slots: Vec<Option<Slot>>,
+    /// The serial the next connection gets.
+    next_serial: u64,
+    /// Answers of the store threads, and the sender each thread is given.
+    answers: Receiver<Answered>,
+    answer: Sender<Answered>,
+}
+
+/// A store thread's answer to connection `slot` (`serial`: that connection, and not a
+/// later one in the same slot).
+struct Answered {
+    slot: usize,
+    serial: u64,
+    done: Done,
 }
 
 /// One connection.
@@ -34,6 +52,9 @@ struct Slot {
     read_by: Instant,
     /// Close once `out` is written.
     hanging: bool,
+    serial: u64,
+    /// A store thread is answering its request.
+    awaiting: bool,
 }
 
 /// Whether poll token `t` is the control socket's (the listener, or a connection's).
@@ -57,11 +78,13 @@ impl Slot {
         self.out.extend_from_slice(text.as_bytes());
     }
 
-    /// Its silence's end, or while an answer waits, when it must have been read.
+    /// Its silence's end, or while an answer waits, when it must have been read; none
+    /// while a store thread answers (the thread ends by itself).
     fn deadline(&self) -> Option<Instant> {
-        match self.out.is_empty() {
-            true => self.conn.deadline(),
-            false => Some(self.read_by),
+        match (self.awaiting, self.out.is_empty()) {
+            (true, _) => None,
+            (false, true) => self.conn.deadline(),
+            (false, false) => Some(self.read_by),
         }
     }
 }
@@ -75,9 +98,13 @@ impl Supervisor {
             .registry()
             .register(&mut listener, CONTROL, Interest::READABLE)?;
         info!("control socket {}", path.display());
+        let (answer, answers) = mpsc::channel();
         self.control = Some(Control {
             listener,
             slots: (0..MAX_CONNECTIONS).map(|_| None).collect(),
+            next_serial: 0,
+            answers,
+            answer,
         });
         Ok(self)
     }
@@ -120,12 +147,15 @@ impl Supervisor {
             }
             debug!("control connection {free} opened");
             let now = Instant::now();
+            control.next_serial += 1;
             control.slots[free] = Some(Slot {
                 stream,
                 conn: Conn::new(now),
                 out: Vec::new(),
                 read_by: now,
                 hanging: false,
+                serial: control.next_serial,
+                awaiting: false,
             });
             opened.push(free);
         }
@@ -146,6 +176,9 @@ impl Supervisor {
             if !s.out.is_empty() {
                 return; // WRITABLE comes when it drains.
             }
+            if s.awaiting {
+                return;
+            }
             if s.hanging {
                 return self.close_control(slot);
             }
@@ -154,9 +187,12 @@ impl Supervisor {
             }
             match s.conn.next(now) {
                 Some(Step::Ask(line)) => {
-                    let answer = request::answer(self.control_request(&line));
+                    let answer = self.control_request(slot, &line);
                     if let Some(s) = self.control_slot(slot) {
-                        s.send(&answer, now);
+                        match answer {
+                            Some(answer) => s.send(&request::answer(answer), now),
+                            None => s.awaiting = true,
+                        }
                     }
                 }
                 Some(Step::Tell(line)) => s.send(&format!("{line}\n"), now),
@@ -208,9 +244,13 @@ impl Supervisor {
         }
     }
 
-    /// One request line's answer: its lines, or why not.
-    fn control_request(&mut self, line: &str) -> Result<Vec<String>, String> {
-        let request = request::read(line)?;
+    /// One request line's answer: its lines, or why not; `None` when a store thread answers
+    /// it later.
+    fn control_request(&mut self, slot: usize, line: &str) -> Option<Result<Vec<String>, String>> {
+        let request = match request::read(line) {
+            Ok(request) => request,
+            Err(why) => return Some(Err(why)),
+        };
         // What changes something is the operator's act, logged; questions are not.
         match request {
             Request::Tournaments | Request::Standings(_) | Request::Export { .. } => {
@@ -218,20 +258,85 @@ impl Supervisor {
             }
             _ => info!("control socket: {line}"),
         }
-        match request {
+        let job = match request {
+            Request::CreateAccount(name) => Job::CreateAccount(name),
+            Request::Enter { id, account } if self.store.is_some() => {
+                let account =
+                    reversi_store::Name::new(&account).map_err(|e| format!("{account:?}: {e}"));
+                match account {
+                    Ok(account) => Job::Enter { id, account },
+                    Err(why) => return Some(Err(why)),
+                }
+            }
             Request::Drain => {
                 self.on_drain(crate::signals::Drain::Start);
-                Ok(vec!["draining".into()])
+                return Some(Ok(vec!["draining".into()]));
             }
             Request::Resume => {
                 self.on_drain(crate::signals::Drain::Stop);
-                Ok(vec!["taking new games".into()])
+                return Some(Ok(vec!["taking new games".into()]));
             }
             Request::Upgrade => {
                 self.on_upgrade_asked();
-                Ok(vec!["upgrading in place (the log says how it went)".into()])
+                return Some(Ok(vec![
+                    "upgrading in place (the log says how it went)".into()
+                ]));
             }
-            tournament => self.operator_tournament(tournament),
+            tournament => return Some(self.operator_tournament(tournament)),
+        };
+        self.control_job(slot, job).err().map(Err)
+    }
+
+    /// Starts a store thread on `job` for connection `slot`.
+    fn control_job(&mut self, slot: usize, job: Job) -> Result<(), String> {
+        let setting = self
+            .store
+            .clone()
+            .ok_or("this server keeps no accounts (--no-store)")?;
+        let waker = self
+            .waker()
+            .map_err(|e| format!("cannot wake the loop: {e}"))?;
+        let control = self.control.as_ref().expect("a request came from it");
+        let serial = control.slots[slot].as_ref().map_or(0, |s| s.serial);
+        let answer = control.answer.clone();
+        std::thread::Builder::new()
+            .name("control-store".into())
+            .spawn(move || {
+                let done = match crate::store::open(&setting) {
+                    Ok(mut store) => accounts::run(&mut *store, job),
+                    Err(e) => Done::Lines(Err(e.to_string())),
+                };
+                let _ = answer.send(Answered { slot, serial, done });
+                let _ = waker.wake();
+            })
+            .map(drop)
+            .map_err(|e| format!("cannot start a thread: {e}"))
+    }
+
+    /// The store threads' answers (on the loop's wake): each to its connection, if it is
+    /// still there.
+    pub(super) fn on_control_answers(&mut self) {
+        let Some(control) = &self.control else {
+            return;
+        };
+        let answered: Vec<Answered> = control.answers.try_iter().collect();
+        for Answered { slot, serial, done } in answered {
+            if self.control_slot(slot).is_none_or(|s| s.serial != serial) {
+                continue;
+            }
+            let answer = match done {
+                Done::Lines(answer) => answer,
+                Done::Enter { id, account } => account.and_then(|account| {
+                    info!("control socket: registering {account} in tournament {id}");
+                    self.operator_tournament(Request::Enter { id, account })
+                }),
+            };
+            let now = Instant::now();
+            if let Some(s) = self.control_slot(slot) {
+                s.awaiting = false;
+                s.send(&request::answer(answer), now);
+            }
+            self.serve_control(slot, now);
         }
     }
 }

@@ -406,6 +406,7 @@ impl Supervisor {
                             archive.on_written();
                         }
                         self.on_player_answers();
+                        self.on_control_answers();
                         if let Some(cluster) = &mut self.cluster {
                             cluster.on_wake();
                         }

@@ -388,7 +388,9 @@ impl Supervisor {
             Asked::Enter { id, account } => {
                 self.operator_order(Some(&account), Order::Register(id))
             }
-            Asked::Drain | Asked::Resume | Asked::Upgrade => Err("not a tournament request".into()),
+            Asked::Drain | Asked::Resume | Asked::Upgrade | Asked::CreateAccount(_) => {
+                Err("not a tournament request".into())
+            }
         }
     }
 
