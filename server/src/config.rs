@@ -255,6 +255,23 @@ mod tests {
     }
 
     #[test]
+    fn the_control_socket_is_in_the_data_directory_unless_given() {
+        let at = |args: &[&str]| {
+            let cli = Cli::parse_from([&["reversid"], args].concat());
+            cli.control_path()
+        };
+        assert_eq!(
+            at(&["--data-dir", "/srv/r"]),
+            Some(PathBuf::from("/srv/r/control.sock"))
+        );
+        assert_eq!(at(&["--no-store"]), None);
+        assert_eq!(
+            at(&["--no-store", "--control", "/run/r.sock"]),
+            Some(PathBuf::from("/run/r.sock"))
+        );
+    }
+
+    #[test]
     fn the_fork_server_is_told_the_journal_directory() {
         let cli = Cli::parse_from(["reversid", "--journal-dir", "/tmp/j"]);
         let spec = cli
