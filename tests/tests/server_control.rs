@@ -223,7 +223,10 @@ fn the_socket_is_the_servers_users_alone_and_a_second_server_does_not_take_it() 
     let err = refused_start(&["--data-dir", dir.to_str().unwrap()]);
     assert!(err.contains("another reversid uses it"), "{err}");
     let err = refused_start(&["--no-store", "--control", socket.to_str().unwrap()]);
-    assert!(err.contains("another reversid answers on it"), "{err}");
+    assert!(
+        err.contains("another reversid uses it (it answers there"),
+        "{err}"
+    );
     assert_eq!(said(&dir, &["list"]), "no tournaments");
     // `reversid ctl` without --pid-file goes by the socket.
     for (order, logged) in [

@@ -52,7 +52,7 @@ fn clear_stale(path: &Path) -> io::Result<()> {
     }
     match UnixStream::connect(path) {
         Ok(_) => Err(io::Error::other(format!(
-            "--control {}: another reversid answers on it (give each server its own)",
+            "--control {}: another reversid uses it (it answers there; give each server its own)",
             path.display()
         ))),
         Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
@@ -105,7 +105,7 @@ mod tests {
         let path = dir.join("control.sock");
         let live = bind(&path, false).unwrap();
         let e = bind(&path, false).unwrap_err();
-        assert!(e.to_string().contains("another reversid answers"), "{e}");
+        assert!(e.to_string().contains("another reversid uses it"), "{e}");
         drop(live);
         assert!(path.exists(), "a listener dropped leaves its file");
         let again = bind(&path, false).unwrap();
