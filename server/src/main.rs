@@ -204,6 +204,13 @@ fn serve(
     };
     // After an upgrade in place the socket is this process's own, closed by the exec.
     let control = match cli.control_path() {
+        Some(path) if cli.control.is_none() && control::socket::too_long(&path) => {
+            warn!(
+                "no control socket: {} is too long a path for a Unix socket (give --control PATH)",
+                path.display()
+            );
+            None
+        }
         Some(path) => Some((control::socket::bind(&path, inherited.is_some())?, path)),
         None => None,
     };

@@ -31,6 +31,15 @@ pub fn bind(path: &Path, taking_over: bool) -> io::Result<UnixListener> {
     Ok(listener)
 }
 
+/// The longest path a Unix socket can have (`sun_path`, less its final NUL).
+const MAX_PATH: usize = 107;
+
+/// Whether `path` is too long to be a Unix socket's: a data directory deep in the file
+/// system serves without a control socket (a warning) rather than not at all.
+pub fn too_long(path: &Path) -> bool {
+    path.as_os_str().len() > MAX_PATH
+}
+
 /// Removes `path` if it is a socket nobody answers on; errors if someone does, or if it
 /// is not a socket (never deleted: it is not ours).
 fn clear_stale(path: &Path) -> io::Result<()> {
@@ -113,6 +122,15 @@ mod tests {
         // Taking over: this process's own, made again without asking.
         drop(again);
         let _taken = bind(&path, true).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_path_longer_than_a_socket_can_have_is_known_before_binding() {
+        let dir = scratch("long");
+        let long = dir.join("d".repeat(120)).join("control.sock");
+        assert!(too_long(&long));
+        assert!(!too_long(&dir.join("control.sock")));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
