@@ -23,7 +23,9 @@ use crate::supervisor::{self, SupervisorConfig};
 /// rotation) and is otherwise only logged. SIGUSR1 drains the server (no new games; running
 /// ones finish; GET /health fails) and SIGUSR2 takes games again; SIGWINCH upgrades in place
 /// (the binary now at --upgrade-binary replaces this one; no game or connection is dropped):
-/// `reversid ctl` sends them.
+/// `reversid ctl` sends them. The operator's control socket (--control; by default control.sock
+/// in the data directory, mode 0600) answers `reversid tournament …`, `reversid account create`
+/// and `reversid ctl` without --pid-file (spec/DEPLOY.md §10).
 /// Logging goes to stderr (or --log-file), as text or as JSON lines (--log-format json), and is
 /// filtered with RUST_LOG (default info; debug shows every PDU).
 #[derive(Debug, Clone, Parser)]
