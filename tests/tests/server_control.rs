@@ -306,3 +306,20 @@ fn the_socket_answers_again_after_an_upgrade_in_place() {
     server.wait_logs("took over (pid", 2);
     assert!(said(&dir, &["list"]).contains("registration open"));
 }
+
+#[test]
+fn a_crashed_servers_socket_is_removed_at_the_next_start_and_a_clean_exit_leaves_none() {
+    let dir = Scratch::new("control-stale");
+    let data = dir.path().to_str().unwrap();
+    let socket = dir.path().join("control.sock");
+    let mut crashed = Server::start(&["--data-dir", data]);
+    crashed.signal(nix::sys::signal::Signal::SIGKILL);
+    crashed.wait_exit();
+    assert!(socket.exists(), "a killed server leaves its socket file");
+    let mut next = Server::start(&["--data-dir", data]);
+    next.wait_log("removing a stale control socket");
+    assert_eq!(said(dir.path(), &["list"]), "no tournaments");
+    next.signal(nix::sys::signal::Signal::SIGTERM);
+    assert!(next.wait_exit().success());
+    assert!(!socket.exists(), "a server that exits removes its socket");
+}
