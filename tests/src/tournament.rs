@@ -42,7 +42,8 @@ pub fn answer(c: &mut TextClient, line: &str) -> String {
 }
 
 /// A connection from `from` signed in by `line` (`GAME REGISTER …`, `GAME SIGNIN …`); over the
-/// sign-in limit it waits its turn and tries again. `None` if the server cannot be reached.
+/// sign-in limit it waits its turn and tries again. `None` if the server cannot be reached
+/// or refuses.
 pub fn sign_in(addr: SocketAddr, from: IpAddr, line: &str) -> Option<TextClient> {
     loop {
         // A fresh connection each try: the handshake timeout runs through refused tries.
@@ -53,7 +54,11 @@ pub fn sign_in(addr: SocketAddr, from: IpAddr, line: &str) -> Option<TextClient>
             std::thread::sleep(Duration::from_secs(1));
             continue;
         }
-        assert!(got.starts_with("GAME SIGNEDIN "), "{line:?}: {got}");
+        if !got.starts_with("GAME SIGNEDIN ") {
+            // A server shutting down refuses; the caller tries again (or gives up).
+            eprintln!("{line:?}: {got}");
+            return None;
+        }
         return Some(c);
     }
 }

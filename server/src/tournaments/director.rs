@@ -518,7 +518,14 @@ impl Director {
                 round,
                 board,
                 game,
-                running: self.playing.contains_key(&game),
+                // Ids start again at 1 after a restart: an ended board's old id may be a
+                // running game's on another board.
+                running: self.playing.get(&game)
+                    == Some(&BoardKey {
+                        tournament: id,
+                        round,
+                        board,
+                    }),
                 record: held.records.get(&(round, board)).cloned(),
             })
             .collect()
