@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -101,13 +101,17 @@ impl Address {
     }
 }
 
+/// How many times one credential signs in before the next is used: under both the
+/// per-account (or per-token) burst of 10 and the per-address burst of 20.
+pub const SIGN_INS_EACH: usize = 9;
+
 /// One tournament player: who it is, where it connects from, how it plays.
 #[derive(Clone)]
 pub struct Player {
     pub name: String,
-    pub from: IpAddr,
-    /// How it signs in each time (`GAME SIGNIN name password` or an API token).
-    pub sign_in: String,
+    /// Where it connects from and how it signs in (`GAME SIGNIN name password`, or `GAME
+    /// SIGNIN token`), [`SIGN_INS_EACH`] times each in turn, the last one ever after.
+    pub credentials: Vec<(IpAddr, String)>,
     /// The squares it prefers, best first: it plays the first free one.
     pub squares: Vec<&'static str>,
     /// A pause before each move (to keep games running for a while).
@@ -121,8 +125,7 @@ impl Player {
         let start = (n as usize * 4) % SQUARES.len();
         Player {
             name: name.to_owned(),
-            from: loopback(n + 1),
-            sign_in: format!("GAME SIGNIN {name} {PASSWORD}"),
+            credentials: vec![(loopback(n + 1), format!("GAME SIGNIN {name} {PASSWORD}"))],
             squares: SQUARES[start..]
                 .iter()
                 .chain(&SQUARES[..start])
@@ -130,6 +133,11 @@ impl Player {
                 .collect(),
             think: Duration::ZERO,
         }
+    }
+
+    /// Where it registers from: its first address.
+    pub fn from(&self) -> IpAddr {
+        self.credentials[0].0
     }
 }
 
@@ -142,18 +150,55 @@ pub enum Seen {
     Bye(String),
 }
 
-/// Plays `player`'s games of tournament `id` at `server` until `done` is set, coming back
+/// What the test tells its players while they play.
+pub struct Control {
+    /// The tournament is over: stop.
+    pub done: AtomicBool,
+    /// Stay away once this many games are played (until it is raised).
+    pub hold_after: AtomicUsize,
+}
+
+impl Control {
+    pub fn new() -> Arc<Control> {
+        Arc::new(Control {
+            done: AtomicBool::new(false),
+            hold_after: AtomicUsize::new(usize::MAX),
+        })
+    }
+
+    pub fn done(&self) -> bool {
+        self.done.load(Ordering::Relaxed)
+    }
+
+    fn holds(&self, played: usize) -> bool {
+        played >= self.hold_after.load(Ordering::Relaxed) && !self.done()
+    }
+}
+
+/// Plays `player`'s games of tournament `id` at `server` until told it is done, coming back
 /// after each game (a new connection, signed in again) and after the server goes away.
-pub fn play(server: &Address, player: &Player, id: u64, done: &AtomicBool) -> Vec<Seen> {
+pub fn play(server: &Address, player: &Player, id: u64, control: &Control) -> Vec<Seen> {
     let mut seen = Vec::new();
-    while !done.load(Ordering::Relaxed) {
-        let Some(mut c) = sign_in(server.get(), player.from, &player.sign_in) else {
+    let mut signed_in = 0;
+    while !control.done() {
+        let played = seen
+            .iter()
+            .filter(|s| matches!(s, Seen::Game { .. }))
+            .count();
+        if control.holds(played) {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        }
+        let which = (signed_in / SIGN_INS_EACH).min(player.credentials.len() - 1);
+        let (from, line) = &player.credentials[which];
+        let Some(mut c) = sign_in(server.get(), *from, line) else {
             std::thread::sleep(Duration::from_millis(100));
             continue;
         };
+        signed_in += 1;
         c.set_timeout(LOOK_EVERY);
         c.send(&format!("GAME TOURNAMENT PLAY {id}"));
-        wait_and_play(&mut c, player, done, &mut seen);
+        wait_and_play(&mut c, player, &control.done, &mut seen);
     }
     seen
 }

@@ -8,13 +8,12 @@
 //! server never hears their results, so it calls those games again and they are replayed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reversi_tests::scratch::Scratch;
 use reversi_tests::tournament::{
-    answer, loopback, play, register, standings, wait_finished, Address, Player, Seen,
+    answer, loopback, play, register, standings, wait_finished, Address, Control, Player, Seen,
 };
 use reversi_tests::{Server, Signal};
 
@@ -35,7 +34,7 @@ fn set_up(server: &Server, players: &[Player]) {
     );
     answer(&mut org, "GAME TOURNAMENT OPEN 1");
     for p in players {
-        let mut c = register(addr, p.from, &p.name);
+        let mut c = register(addr, p.from(), &p.name);
         assert_eq!(
             answer(&mut c, "GAME TOURNAMENT REGISTER 1"),
             "GAME NEWS registered for Restart"
@@ -62,12 +61,12 @@ fn stopped_mid_round(signal: Signal) -> (BTreeMap<(u32, u32), usize>, Vec<String
         .collect();
     set_up(&first, &players);
     let address = Address::new(first.addr());
-    let done = Arc::new(AtomicBool::new(false));
+    let control = Control::new();
     let threads: Vec<_> = players
         .iter()
         .map(|p| {
-            let (address, p, done) = (address.clone(), p.clone(), Arc::clone(&done));
-            std::thread::spawn(move || play(&address, &p, 1, &done))
+            let (address, p, control) = (address.clone(), p.clone(), control.clone());
+            std::thread::spawn(move || play(&address, &p, 1, &control))
         })
         .collect();
     first.wait_log("tournament 1 round 2 board 1: game");
@@ -79,7 +78,7 @@ fn stopped_mid_round(signal: Signal) -> (BTreeMap<(u32, u32), usize>, Vec<String
     second.wait_log("1 tournaments restored");
     address.set(second.addr());
     let line = wait_finished(&address, 1, Duration::from_secs(60));
-    done.store(true, Ordering::Relaxed);
+    control.done.store(true, Ordering::Relaxed);
     assert_eq!(
         line,
         "GAME TOURNAMENT 1 finished 3 3 4 tictactoe rr move:30 Restart"

@@ -4,12 +4,11 @@
 //! up, and the Buchholz tie-breaks of the crosstable as C.07 computes them from the games.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reversi_tests::tournament::{
-    answer, loopback, play, register, standings, wait_finished, Address, Player, Seen,
+    answer, loopback, play, register, standings, wait_finished, Address, Control, Player, Seen,
 };
 use reversi_tests::Server;
 
@@ -88,7 +87,7 @@ fn set_up(server: &Server, players: &[Player]) {
     );
     answer(&mut org, "GAME TOURNAMENT OPEN 1");
     for p in players {
-        let mut c = register(addr, p.from, &p.name);
+        let mut c = register(addr, p.from(), &p.name);
         assert_eq!(
             answer(&mut c, "GAME TOURNAMENT REGISTER 1"),
             "GAME NEWS registered for Swiss Nine"
@@ -108,16 +107,16 @@ fn a_swiss_of_nine_over_five_rounds_keeps_its_rules_end_to_end() {
         .collect();
     set_up(&server, &players);
     let address = Address::new(server.addr());
-    let done = Arc::new(AtomicBool::new(false));
+    let control = Control::new();
     let threads: Vec<_> = players
         .iter()
         .map(|p| {
-            let (address, p, done) = (address.clone(), p.clone(), Arc::clone(&done));
-            std::thread::spawn(move || (p.name.clone(), play(&address, &p, 1, &done)))
+            let (address, p, control) = (address.clone(), p.clone(), control.clone());
+            std::thread::spawn(move || (p.name.clone(), play(&address, &p, 1, &control)))
         })
         .collect();
     let line = wait_finished(&address, 1, Duration::from_secs(120));
-    done.store(true, Ordering::Relaxed);
+    control.done.store(true, Ordering::Relaxed);
     assert_eq!(
         line,
         "GAME TOURNAMENT 1 finished 5 5 9 tictactoe swiss:5 move:30 Swiss Nine"
