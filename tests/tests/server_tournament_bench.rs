@@ -29,8 +29,8 @@ use reversi_tests::Server;
 /// The field: 64 players, or as many (even) as REVERSI_BENCH_PLAYERS says, for a smaller
 /// run that tries the benchmark out.
 fn players() -> u32 {
-    let n = std::env::var("REVERSI_BENCH_PLAYERS").map_or(64, |v| v.parse().unwrap());
-    assert!(n >= 4 && n % 2 == 0, "an even field of 4 or more");
+    let n: u32 = std::env::var("REVERSI_BENCH_PLAYERS").map_or(64, |v| v.parse().unwrap());
+    assert!(n >= 4 && n.is_multiple_of(2), "an even field of 4 or more");
     n
 }
 
