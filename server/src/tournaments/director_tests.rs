@@ -112,6 +112,13 @@ fn a_paired_round_calls_its_players_and_starts_games_when_both_are_there() {
         starts(&d.tick(102, |p| here.contains(p))).is_empty(),
         "started once"
     );
+    // Its game id is kept at once: the page, made from the store, shows it running.
+    let saved = d.started(p.key, 7);
+    let [Action::Save(kept)] = saved.as_slice() else {
+        panic!("{saved:?}")
+    };
+    assert_eq!(kept.games, [(p.key, 7)]);
+    assert!(d.started(p.key, 8).is_empty(), "a board starts once");
 }
 
 #[test]
