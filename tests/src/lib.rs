@@ -26,6 +26,7 @@ pub mod postgres;
 pub mod scratch;
 pub mod text;
 pub mod tmux;
+pub mod tournament;
 
 /// reversid's options that lift its per-address limits and log summaries, for tests (which
 /// read the log) and load runs on loopback.

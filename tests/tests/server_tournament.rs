@@ -7,10 +7,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;
 
 use reversi_tests::text::TextClient;
+use reversi_tests::tournament::{answer, get, PASSWORD, SQUARES};
 use reversi_tests::Server;
-
-const PASSWORD: &str = "correct horse battery";
-const SQUARES: [&str; 9] = ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"];
 
 /// A connection signed in as `name` (registered first when `new`). Every player signs in
 /// again for each game from the same address: past the sign-in limit's burst it waits its turn.
@@ -28,11 +26,6 @@ fn signed_in(addr: SocketAddr, name: &str, new: bool) -> TextClient {
         assert_eq!(line, format!("GAME SIGNEDIN {name}"));
         return c;
     }
-}
-
-fn answer(c: &mut TextClient, line: &str) -> String {
-    c.send(line);
-    c.recv().expect("an answer")
 }
 
 /// What a player saw of one game: its `GAME PAIRED` line and how it ended.
@@ -67,20 +60,6 @@ fn player(addr: SocketAddr, name: &str, games: usize) -> Vec<Played> {
         played.push(Played { paired, over });
     }
     played
-}
-
-/// The answer to `GET path`, whole.
-fn get(addr: SocketAddr, path: &str) -> String {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    answer
 }
 
 #[test]

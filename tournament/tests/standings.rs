@@ -85,8 +85,9 @@ fn swiss_case() -> History {
 fn buchholz_worked_by_hand() {
     // Scores: P1 1+0+½ = 1.5; P2 ½+1(bye)+½ = 2; P3 1(bye)+1+½ = 2.5; P4 0+1+½ = 1.5;
     // P5 ½+0+1(bye) = 1.5. Total 9 = 3 rounds x (2 games + 1 bye).
-    // Buchholz (C.07 8.1: the sum of the opponents' scores), a bye counting the player's own
-    // score (the dummy opponent of 16.4):
+    // Buchholz, FIDE Tie-Break Regulations (Handbook C.07, from 1 July 2023) art. 8.1: "the
+    // sum of the scores of each of the opponents of a participant"; a bye counting the
+    // player's own score (the dummy opponent of 16.4); Cut-1 and Median-1 as art. 14:
     //   P1: P4 1.5, P3 2.5, P2 2      = 6    cut-1 (drop 1.5) 4.5  median-1 (drop 1.5, 2.5) 2
     //   P2: P5 1.5, bye 2, P1 1.5     = 5    cut-1 3.5             median-1 1.5
     //   P3: bye 2.5, P1 1.5, P4 1.5   = 5.5  cut-1 4               median-1 1.5

@@ -333,7 +333,8 @@ impl Supervisor {
                 pairing.first,
                 pairing.second
             );
-            self.tournaments.director.started(pairing.key, game);
+            let actions = self.tournaments.director.started(pairing.key, game);
+            self.tournament_actions(actions);
         } else {
             self.tournaments.director.start_failed(pairing.key);
         }

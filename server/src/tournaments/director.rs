@@ -264,17 +264,20 @@ impl Director {
         actions
     }
 
-    /// The game on `key` started as game `game`.
-    pub fn started(&mut self, key: BoardKey, game: u64) {
+    /// The game on `key` started as game `game`: kept, so that the page, made from the
+    /// store, shows it running with its id to watch.
+    pub fn started(&mut self, key: BoardKey, game: u64) -> Vec<Action> {
         let Some(held) = self.tournaments.get_mut(&key.tournament) else {
-            return;
+            return Vec::new();
         };
-        if let Some(board) = held.boards.get_mut(&(key.round, key.board)) {
-            if matches!(board, Board::Starting { .. }) {
+        match held.boards.get_mut(&(key.round, key.board)) {
+            Some(board) if matches!(board, Board::Starting { .. }) => {
                 *board = Board::Playing { game };
                 held.games.insert((key.round, key.board), game);
                 self.playing.insert(game, key);
+                vec![self.save(key.tournament)]
             }
+            _ => Vec::new(),
         }
     }
 
@@ -518,7 +521,14 @@ impl Director {
                 round,
                 board,
                 game,
-                running: self.playing.contains_key(&game),
+                // Ids start again at 1 after a restart: an ended board's old id may be a
+                // running game's on another board.
+                running: self.playing.get(&game)
+                    == Some(&BoardKey {
+                        tournament: id,
+                        round,
+                        board,
+                    }),
                 record: held.records.get(&(round, board)).cloned(),
             })
             .collect()

@@ -112,6 +112,13 @@ fn a_paired_round_calls_its_players_and_starts_games_when_both_are_there() {
         starts(&d.tick(102, |p| here.contains(p))).is_empty(),
         "started once"
     );
+    // Its game id is kept at once: the page, made from the store, shows it running.
+    let saved = d.started(p.key, 7);
+    let [Action::Save(kept)] = saved.as_slice() else {
+        panic!("{saved:?}")
+    };
+    assert_eq!(kept.games, [(p.key, 7)]);
+    assert!(d.started(p.key, 8).is_empty(), "a board starts once");
 }
 
 #[test]
@@ -309,5 +316,39 @@ fn a_restored_tournament_calls_the_round_s_unfinished_games_again() {
     assert!(
         ended.iter().any(|a| matches!(a, Action::Save(_))),
         "{ended:?}"
+    );
+}
+
+#[test]
+fn a_replayed_game_numbered_as_an_ended_one_shows_only_its_own_board_running() {
+    // A restarted server numbers its games from 1 again: the replay of board 2 may be game 1,
+    // the id board 1's game had under the old server.
+    let mut d = with_players(Format::RoundRobin { double: false }, &["a", "b", "c", "d"]);
+    d.order(Some("org"), Order::Start(1), 0).unwrap();
+    let started = starts(&d.tick(1, everyone));
+    d.started(started[0].key, 1);
+    d.started(started[1].key, 2);
+    let actions = d.ended(1, Some(Outcome::Draw), Some("h-1".into()), 2);
+    let Some(Action::Save(kept)) = actions.last().cloned() else {
+        panic!("{actions:?}")
+    };
+    let mut again = Director::new(GRACE);
+    again.restore(&kept, 100, &|_| false).unwrap();
+    let replay = starts(&again.tick(101, everyone));
+    again.started(replay[0].key, 1);
+    let boards: Vec<(u32, u64, bool)> = again
+        .games_of(1)
+        .iter()
+        .map(|g| (g.board, g.game, g.running))
+        .collect();
+    assert_eq!(boards, [(1, 1, false), (2, 1, true)]);
+    let lines = again.standings_lines(1).unwrap();
+    assert!(
+        lines.contains(&"GAME BOARD 1 1 1 1 ended h-1".to_owned()),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&"GAME BOARD 1 1 2 1 running".to_owned()),
+        "{lines:?}"
     );
 }

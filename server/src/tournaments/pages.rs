@@ -128,46 +128,108 @@ fn html_of(kept: &Kept, t: &Tournament) -> String {
     let s = t.settings();
     let mut body = format!(
         "<h1>{}</h1>\n<p>{} {} {}, {}. <a href=\"/tournaments/{id}.csv\">CSV</a> \
-         <a href=\"/tournaments/{id}.json\">JSON</a></p>\n<pre>{}</pre>\n<h2>Games</h2>\n<ul>\n",
+         <a href=\"/tournaments/{id}.json\">JSON</a></p>\n",
         escape(&s.name),
         escape(&s.game),
         format_word(s.format),
         escape(&s.time_control),
         phase(t),
-        escape(&t.crosstable().to_text()),
         id = kept.id
     );
-    let accounts = t.accounts();
-    for g in &t.history().games {
-        let players = format!(
-            "{} – {}",
-            escape(&accounts[g.first]),
-            escape(&accounts[g.second])
+    body.push_str(&crosstable_html(&t.crosstable()));
+    body.push_str(&games_html(kept, t));
+    body
+}
+
+/// The crosstable as an HTML table: its text rendering's columns (spec/TOURNAMENTS.md §4),
+/// with the cells' legend under it.
+fn crosstable_html(table: &reversi_tournament::Crosstable) -> String {
+    let rounds = table.rows.first().map_or(0, |r| r.rounds.len());
+    let mut html = String::from(
+        "<style>.crosstable th,.crosstable td{padding:.25rem .6rem}\
+         .crosstable .n{text-align:right}</style>\n\
+         <table class=\"crosstable\">\n<tr><th>#</th><th>Name</th><th class=\"n\">Pts</th>",
+    );
+    for r in 1..=rounds {
+        let _ = write!(html, "<th>R{r}</th>");
+    }
+    for tb in &table.tie_breaks {
+        let _ = write!(html, "<th class=\"n\">{}</th>", tb.label());
+    }
+    html.push_str("</tr>\n");
+    for row in &table.rows {
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td>",
+            row.rank,
+            escape(&row.account),
+            row.points
         );
+        for cell in &row.rounds {
+            let _ = write!(html, "<td><code>{cell}</code></td>");
+        }
+        for value in &row.tie_breaks {
+            let value = format!("{value:.2}");
+            let value = value.trim_end_matches('0').trim_end_matches('.');
+            let _ = write!(html, "<td class=\"n\">{value}</td>");
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str(
+        "</table>\n<p><small>A round: the opponent's rank, <code>f</code> moved first or \
+         <code>s</code> second, then <code>1</code> won, <code>=</code> drew, <code>0</code> \
+         lost, <code>+</code>/<code>-</code> won/lost by forfeit, <code>*</code> playing; \
+         <code>bye</code> a bye or a rest.</small></p>\n",
+    );
+    html
+}
+
+/// Every game paired so far, round by round: its result and replay, or a link to watch it.
+fn games_html(kept: &Kept, t: &Tournament) -> String {
+    let accounts = t.accounts();
+    let mut html = String::from("<h2>Games</h2>\n<ul>\n");
+    for g in &t.history().games {
+        let (first, second) = (&accounts[g.first], &accounts[g.second]);
+        let players = format!("{} – {}", escape(first), escape(second));
         let running = kept
             .games
             .iter()
             .find(|(k, _)| k.round == g.round && k.board == g.board)
             .map(|(_, game)| *game);
         let how = match (g.outcome, record_of(kept, g.round, g.board), running) {
-            (Some(o), Some(record), _) => {
-                format!(
-                    "{o:?}: <a href=\"/games/{0}\">replay {0}</a>",
-                    escape(record)
-                )
+            (Some(o), Some(record), _) => format!(
+                "{}: <a href=\"/games/{1}\">replay {1}</a>",
+                result(o, first, second),
+                escape(record)
+            ),
+            (Some(o), None, _) => result(o, first, second),
+            (None, _, Some(game)) => {
+                format!("playing: <a href=\"/#watch={game}\">watch game {game}</a>")
             }
-            (Some(o), None, _) => format!("{o:?}"),
-            (None, _, Some(game)) => format!("playing: game {game} (GAME WATCH {game})"),
             (None, _, None) => "waiting for its players".to_owned(),
         };
         let _ = writeln!(
-            body,
+            html,
             "<li>round {} board {}: {players}, {how}</li>",
             g.round, g.board
         );
     }
-    body.push_str("</ul>\n");
-    body
+    html.push_str("</ul>\n");
+    html
+}
+
+/// A game's result in words, for people.
+fn result(outcome: reversi_tournament::Outcome, first: &str, second: &str) -> String {
+    use reversi_tournament::Outcome::*;
+    let (first, second) = (escape(first), escape(second));
+    match outcome {
+        FirstWins => format!("{first} won"),
+        SecondWins => format!("{second} won"),
+        Draw => "drawn".to_owned(),
+        FirstForfeits => format!("{second} won by forfeit"),
+        SecondForfeits => format!("{first} won by forfeit"),
+        BothForfeit => "both forfeited".to_owned(),
+    }
 }
 
 fn escape(text: &str) -> String {
