@@ -19,6 +19,9 @@ use crate::tournaments::{Action, Director};
 
 /// How often the director is given the time.
 pub(super) const TICK: Duration = Duration::from_secs(1);
+/// Most tournament games started in one turn of the loop: a round's games start a few a
+/// turn, so that the loop serves everyone else between them (each start is a fork).
+const STARTS_A_TURN: usize = 2;
 /// A called player's grace when no game has one (`--grace 0`).
 const DEFAULT_GRACE: u64 = 60;
 
@@ -34,6 +37,8 @@ pub(super) struct Tournaments {
     unsaved: std::collections::BTreeMap<u64, Kept>,
     /// Keeps them in the store (none without a store).
     keeper: Option<crate::store::tournaments::Keeper>,
+    /// Games the director started that the shell has not started yet ([`STARTS_A_TURN`]).
+    starts: std::collections::VecDeque<crate::tournaments::Pairing>,
 }
 
 impl Tournaments {
@@ -45,12 +50,16 @@ impl Tournaments {
             next_tick: None,
             unsaved: Default::default(),
             keeper: None,
+            starts: Default::default(),
         }
     }
 
     /// When the loop must wake for the director (only while there is a tournament).
     pub fn deadline(&self) -> Option<Instant> {
-        self.next_tick
+        match self.starts.is_empty() {
+            true => self.next_tick,
+            false => Some(Instant::now()),
+        }
     }
 }
 
@@ -207,6 +216,10 @@ impl Supervisor {
     /// Before an upgrade in place (threads end at exec): the latest states handed to the
     /// keeper, which stores what it holds before it stops.
     pub(super) fn finish_tournaments(&mut self) {
+        // The director counts these games as started: the new image waits for them.
+        while !self.tournaments.starts.is_empty() {
+            self.start_due_tournament_games();
+        }
         self.keep_tournaments();
         drop(self.tournaments.keeper.take());
         if !self.tournaments.unsaved.is_empty() {
@@ -233,6 +246,7 @@ impl Supervisor {
 
     /// Once a second: the director gets the time and who waits.
     pub(super) fn tick_tournaments(&mut self, now: Instant) {
+        self.start_due_tournament_games();
         self.keep_tournaments();
         if self.tournaments.next_tick.is_none_or(|t| t > now) {
             return;
@@ -270,7 +284,7 @@ impl Supervisor {
     fn tournament_actions(&mut self, actions: Vec<Action>) {
         for action in actions {
             match action {
-                Action::Start(pairing) => self.start_tournament_game(pairing),
+                Action::Start(pairing) => self.tournaments.starts.push_back(pairing),
                 Action::Tell { account, line } => {
                     if let Some(&index) = self.tournaments.waiting.get(&account) {
                         self.tell(index, &Told::Lines(vec![line]));
@@ -285,6 +299,16 @@ impl Supervisor {
                 Action::Save(kept) => {
                     self.tournaments.unsaved.insert(kept.id, kept);
                 }
+            }
+        }
+    }
+
+    /// Starts the next few of the games the director started.
+    fn start_due_tournament_games(&mut self) {
+        for _ in 0..STARTS_A_TURN {
+            match self.tournaments.starts.pop_front() {
+                Some(pairing) => self.start_tournament_game(pairing),
+                None => return,
             }
         }
     }
