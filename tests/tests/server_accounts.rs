@@ -57,11 +57,22 @@ fn register_sign_out_and_in_with_a_password_and_with_a_token() {
     assert!(!listed.contains(&token));
     alice.next_is("GAME APITOKENS 1");
 
+    assert!(listed.ends_with(" -"), "never used yet: {listed}");
     let mut bot = TextClient::connect(server.addr());
     assert_eq!(
         answer(&mut bot, &format!("GAME SIGNIN {token}")),
         "GAME SIGNEDIN Alice"
     );
+    // The sign-in is the token's last use, in Unix ms after its creation.
+    alice.send("GAME APITOKENS");
+    let listed = alice.next_is("GAME APITOKEN ");
+    let times: Vec<u64> = listed
+        .rsplitn(3, ' ')
+        .take(2)
+        .map(|w| w.parse().unwrap_or_else(|_| panic!("{listed}")))
+        .collect();
+    assert!(times[0] >= times[1], "last used before made: {listed}");
+    alice.next_is("GAME APITOKENS 1");
     assert_eq!(
         answer(&mut alice, &format!("GAME APITOKEN REVOKE {id}")),
         format!("GAME NEWS API token {id} revoked")
@@ -256,6 +267,20 @@ fn history_lists_an_accounts_games_and_export_writes_them() {
         answer(&mut alice, "GAME HISTORY Zed"),
         "ERROR no account \"Zed\""
     );
+    // An account called like a game: `name=` says which word is the name.
+    let _reversi = registered(&server, "reversi");
+    let r = account_id(&server, "reversi");
+    store_game(
+        &server,
+        "t-4",
+        Mode::Casual,
+        [Player::Account(r), Player::Anonymous],
+    );
+    alice.send("GAME HISTORY name=reversi reversi");
+    assert!(alice
+        .next_is("GAME ARCHIVED t-4 ")
+        .ends_with(" 1-0 casual reversi -"));
+    alice.next_is("GAME HISTORY 1");
 
     // The rated game moved both ratings: a sign-in reads them.
     let mut again = TextClient::connect(server.addr());

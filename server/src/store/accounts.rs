@@ -11,7 +11,8 @@ use std::thread::JoinHandle;
 
 use log::warn;
 use reversi_store::{
-    export, Account, AccountId, Name, Outcome, Store, StoreError, UnixMillis, ANONYMOUS,
+    export, Account, AccountId, Name, Outcome, Store, StoreError, TokenSignIn, UnixMillis,
+    ANONYMOUS,
 };
 
 use super::Setting;
@@ -168,7 +169,9 @@ pub fn run(
         Request::SignIn(credentials) => {
             let account = match credentials {
                 Credentials::Password { name, password } => store.sign_in(&name, &password),
-                Credentials::Token(token) => store.token_account(&token),
+                Credentials::Token(token) => store
+                    .token_account(&token)
+                    .map(|found| found.map(|signed| token_used(store, signed, now))),
             };
             match account.map_err(failed)? {
                 Some(account) => signed_in(store, account, now),
@@ -196,6 +199,7 @@ pub fn run(
                     id: t.id.to_string(),
                     label: t.label,
                     created_ms: t.created.0,
+                    last_used_ms: t.last_used.map(|t| t.0),
                 })
                 .collect();
             Ok((Answer::Tokens(listed), None))
@@ -220,6 +224,20 @@ pub fn run(
             file(&game, format).map(|answer| (answer, None))
         }
     }
+}
+
+/// A token signed in: its use is written when due (once a minute at most), and a failure
+/// to write it costs the sign-in nothing (the log says so).
+fn token_used(store: &mut dyn Store, signed: TokenSignIn, now: UnixMillis) -> Account {
+    if signed.use_is_due(now) {
+        if let Err(e) = store.record_token_use(&signed.token, now) {
+            warn!(
+                "store: API token {}'s last use not written: {e}",
+                signed.token
+            );
+        }
+    }
+    signed.account
 }
 
 /// The answer to a sign-in or a registration: the account's ratings now.
@@ -346,10 +364,14 @@ fn failed(e: StoreError) -> String {
     "the store failed; try again later".to_owned()
 }
 
-/// A request the store refused for a reason the player can mend (a token's label).
+/// A request the store refused for a reason the player can mend (a token's label, an
+/// account that holds every token it may).
 fn refused(e: StoreError) -> String {
     match e {
         StoreError::Invalid(why) => why,
+        StoreError::TooManyTokens => {
+            format!("{e} (GAME APITOKENS lists them, GAME APITOKEN REVOKE id frees one)")
+        }
         other => failed(other),
     }
 }
@@ -458,7 +480,11 @@ mod tests {
         let Answer::Tokens(listed) = run(store, Request::Tokens, alice.clone()).unwrap().0 else {
             panic!("no list")
         };
+        // The sign-in was its first use: written, and listed.
         assert_eq!(listed.len(), 1);
+        assert!(listed[0]
+            .last_used_ms
+            .is_some_and(|ms| ms >= listed[0].created_ms));
         let revoke = Request::Revoke(token.id().clone());
         let id = token.id().to_string();
         assert_eq!(
@@ -472,6 +498,28 @@ mod tests {
         assert_eq!(error(store, by_token, None), WRONG_PASSWORD);
         let unknown = Request::Revoke(TokenId::parse("0123456789abcdef").unwrap());
         assert!(error(store, unknown, alice).starts_with("you have no API token"));
+    }
+
+    #[test]
+    fn a_new_token_past_the_cap_says_how_to_free_one() {
+        let (_dir, mut store) = store("cap");
+        let store = store.as_mut();
+        let register = Request::Register {
+            name: name("Alice"),
+            password: password("correct horse"),
+        };
+        let alice = run(store, register, None).unwrap().1;
+        let new = Request::NewToken {
+            label: "bot".into(),
+        };
+        for _ in 0..reversi_store::TOKENS_PER_ACCOUNT {
+            run(store, new.clone(), alice.clone()).unwrap();
+        }
+        assert_eq!(
+            error(store, new, alice),
+            "an account holds at most 20 API tokens; revoke one first \
+             (GAME APITOKENS lists them, GAME APITOKEN REVOKE id frees one)"
+        );
     }
 
     #[test]

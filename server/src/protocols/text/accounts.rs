@@ -137,12 +137,22 @@ fn api_token(rest: &str) -> Result<Request, String> {
     }
 }
 
-/// `[name] [game] [count]`, each optional, in that order: a word that names a game
-/// served is the game, a number the count, another word the name.
+/// `[name] [game] [count]`, each optional, in that order: `name=NAME` is always the name
+/// (an account may be called like a game: `name=reversi`); otherwise a word that names a
+/// game served is the game, a number the count, another word the name.
 fn history(lobby: &Lobby<'_>, words: &[&str]) -> Result<Request, String> {
     let (mut who, mut game, mut count) = (None, None, None);
     for &word in words {
-        if let Ok(n) = word.parse::<usize>() {
+        let named = word
+            .get(..NAME_IS.len())
+            .filter(|start| start.eq_ignore_ascii_case(NAME_IS))
+            .map(|_| &word[NAME_IS.len()..]);
+        if let Some(named) = named {
+            if who.is_some() || game.is_some() || count.is_some() {
+                return Err(history_usage());
+            }
+            who = Some(name(named)?);
+        } else if let Ok(n) = word.parse::<usize>() {
             if count.is_some() || !(1..=HISTORY_MAX).contains(&n) {
                 return Err(format!("GAME HISTORY lists 1 to {HISTORY_MAX} games"));
             }
@@ -166,8 +176,12 @@ fn history(lobby: &Lobby<'_>, words: &[&str]) -> Result<Request, String> {
     })
 }
 
+/// What marks `GAME HISTORY`'s word as the name whatever it reads like.
+const NAME_IS: &str = "name=";
+
 fn history_usage() -> String {
-    "GAME HISTORY [name] [game] [count], in that order".to_owned()
+    "GAME HISTORY [name] [game] [count], in that order (name=NAME for a name that is a game's)"
+        .to_owned()
 }
 
 /// `id [format]`.
@@ -228,7 +242,13 @@ pub fn tell(answer: &Answer) -> Vec<u8> {
         Answer::Tokens(tokens) => {
             let mut out: String = tokens
                 .iter()
-                .map(|t| format!("GAME APITOKEN {} - {} {} -\n", t.id, t.label, t.created_ms))
+                .map(|t| {
+                    let used = t.last_used_ms.map_or("-".to_owned(), |ms| ms.to_string());
+                    format!(
+                        "GAME APITOKEN {} - {} {} {used}\n",
+                        t.id, t.label, t.created_ms
+                    )
+                })
                 .collect();
             out.push_str(&format!("GAME APITOKENS {}\n", tokens.len()));
             out
@@ -351,6 +371,30 @@ mod tests {
                 count: 5
             }
         );
+        // An account called like a game is named with `name=`, in any case; a bare
+        // word that names a game is the game.
+        for line in [
+            "GAME HISTORY name=reversi reversi 5",
+            "GAME HISTORY NAME=Reversi reversi 5",
+        ] {
+            let Request::History { name, game, count } = request(line) else {
+                panic!("{line}: no history");
+            };
+            assert_eq!(name.map(|n| n.key().to_owned()), Some("reversi".to_owned()));
+            assert_eq!((game.map(|g| g.info.name), count), (Some("reversi"), 5));
+        }
+        assert_eq!(
+            request("GAME HISTORY reversi"),
+            Request::History {
+                name: None,
+                game: reversi,
+                count: HISTORY_DEFAULT
+            }
+        );
+        assert_eq!(
+            request("GAME HISTORY name=Bob"),
+            request("GAME HISTORY Bob"),
+        );
         assert_eq!(
             request("GAME HISTORY 7"),
             Request::History {
@@ -430,8 +474,15 @@ mod tests {
             ),
             (
                 "GAME HISTORY reversi Bob",
-                "ERROR GAME HISTORY [name] [game] [count], in that order\n",
+                "ERROR GAME HISTORY [name] [game] [count], in that order \
+                 (name=NAME for a name that is a game's)\n",
             ),
+            (
+                "GAME HISTORY reversi name=Bob",
+                "ERROR GAME HISTORY [name] [game] [count], in that order \
+                 (name=NAME for a name that is a game's)\n",
+            ),
+            ("GAME HISTORY name=x", "ERROR \"x\" is not a name"),
             ("GAME EXPORT", "ERROR GAME EXPORT id [ggf|pdn|txt|json]\n"),
             (
                 "GAME EXPORT a:1 png",
@@ -615,14 +666,16 @@ mod tests {
             "GAME SIGNEDIN Alice reversi=1532 tictactoe=1500?\n"
         );
         assert_eq!(told(Answer::SignedOut), "GAME SIGNEDOUT\n");
-        let listed = Listed {
+        let listed = |last_used_ms| Listed {
             id: "0123456789abcdef".into(),
             label: "my bot".into(),
             created_ms: 17,
+            last_used_ms,
         };
         assert_eq!(
-            told(Answer::Tokens(vec![listed])),
-            "GAME APITOKEN 0123456789abcdef - my bot 17 -\nGAME APITOKENS 1\n"
+            told(Answer::Tokens(vec![listed(None), listed(Some(60_017))])),
+            "GAME APITOKEN 0123456789abcdef - my bot 17 -\n\
+             GAME APITOKEN 0123456789abcdef - my bot 17 60017\nGAME APITOKENS 2\n"
         );
         assert_eq!(
             told(Answer::Revoked("0123456789abcdef".into())),
