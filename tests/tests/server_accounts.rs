@@ -408,6 +408,37 @@ fn a_rated_game_played_to_its_end_moves_both_ratings() {
     alice_won_rated(&server);
 }
 
+/// A connection signed in before a rated game of its account ended plays its next game
+/// with the rating the game left, not the one read at its sign-in (GAME PLAYER).
+#[test]
+fn the_next_game_shows_the_rating_the_last_one_left() {
+    let server = Server::start(&["--fixed-colours"]);
+    let (mut alice, mut bob) = rated_pair(&server);
+    let mut bob_waits = TextClient::connect(server.addr()).keep_every_line();
+    assert_eq!(
+        answer(&mut bob_waits, &format!("GAME SIGNIN Bob {PASSWORD}")),
+        "GAME SIGNEDIN Bob"
+    );
+    bob.send("GAME QUIT");
+    alice.expect("GAME OVER");
+    alice_won_rated(&server);
+    // The stored game's rating reaches the waiting connection within a tick or so (the
+    // connection is the one signed in before: a new sign-in would read the store anyway).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    bob_waits.send("GAME INVITE tictactoe side=1");
+    let code = bob_waits.next_is("GAME CODE ");
+    let code = code.split_whitespace().nth(2).unwrap().to_owned();
+    let mut other = TextClient::connect(server.addr());
+    other.send(&format!("GAME JOIN {code}"));
+    let shown = bob_waits.expect("GAME PLAYER 1 ");
+    let rating: u32 = shown
+        .strip_prefix("GAME PLAYER 1 account Bob ")
+        .and_then(|r| r.strip_suffix('?'))
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("Bob's rating is not the game's: {shown}"));
+    assert!(rating < 1500, "Bob lost: {shown}");
+}
+
 /// A rated game's loser cannot dodge the rating by leaving: a seat that drops and does not
 /// come back in its grace loses by abandonment, and the archive moves both ratings.
 #[test]

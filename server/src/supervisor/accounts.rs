@@ -5,18 +5,23 @@
 //! connection's further lines wait, so that a client may send `GAME SIGNIN` and
 //! `GAME TYPE` together and play signed in.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use log::error;
 use reversi_store::{AccountId, Limits, Name, SignInLimiter, TooMany};
 
 use super::identity::{Identity, Signed};
 use super::pending::State;
+use super::ratings::{self, Refresher};
+use super::reaper::Child;
 use super::Supervisor;
 use crate::protocols::players::{Answer, Credentials, Request};
 use crate::protocols::Told;
-use crate::store::accounts::{Busy, Done, Job, Workers};
+use crate::store::accounts::{Ask, Busy, Done, Job, Out, RatingJob, Workers};
+use crate::terms::{SeatPlayer, ShownRating};
 
 /// Registrations per address: 5 at once, then one every 10 minutes (an account is cheap
 /// to make and each costs an Argon2 hash).
@@ -48,6 +53,8 @@ pub struct Players {
     next_ticket: u64,
     /// The store is on, but the workers failed to start.
     failed: bool,
+    /// Ratings that moved since their accounts signed in.
+    refresher: Refresher,
 }
 
 impl Players {
@@ -164,22 +171,103 @@ impl Supervisor {
         }
     }
 
-    fn deliver(&mut self, answers: Vec<Done>) {
-        for Done {
+    fn deliver(&mut self, answers: Vec<Out>) {
+        for out in answers {
+            match out {
+                Out::Player(done) => self.deliver_answer(done),
+                Out::Rating(job, rating) => self.rating_read(job, rating),
+            }
+        }
+    }
+
+    fn deliver_answer(&mut self, done: Done) {
+        let Done {
             ticket: (index, ticket),
-            answer,
+            mut answer,
             signed,
-        } in answers
-        {
+        } = done;
+        let Some(conn) = self.pending.get_mut(index) else {
+            return;
+        };
+        if conn.in_flight != Some(ticket) || conn.state == State::Closing {
+            return;
+        }
+        conn.in_flight = None;
+        // A sign-in read before a game of the account's was stored gets the rating read since.
+        if let (Ok(Answer::SignedIn { ratings, .. }), Some((id, _))) = (&mut answer, &signed) {
+            self.players.refresher.patch(*id, ticket, ratings);
+        }
+        self.apply(index, answer, signed);
+        self.service(index);
+    }
+
+    /// A session ended: its accounts' ratings in its game may have moved; they are read
+    /// again once the store has its games (`ratings.rs`), for the next game's `GAME PLAYER`.
+    pub(super) fn ratings_may_have_moved(&mut self, child: &Child) {
+        if self.players.workers.is_none() {
+            return;
+        }
+        let accounts = child.players.iter().filter_map(|p| match p {
+            SeatPlayer::Account { id, .. } => Some(*id),
+            _ => None,
+        });
+        let ran = i64::try_from(child.started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let since =
+            reversi_store::UnixMillis(reversi_store::UnixMillis::now().0.saturating_sub(ran));
+        let kind = child.module.info.name;
+        self.players
+            .refresher
+            .game_ended(accounts, kind, since, Instant::now());
+    }
+
+    /// When stale ratings are next looked at.
+    pub(super) fn ratings_deadline(&self) -> Option<Instant> {
+        self.players.refresher.deadline()
+    }
+
+    /// Hands the ratings due to be read again to the workers.
+    pub(super) fn refresh_ratings(&mut self, now: Instant) {
+        if self.players.refresher.deadline().is_none_or(|t| t > now) {
+            return;
+        }
+        let signed_in: HashSet<AccountId> = (self.pending.indices().into_iter())
+            .filter_map(|i| self.account_of(i))
+            .collect();
+        let asks = self.players.refresher.due(now, |a| signed_in.contains(&a));
+        for ask in asks {
+            self.players.next_ticket += 1;
+            let ticket = self.players.next_ticket;
+            let job = RatingJob {
+                ticket,
+                ask: ask.clone(),
+            };
+            let sent = (self.players.workers.as_ref()).map(|w| w.read_rating(job));
+            // A full queue: asked again later.
+            if !matches!(sent, Some(Ok(()))) {
+                (self.players.refresher).answered(&ask, None, ticket, now);
+            }
+        }
+    }
+
+    /// A rating read again: the account's waiting connections seat it from now on.
+    fn rating_read(&mut self, job: RatingJob, rating: Option<ShownRating>) {
+        let now = Instant::now();
+        self.players
+            .refresher
+            .answered(&job.ask, rating, job.ticket, now);
+        let Some(rating) = rating else {
+            return;
+        };
+        let Ask { account, kind, .. } = &job.ask;
+        for index in self.pending.indices() {
             let Some(conn) = self.pending.get_mut(index) else {
                 continue;
             };
-            if conn.in_flight != Some(ticket) || conn.state == State::Closing {
-                continue;
+            if let super::identity::Identity::Account(signed) = &mut conn.identity {
+                if signed.id == *account {
+                    ratings::set(&mut signed.ratings, kind, rating);
+                }
             }
-            conn.in_flight = None;
-            self.apply(index, answer, signed);
-            self.service(index);
         }
     }
 

@@ -21,6 +21,7 @@ mod listener;
 mod options;
 mod origin;
 mod pending;
+mod ratings;
 mod reaper;
 mod relaying;
 mod sessions;
@@ -562,6 +563,7 @@ impl Supervisor {
             self.upgrades.deadline(),
             self.cluster.as_ref().and_then(|c| c.deadline()),
             self.tournaments.deadline(),
+            self.ratings_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -643,6 +645,7 @@ impl Supervisor {
         self.trial_timer(now);
         self.sweep_when_due(now, self.phase != Phase::Running);
         self.tick_tournaments(now);
+        self.refresh_ratings(now);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
         }
