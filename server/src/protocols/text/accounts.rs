@@ -202,8 +202,37 @@ fn export(words: &[&str]) -> Result<Request, String> {
     Ok(Request::Export { id, format })
 }
 
-/// A players' line as the log may show it: never a password nor a token's secret.
+/// A players' line as the log may show it: never a password nor a token's secret, also
+/// where a client put them by mistake (a token pasted into `GAME APITOKEN REVOKE` or
+/// `GAME NAME`, a password after a misspelt `GAME LOGIN`). `None`: the line as it is.
 pub fn loggable(line: &str) -> Option<String> {
+    credentials(line).or_else(|| without_tokens(line))
+}
+
+/// Every word that holds `rvt_` (an API token, whole or cut) as `<token ID>` or `<hidden>`.
+fn without_tokens(line: &str) -> Option<String> {
+    let holds_token = |word: &str| word.to_ascii_lowercase().contains(TOKEN_MARK);
+    if !line.split_whitespace().any(holds_token) {
+        return None;
+    }
+    let words: Vec<String> = (line.split_whitespace())
+        .map(|word| match ApiToken::parse(word) {
+            Some(token) => format!("<token {}>", token.id()),
+            None if holds_token(word) => "<hidden>".to_owned(),
+            None => word.to_owned(),
+        })
+        .collect();
+    Some(words.join(" "))
+}
+
+/// How every API token begins (`reversi_store::ApiToken`).
+const TOKEN_MARK: &str = "rvt_";
+
+/// Commands that read like a sign-in a client misspelt: what follows may be a password.
+const LIKE_SIGN_IN: [&str; 5] = ["SIGN", "LOGIN", "LOGON", "REGIST", "PASS"];
+
+/// `GAME REGISTER` and `GAME SIGNIN` (and look-alikes) with their secrets hidden.
+fn credentials(line: &str) -> Option<String> {
     let (command, rest) = command(line)?;
     let shown = match command.as_str() {
         "REGISTER" | "SIGNIN" => match split_word(rest) {
@@ -219,6 +248,10 @@ pub fn loggable(line: &str) -> Option<String> {
             },
             None => String::new(),
         },
+        "SIGNOUT" => return None,
+        _ if LIKE_SIGN_IN.iter().any(|w| command.starts_with(w)) && !rest.is_empty() => {
+            "<hidden>".to_owned()
+        }
         _ => return None,
     };
     Some(format!("GAME {command} {shown}"))
@@ -544,6 +577,27 @@ mod tests {
             assert_eq!(loggable(line).as_deref(), Some(shown), "{line}");
         }
         assert_eq!(loggable("GAME NAME Alice"), None);
+        assert_eq!(loggable("GAME SIGNOUT"), None);
+        // Secrets where they do not belong: a token pasted whole or cut, in any line, and
+        // what follows a misspelt sign-in.
+        for (line, shown) in [
+            (
+                format!("GAME APITOKEN REVOKE {token}"),
+                "GAME APITOKEN REVOKE <token 0123456789abcdef>",
+            ),
+            (format!("GAME NAME {}", &token[..40]), "GAME NAME <hidden>"),
+            (format!("MOVE name=RVT_{}", &token[4..]), "MOVE <hidden>"),
+            (
+                "GAME LOGIN Alice hunter2hunter2".to_owned(),
+                "GAME LOGIN <hidden>",
+            ),
+            (
+                "game signup Alice hunter2hunter2".to_owned(),
+                "GAME SIGNUP <hidden>",
+            ),
+        ] {
+            assert_eq!(loggable(&line).as_deref(), Some(shown), "{line}");
+        }
         let new = Answer::NewToken {
             token: ApiToken::parse(&token).unwrap(),
             label: "bot".into(),
