@@ -77,6 +77,12 @@ fn register_sign_out_and_in_with_a_password_and_with_a_token() {
         answer(&mut alice, &format!("GAME APITOKEN REVOKE {id}")),
         format!("GAME NEWS API token {id} revoked")
     );
+    // The connection signed in with it waits no longer: it is told why and closed.
+    assert_eq!(
+        bot.recv().as_deref(),
+        Some(format!("ERROR API token {id} was revoked; sign in again").as_str())
+    );
+    assert_eq!(bot.recv(), None, "closed");
     let mut late = TextClient::connect(server.addr());
     assert_eq!(
         answer(&mut late, &format!("GAME SIGNIN {token}")),

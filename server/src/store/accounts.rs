@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 
 use log::warn;
 use reversi_store::{
-    export, Account, AccountId, Name, Outcome, Store, StoreError, TokenSignIn, UnixMillis,
+    export, Account, AccountId, Name, Outcome, Store, StoreError, TokenId, TokenSignIn, UnixMillis,
     ANONYMOUS,
 };
 
@@ -38,11 +38,13 @@ pub struct Job {
     pub account: Option<(AccountId, Name)>,
 }
 
-/// A request's answer; `signed` is the account it signed the connection in as.
+/// A request's answer; `signed` is the account it signed the connection in as, and
+/// `token` the API token it signed in with, if it did.
 pub struct Done {
     pub ticket: (usize, u64),
     pub answer: Result<Answer, String>,
     pub signed: Option<(AccountId, Name)>,
+    pub token: Option<TokenId>,
 }
 
 /// A read the workers are asked for: `account`'s rating in `kind` once the store has a game
@@ -174,6 +176,10 @@ fn serve(
 }
 
 fn answer(store: &mut dyn Store, job: Job) -> Done {
+    let token = match &job.request {
+        Request::SignIn(Credentials::Token(token)) => Some(token.id().clone()),
+        _ => None,
+    };
     let (answer, signed) = match run(store, job.request, job.account) {
         Ok((answer, signed)) => (Ok(answer), signed),
         Err(why) => (Err(why), None),
@@ -181,6 +187,7 @@ fn answer(store: &mut dyn Store, job: Job) -> Done {
     Done {
         ticket: job.ticket,
         answer,
+        token: token.filter(|_| signed.is_some()),
         signed,
     }
 }

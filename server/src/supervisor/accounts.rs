@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use log::error;
-use reversi_store::{AccountId, Limits, Name, SignInLimiter, TooMany};
+use reversi_store::{AccountId, Limits, Name, SignInLimiter, TokenId, TooMany};
 
 use super::identity::{Identity, Signed};
 use super::pending::State;
@@ -129,11 +129,11 @@ impl Supervisor {
         }
         let account = identity.account().map(|s| (s.id, s.name.clone()));
         if request == Request::SignOut {
-            return self.apply(index, Ok(Answer::SignedOut), None);
+            return self.apply(index, Ok(Answer::SignedOut), None, None);
         }
         if self.players.workers.is_none() {
             let answer = self.players.unserved(request);
-            return self.apply(index, answer, None);
+            return self.apply(index, answer, None, None);
         }
         let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
         if let Err(limit) = self.players.attempt(peer.ip(), &request, now_ms) {
@@ -185,6 +185,7 @@ impl Supervisor {
             ticket: (index, ticket),
             mut answer,
             signed,
+            token,
         } = done;
         let Some(conn) = self.pending.get_mut(index) else {
             return;
@@ -197,7 +198,7 @@ impl Supervisor {
         if let (Ok(Answer::SignedIn { ratings, .. }), Some((id, _))) = (&mut answer, &signed) {
             self.players.refresher.patch(*id, ticket, ratings);
         }
-        self.apply(index, answer, signed);
+        self.apply(index, answer, signed, token);
         self.service(index);
     }
 
@@ -271,12 +272,14 @@ impl Supervisor {
         }
     }
 
-    /// Applies an answer to connection `index`'s identity and tells it.
+    /// Applies an answer to connection `index`'s identity and tells it; `token`: the API
+    /// token a sign-in used.
     fn apply(
         &mut self,
         index: usize,
         answer: Result<Answer, String>,
         signed: Option<(AccountId, Name)>,
+        token: Option<TokenId>,
     ) {
         let answer = match answer {
             Ok(answer) => answer,
@@ -290,6 +293,7 @@ impl Supervisor {
                 id,
                 name,
                 ratings: ratings.clone(),
+                token,
             }),
             _ => None,
         };
@@ -303,7 +307,40 @@ impl Supervisor {
             }
             _ => {}
         }
+        let revoked = match &answer {
+            Answer::Revoked(id) => Some(id.clone()),
+            _ => None,
+        };
         self.tell(index, &Told::Player(answer));
+        if let Some(id) = revoked {
+            self.close_signed_in_with(index, &id);
+        }
+    }
+
+    /// Token `id`, revoked by connection `by`, signs nobody in any longer: the account's other
+    /// waiting connections signed in with it are closed (a leaked token is revoked to end
+    /// its holder's access, and a connection may wait for hours: a queue, a tournament).
+    fn close_signed_in_with(&mut self, by: usize, id: &str) {
+        let Some(account) = self.account_of(by) else {
+            return;
+        };
+        let holders: Vec<usize> = (self.pending.indices().into_iter())
+            .filter(|&i| i != by)
+            .filter(|&i| {
+                let signed = self.pending.get(i).and_then(|c| c.identity.account());
+                signed.is_some_and(|s| {
+                    s.id == account && s.token.as_ref().is_some_and(|t| t.as_str() == id)
+                })
+            })
+            .collect();
+        let why = format!("API token {id} was revoked; sign in again");
+        let now = Instant::now();
+        for index in holders {
+            if let Some(peer) = self.pending.get(index).map(|c| c.peer) {
+                self.note(peer, format_args!("{peer}: {why}; closing"));
+            }
+            self.refuse(index, &why, now);
+        }
     }
 
     /// The account connection `index` is signed in as, if any.
