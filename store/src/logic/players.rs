@@ -89,12 +89,19 @@ fn exists(conn: &mut impl Sql, account: AccountId) -> Result<bool, DbError> {
 
 pub fn check_label(label: &str) -> Result<(), StoreError> {
     let chars = label.chars().count();
-    if chars > LABEL_CHARS || label.chars().any(char::is_control) {
+    if chars > LABEL_CHARS || label.chars().any(|c| c.is_control() || is_layout(c)) {
         return Err(StoreError::Invalid(format!(
-            "a token's label has at most {LABEL_CHARS} characters and no control characters"
+            "a token's label has at most {LABEL_CHARS} characters , and no control characters, line separators or bidirectional marks"
         )));
     }
     Ok(())
+}
+
+/// Characters that are no control characters to Rust but end a line for some readers
+/// (U+2028, U+2029) or turn the text after them round (bidirectional overrides and
+/// isolates): a label with one could pass for another line or another token's.
+fn is_layout(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 pub fn create_token(

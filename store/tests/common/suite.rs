@@ -165,11 +165,13 @@ pub fn tokens_are_created_listed_used_and_revoked(open: Open) {
     assert_eq!(store.tokens(alice.id), Ok(vec![other.info]));
     // Revoked, its use is nobody's to write.
     assert_eq!(store.record_token_use(&bot.info.id, T0), Ok(()));
-    let bad_label = store.create_token(alice.id, "two\nlines", T0);
-    assert!(
-        matches!(bad_label, Err(StoreError::Invalid(_))),
-        "{bad_label:?}"
-    );
+    for bad in ["two\nlines", "two\u{2028}lines", "bot \u{202E}tob"] {
+        let bad_label = store.create_token(alice.id, bad, T0);
+        assert!(
+            matches!(bad_label, Err(StoreError::Invalid(_))),
+            "{bad:?}: {bad_label:?}"
+        );
+    }
     let nobody = store.create_token(AccountId(bob.id.0 + 100), "x", T0);
     assert!(
         matches!(nobody, Err(StoreError::NoSuchAccount)),
