@@ -91,7 +91,7 @@ pub fn check_label(label: &str) -> Result<(), StoreError> {
     let chars = label.chars().count();
     if chars > LABEL_CHARS || label.chars().any(|c| c.is_control() || is_layout(c)) {
         return Err(StoreError::Invalid(format!(
-            "a token's label has at most {LABEL_CHARS} characters , and no control characters, line separators or bidirectional marks"
+            "a token's label has at most {LABEL_CHARS} characters, and no control characters, line separators or bidirectional marks"
         )));
     }
     Ok(())
