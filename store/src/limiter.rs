@@ -73,6 +73,17 @@ impl<K: Hash + Eq + Clone> Cells<K> {
         self.tat.insert(key.clone(), tat + self.limits.interval_ms);
     }
 
+    /// Undoes one [`Cells::take`] of `key`'s at `now` (a key back at a full burst is forgotten).
+    fn give_back(&mut self, key: &K, now: u64) {
+        let Some(tat) = self.tat.get_mut(key) else {
+            return;
+        };
+        *tat = tat.saturating_sub(self.limits.interval_ms);
+        if *tat <= now {
+            self.tat.remove(key);
+        }
+    }
+
     /// Forgets keys back at a full burst; if none, the one closest to it.
     fn make_room(&mut self, now: u64) {
         self.tat.retain(|_, tat| *tat > now);
@@ -125,7 +136,24 @@ impl SignInLimiter {
         token: &TokenId,
         now_ms: u64,
     ) -> Result<(), TooMany> {
-        self.attempt_as(address, format!("\0token {token}"), now_ms)
+        self.attempt_as(address, token_key(token), now_ms)
+    }
+
+    /// A sign-in that [`SignInLimiter::attempt`] let through was right: it is given back, so
+    /// that only wrong ones count (a bot that signs in for every game is not held back; a
+    /// guesser's wrong tries all count).
+    pub fn succeeded(&mut self, address: IpAddr, account: &Name, now_ms: u64) {
+        self.give_back(address, account.key().to_owned(), now_ms);
+    }
+
+    /// As [`SignInLimiter::succeeded`], for a sign-in with the token whose id is `token`.
+    pub fn succeeded_token(&mut self, address: IpAddr, token: &TokenId, now_ms: u64) {
+        self.give_back(address, token_key(token), now_ms);
+    }
+
+    fn give_back(&mut self, address: IpAddr, account: String, now_ms: u64) {
+        self.addresses.give_back(&address_key(address), now_ms);
+        self.accounts.give_back(&account, now_ms);
     }
 
     fn attempt_as(&mut self, address: IpAddr, account: String, now_ms: u64) -> Result<(), TooMany> {
@@ -142,6 +170,11 @@ impl SignInLimiter {
         self.accounts.take(&account, now_ms);
         Ok(())
     }
+}
+
+/// A token's key among the accounts' names': no name's key holds a control character.
+fn token_key(token: &TokenId) -> String {
+    format!("\0token {token}")
 }
 
 /// IPv4 as is (an IPv4-mapped IPv6 address too), IPv6 by its /64.
@@ -228,6 +261,31 @@ mod tests {
             limiter.attempt(ip("10.0.0.1"), &name("alice"), 1000),
             Ok(())
         );
+    }
+
+    #[test]
+    fn right_sign_ins_are_given_back_so_only_wrong_ones_count() {
+        let mut limiter = SignInLimiter::new(SMALL, SMALL);
+        let alice = name("alice");
+        let token = TokenId::parse("0123456789abcdef").unwrap();
+        // A bot signing in right again and again, by password or token, is never held back.
+        for _ in 0..10 {
+            assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
+            limiter.succeeded(ip("10.0.0.1"), &alice, 0);
+            assert_eq!(limiter.attempt_token(ip("10.0.0.1"), &token, 0), Ok(()));
+            limiter.succeeded_token(ip("10.0.0.1"), &token, 0);
+        }
+        // Wrong ones count as before, and a right one gives back only its own.
+        for _ in 0..2 {
+            assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
+        }
+        assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
+        limiter.succeeded(ip("10.0.0.1"), &alice, 0);
+        assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
+        assert!(limiter.attempt(ip("10.0.0.1"), &alice, 0).is_err());
+        // Giving back what was never taken changes nothing.
+        limiter.succeeded(ip("10.9.9.9"), &name("zed99"), 0);
+        assert_eq!(limiter.addresses.tat.len(), 1);
     }
 
     #[test]

@@ -152,6 +152,31 @@ fn sign_ins_are_limited_per_account() {
     );
 }
 
+/// Only wrong sign-ins count against the limits: a bot that signs in with its token for
+/// every game (a new connection each) is never held back.
+#[test]
+fn a_bot_signing_in_right_for_every_game_is_not_limited() {
+    let server = Server::start(&[]);
+    let mut alice = registered(&server, "Alice");
+    alice.send("GAME APITOKEN NEW bot");
+    let made = alice.next_is("GAME APITOKEN ");
+    let token = made.split_whitespace().nth(3).unwrap().to_owned();
+    for n in 0..25 {
+        let mut bot = TextClient::connect(server.addr());
+        assert_eq!(
+            answer(&mut bot, &format!("GAME SIGNIN {token}")),
+            "GAME SIGNEDIN Alice",
+            "sign-in {n}"
+        );
+        let mut person = TextClient::connect(server.addr());
+        assert_eq!(
+            answer(&mut person, &format!("GAME SIGNIN Alice {PASSWORD}")),
+            "GAME SIGNEDIN Alice",
+            "sign-in {n}"
+        );
+    }
+}
+
 #[test]
 fn a_server_without_a_store_keeps_guests_but_no_accounts() {
     let server = Server::start(&["--no-store"]);

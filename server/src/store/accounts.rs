@@ -38,13 +38,21 @@ pub struct Job {
     pub account: Option<(AccountId, Name)>,
 }
 
-/// A request's answer; `signed` is the account it signed the connection in as, and
-/// `token` the API token it signed in with, if it did.
+/// A request's answer; `signed` is the account it signed the connection in as, and `via`
+/// how, if a `GAME SIGNIN` did (a registration signs in too, but is no sign-in's attempt).
 pub struct Done {
     pub ticket: (usize, u64),
     pub answer: Result<Answer, String>,
     pub signed: Option<(AccountId, Name)>,
-    pub token: Option<TokenId>,
+    pub via: Option<Via>,
+}
+
+/// How a `GAME SIGNIN` signed a connection in: with the name typed and its password, or
+/// with an API token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    Password(Name),
+    Token(TokenId),
 }
 
 /// A read the workers are asked for: `account`'s rating in `kind` once the store has a game
@@ -176,8 +184,9 @@ fn serve(
 }
 
 fn answer(store: &mut dyn Store, job: Job) -> Done {
-    let token = match &job.request {
-        Request::SignIn(Credentials::Token(token)) => Some(token.id().clone()),
+    let via = match &job.request {
+        Request::SignIn(Credentials::Password { name, .. }) => Some(Via::Password(name.clone())),
+        Request::SignIn(Credentials::Token(token)) => Some(Via::Token(token.id().clone())),
         _ => None,
     };
     let (answer, signed) = match run(store, job.request, job.account) {
@@ -187,7 +196,7 @@ fn answer(store: &mut dyn Store, job: Job) -> Done {
     Done {
         ticket: job.ticket,
         answer,
-        token: token.filter(|_| signed.is_some()),
+        via: via.filter(|_| signed.is_some()),
         signed,
     }
 }

@@ -20,7 +20,7 @@ use super::reaper::Child;
 use super::Supervisor;
 use crate::protocols::players::{Answer, Credentials, Request};
 use crate::protocols::Told;
-use crate::store::accounts::{Ask, Busy, Done, Job, Out, RatingJob, Workers};
+use crate::store::accounts::{Ask, Busy, Done, Job, Out, RatingJob, Via, Workers};
 use crate::terms::{SeatPlayer, ShownRating};
 
 /// Registrations per address: 5 at once, then one every 10 minutes (an account is cheap
@@ -94,6 +94,15 @@ impl Players {
             account,
         };
         workers.submit(job).map(|()| self.next_ticket)
+    }
+
+    /// A sign-in was right: its attempt is given back (only wrong ones count).
+    fn succeeded(&mut self, address: IpAddr, via: &Via) {
+        let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
+        match via {
+            Via::Password(name) => self.sign_ins.succeeded(address, name, now_ms),
+            Via::Token(token) => self.sign_ins.succeeded_token(address, token, now_ms),
+        }
     }
 
     /// Counts an attempt of `request` from `address` against its limits.
@@ -185,7 +194,7 @@ impl Supervisor {
             ticket: (index, ticket),
             mut answer,
             signed,
-            token,
+            via,
         } = done;
         let Some(conn) = self.pending.get_mut(index) else {
             return;
@@ -197,6 +206,14 @@ impl Supervisor {
         // A sign-in read before a game of the account's was stored gets the rating read since.
         if let (Ok(Answer::SignedIn { ratings, .. }), Some((id, _))) = (&mut answer, &signed) {
             self.players.refresher.patch(*id, ticket, ratings);
+        }
+        let peer = conn.peer;
+        let token = match &via {
+            Some(Via::Token(token)) => Some(token.clone()),
+            _ => None,
+        };
+        if let Some(via) = via {
+            self.players.succeeded(peer.ip(), &via);
         }
         self.apply(index, answer, signed, token);
         self.service(index);
