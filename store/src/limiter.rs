@@ -139,21 +139,17 @@ impl SignInLimiter {
         self.attempt_as(address, token_key(token), now_ms)
     }
 
-    /// A sign-in that [`SignInLimiter::attempt`] let through was right: it is given back, so
-    /// that only wrong ones count (a bot that signs in for every game is not held back; a
-    /// guesser's wrong tries all count).
-    pub fn succeeded(&mut self, address: IpAddr, account: &Name, now_ms: u64) {
-        self.give_back(address, account.key().to_owned(), now_ms);
+    /// A sign-in that [`SignInLimiter::attempt`] let through was right: the account's count
+    /// is given back, so that only wrong tries add up against it (a bot that signs in for
+    /// every game is not held back). The address's is not: an attacker signing in to an
+    /// account of its own between guesses at others' would get its address's tries back.
+    pub fn succeeded(&mut self, account: &Name, now_ms: u64) {
+        self.accounts.give_back(&account.key().to_owned(), now_ms);
     }
 
     /// As [`SignInLimiter::succeeded`], for a sign-in with the token whose id is `token`.
-    pub fn succeeded_token(&mut self, address: IpAddr, token: &TokenId, now_ms: u64) {
-        self.give_back(address, token_key(token), now_ms);
-    }
-
-    fn give_back(&mut self, address: IpAddr, account: String, now_ms: u64) {
-        self.addresses.give_back(&address_key(address), now_ms);
-        self.accounts.give_back(&account, now_ms);
+    pub fn succeeded_token(&mut self, token: &TokenId, now_ms: u64) {
+        self.accounts.give_back(&token_key(token), now_ms);
     }
 
     fn attempt_as(&mut self, address: IpAddr, account: String, now_ms: u64) -> Result<(), TooMany> {
@@ -264,28 +260,53 @@ mod tests {
     }
 
     #[test]
-    fn right_sign_ins_are_given_back_so_only_wrong_ones_count() {
-        let mut limiter = SignInLimiter::new(SMALL, SMALL);
+    fn right_sign_ins_are_given_back_to_the_account_not_the_address() {
+        let mut limiter = SignInLimiter::new(Limits::ADDRESS, SMALL);
         let alice = name("alice");
         let token = TokenId::parse("0123456789abcdef").unwrap();
-        // A bot signing in right again and again, by password or token, is never held back.
-        for _ in 0..10 {
-            assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
-            limiter.succeeded(ip("10.0.0.1"), &alice, 0);
-            assert_eq!(limiter.attempt_token(ip("10.0.0.1"), &token, 0), Ok(()));
-            limiter.succeeded_token(ip("10.0.0.1"), &token, 0);
+        // A bot signing in right again and again, by password or token, from addresses of
+        // its own, is never held back by its account's count.
+        for n in 0..10 {
+            let from = ip(&format!("10.0.0.{n}"));
+            assert_eq!(limiter.attempt(from, &alice, 0), Ok(()));
+            limiter.succeeded(&alice, 0);
+            assert_eq!(limiter.attempt_token(from, &token, 0), Ok(()));
+            limiter.succeeded_token(&token, 0);
         }
         // Wrong ones count as before, and a right one gives back only its own.
         for _ in 0..2 {
-            assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
+            assert_eq!(limiter.attempt(ip("10.1.0.1"), &alice, 0), Ok(()));
         }
-        assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
-        limiter.succeeded(ip("10.0.0.1"), &alice, 0);
-        assert_eq!(limiter.attempt(ip("10.0.0.1"), &alice, 0), Ok(()));
-        assert!(limiter.attempt(ip("10.0.0.1"), &alice, 0).is_err());
+        assert_eq!(limiter.attempt(ip("10.1.0.1"), &alice, 0), Ok(()));
+        limiter.succeeded(&alice, 0);
+        assert_eq!(limiter.attempt(ip("10.1.0.1"), &alice, 0), Ok(()));
+        assert!(
+            limiter
+                .attempt(ip("10.1.0.1"), &alice, 0)
+                .unwrap_err()
+                .per_account
+        );
         // Giving back what was never taken changes nothing.
-        limiter.succeeded(ip("10.9.9.9"), &name("zed99"), 0);
-        assert_eq!(limiter.addresses.tat.len(), 1);
+        limiter.succeeded(&name("zed99"), 0);
+        assert!(!limiter.accounts.tat.contains_key("zed99"));
+    }
+
+    #[test]
+    fn an_address_gets_no_tries_back_from_its_right_sign_ins() {
+        let mut limiter = SignInLimiter::new(SMALL, Limits::ACCOUNT);
+        let (mine, victims) = (name("mallory"), ["alice", "bob", "carol", "dave"]);
+        let here = ip("10.0.0.1");
+        let mut refused = false;
+        for victim in victims {
+            refused |= limiter.attempt(here, &name(victim), 0).is_err();
+            if limiter.attempt(here, &mine, 0).is_ok() {
+                limiter.succeeded(&mine, 0);
+            }
+        }
+        assert!(
+            refused,
+            "guesses at others' accounts are held back by the address"
+        );
     }
 
     #[test]

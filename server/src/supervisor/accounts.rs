@@ -96,12 +96,12 @@ impl Players {
         workers.submit(job).map(|()| self.next_ticket)
     }
 
-    /// A sign-in was right: its attempt is given back (only wrong ones count).
-    fn succeeded(&mut self, address: IpAddr, via: &Via) {
+    /// A sign-in was right: its account's count is given back (only wrong ones add up).
+    fn succeeded(&mut self, via: &Via) {
         let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
         match via {
-            Via::Password(name) => self.sign_ins.succeeded(address, name, now_ms),
-            Via::Token(token) => self.sign_ins.succeeded_token(address, token, now_ms),
+            Via::Password(name) => self.sign_ins.succeeded(name, now_ms),
+            Via::Token(token) => self.sign_ins.succeeded_token(token, now_ms),
         }
     }
 
@@ -207,13 +207,12 @@ impl Supervisor {
         if let (Ok(Answer::SignedIn { ratings, .. }), Some((id, _))) = (&mut answer, &signed) {
             self.players.refresher.patch(*id, ticket, ratings);
         }
-        let peer = conn.peer;
         let token = match &via {
             Some(Via::Token(token)) => Some(token.clone()),
             _ => None,
         };
         if let Some(via) = via {
-            self.players.succeeded(peer.ip(), &via);
+            self.players.succeeded(&via);
         }
         self.apply(index, answer, signed, token);
         self.service(index);
