@@ -176,10 +176,11 @@ pub fn history(
         if let (Some(identity @ Identity::Token(_)), None) = (&identity, name) {
             talk.sign_in(&identity.line())?;
         }
-        let words: Vec<String> = [name, game]
+        // `name=`: an account may be called like a game (TEXT-PROTOCOL.md §4.4).
+        let name = name.map(|n| format!("name={n}"));
+        let words: Vec<String> = [name, game.map(str::to_owned)]
             .into_iter()
             .flatten()
-            .map(str::to_owned)
             .collect();
         talk.say(&format!("GAME HISTORY {} {count}", words.join(" ")))?;
         let mut games = Vec::new();

@@ -197,16 +197,37 @@ function signedIn(line, token, remember) {
   renderAccount();
 }
 
-/** Signs in (or up) with the form's name and password, then makes the page's token. */
+/** The id of the page token (`browser`) used longest ago among `GAME APITOKEN id - label
+ * created last-used` lines (`-`: never used), or null. */
+function stalestBrowserToken(lines) {
+  const tokens = lines
+    .map((l) => l.split(/\s+/))
+    .filter((w) => w[0] === "GAME" && w[1] === "APITOKEN" && w[3] === "-" && w.slice(4, -2).join(" ") === "browser")
+    .map((w) => ({ id: w[2], used: Number(w[w.length - 1] === "-" ? w[w.length - 2] : w[w.length - 1]) }));
+  tokens.sort((a, b) => a.used - b.used);
+  return tokens.length ? tokens[0].id : null;
+}
+
+/** Signs in (or up) with the form's name and password, then makes the page's token; an
+ * account that holds every token it may gives up its page token used longest ago (a page
+ * closed without signing out leaves its token behind). */
 async function signIn(register) {
   const name = $("account-name").value.trim();
   const password = $("account-password").value;
   if (!name || !password) return accountError("Type a name and a password.");
+  const first = `GAME ${register ? "REGISTER" : "SIGNIN"} ${name} ${password}`;
+  const made = (l) => l.startsWith("GAME APITOKEN ");
   try {
-    const got = await ask(
-      [`GAME ${register ? "REGISTER" : "SIGNIN"} ${name} ${password}`, "GAME APITOKEN NEW browser"],
-      (l) => l.startsWith("GAME APITOKEN "),
-    );
+    let got;
+    try {
+      got = await ask([first, "GAME APITOKEN NEW browser"], made);
+    } catch (e) {
+      if (register || !e.message.includes("API tokens; revoke one first")) throw e;
+      const listed = await ask([first, "GAME APITOKENS"], (l) => l.startsWith("GAME APITOKENS "));
+      const stalest = stalestBrowserToken(listed);
+      if (!stalest) throw e;
+      got = await ask([first, `GAME APITOKEN REVOKE ${stalest}`, "GAME APITOKEN NEW browser"], made);
+    }
     const [, , id, secret] = got[got.length - 1].split(/\s+/);
     $("account-password").value = "";
     signedIn(got.find((l) => l.startsWith("GAME SIGNEDIN")), { id, secret }, $("remember").checked);

@@ -73,6 +73,17 @@ impl<K: Hash + Eq + Clone> Cells<K> {
         self.tat.insert(key.clone(), tat + self.limits.interval_ms);
     }
 
+    /// Undoes one [`Cells::take`] of `key`'s at `now` (a key back at a full burst is forgotten).
+    fn give_back(&mut self, key: &K, now: u64) {
+        let Some(tat) = self.tat.get_mut(key) else {
+            return;
+        };
+        *tat = tat.saturating_sub(self.limits.interval_ms);
+        if *tat <= now {
+            self.tat.remove(key);
+        }
+    }
+
     /// Forgets keys back at a full burst; if none, the one closest to it.
     fn make_room(&mut self, now: u64) {
         self.tat.retain(|_, tat| *tat > now);
@@ -125,7 +136,20 @@ impl SignInLimiter {
         token: &TokenId,
         now_ms: u64,
     ) -> Result<(), TooMany> {
-        self.attempt_as(address, format!("\0token {token}"), now_ms)
+        self.attempt_as(address, token_key(token), now_ms)
+    }
+
+    /// A sign-in that [`SignInLimiter::attempt`] let through was right: the account's count
+    /// is given back, so that only wrong tries add up against it (a bot that signs in for
+    /// every game is not held back). The address's is not: an attacker signing in to an
+    /// account of its own between guesses at others' would get its address's tries back.
+    pub fn succeeded(&mut self, account: &Name, now_ms: u64) {
+        self.accounts.give_back(&account.key().to_owned(), now_ms);
+    }
+
+    /// As [`SignInLimiter::succeeded`], for a sign-in with the token whose id is `token`.
+    pub fn succeeded_token(&mut self, token: &TokenId, now_ms: u64) {
+        self.accounts.give_back(&token_key(token), now_ms);
     }
 
     fn attempt_as(&mut self, address: IpAddr, account: String, now_ms: u64) -> Result<(), TooMany> {
@@ -142,6 +166,11 @@ impl SignInLimiter {
         self.accounts.take(&account, now_ms);
         Ok(())
     }
+}
+
+/// A token's key among the accounts' names': no name's key holds a control character.
+fn token_key(token: &TokenId) -> String {
+    format!("\0token {token}")
 }
 
 /// IPv4 as is (an IPv4-mapped IPv6 address too), IPv6 by its /64.
@@ -227,6 +256,56 @@ mod tests {
         assert_eq!(
             limiter.attempt(ip("10.0.0.1"), &name("alice"), 1000),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn right_sign_ins_are_given_back_to_the_account_not_the_address() {
+        let mut limiter = SignInLimiter::new(Limits::ADDRESS, SMALL);
+        let alice = name("alice");
+        let token = TokenId::parse("0123456789abcdef").unwrap();
+        // A bot signing in right again and again, by password or token, from addresses of
+        // its own, is never held back by its account's count.
+        for n in 0..10 {
+            let from = ip(&format!("10.0.0.{n}"));
+            assert_eq!(limiter.attempt(from, &alice, 0), Ok(()));
+            limiter.succeeded(&alice, 0);
+            assert_eq!(limiter.attempt_token(from, &token, 0), Ok(()));
+            limiter.succeeded_token(&token, 0);
+        }
+        // Wrong ones count as before, and a right one gives back only its own.
+        for _ in 0..2 {
+            assert_eq!(limiter.attempt(ip("10.1.0.1"), &alice, 0), Ok(()));
+        }
+        assert_eq!(limiter.attempt(ip("10.1.0.1"), &alice, 0), Ok(()));
+        limiter.succeeded(&alice, 0);
+        assert_eq!(limiter.attempt(ip("10.1.0.1"), &alice, 0), Ok(()));
+        assert!(
+            limiter
+                .attempt(ip("10.1.0.1"), &alice, 0)
+                .unwrap_err()
+                .per_account
+        );
+        // Giving back what was never taken changes nothing.
+        limiter.succeeded(&name("zed99"), 0);
+        assert!(!limiter.accounts.tat.contains_key("zed99"));
+    }
+
+    #[test]
+    fn an_address_gets_no_tries_back_from_its_right_sign_ins() {
+        let mut limiter = SignInLimiter::new(SMALL, Limits::ACCOUNT);
+        let (mine, victims) = (name("mallory"), ["alice", "bob", "carol", "dave"]);
+        let here = ip("10.0.0.1");
+        let mut refused = false;
+        for victim in victims {
+            refused |= limiter.attempt(here, &name(victim), 0).is_err();
+            if limiter.attempt(here, &mine, 0).is_ok() {
+                limiter.succeeded(&mine, 0);
+            }
+        }
+        assert!(
+            refused,
+            "guesses at others' accounts are held back by the address"
         );
     }
 

@@ -151,8 +151,12 @@ impl<C: Sql> Store for SqlStore<C> {
         self.transaction(|conn, _| Ok(players::revoke_token(conn, account, token)?))
     }
 
-    fn token_account(&mut self, token: &ApiToken) -> Result<Option<Account>, StoreError> {
+    fn token_account(&mut self, token: &ApiToken) -> Result<Option<TokenSignIn>, StoreError> {
         players::token_account(&mut self.conn, token).map_err(db_error)
+    }
+
+    fn record_token_use(&mut self, token: &TokenId, now: UnixMillis) -> Result<(), StoreError> {
+        self.transaction(|conn, _| Ok(players::record_token_use(conn, token, now)?))
     }
 
     fn record_game(&mut self, game: &FinishedGame) -> Result<Recorded, StoreError> {

@@ -94,6 +94,11 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX game_seats_account_ended ON game_seats (account_id, ended_ms DESC, game_id DESC);
     DROP INDEX game_seats_account;
     "#,
+    // 4: an API token's last use (spec/STORE.md §4), written at a sign-in with it, at most
+    // once a minute a token; NULL until then.
+    r#"
+    ALTER TABLE api_tokens ADD COLUMN last_used_ms BIGINT;
+    "#,
 ];
 
 fn in_dialect(sql: &str, dialect: Dialect) -> String {

@@ -13,6 +13,8 @@ pub enum StoreError {
     /// Registering a name that is taken (in any case or form).
     NameTaken,
     NoSuchAccount,
+    /// A new API token for an account that holds [`TOKENS_PER_ACCOUNT`] live ones already.
+    TooManyTokens,
     /// A game or token the store cannot accept, and why.
     Invalid(String),
     /// The database failed (connection, disk, a bug): its words.
@@ -24,6 +26,10 @@ impl fmt::Display for StoreError {
         match self {
             StoreError::NameTaken => f.write_str("that name is taken"),
             StoreError::NoSuchAccount => f.write_str("no such account"),
+            StoreError::TooManyTokens => write!(
+                f,
+                "an account holds at most {TOKENS_PER_ACCOUNT} API tokens; revoke one first"
+            ),
             StoreError::Invalid(why) => write!(f, "invalid: {why}"),
             StoreError::Database(why) => write!(f, "database: {why}"),
         }
@@ -52,6 +58,7 @@ pub trait Store: Send {
     fn set_password(&mut self, account: AccountId, password: &Password) -> Result<(), StoreError>;
 
     /// A new API token for `account`; its text is in the answer and nowhere else.
+    /// Refused ([`StoreError::TooManyTokens`]) when the account holds [`TOKENS_PER_ACCOUNT`].
     fn create_token(
         &mut self,
         account: AccountId,
@@ -65,8 +72,13 @@ pub trait Store: Send {
     /// Whether a token of `account`'s was revoked (false: it had no such token).
     fn revoke_token(&mut self, account: AccountId, token: &TokenId) -> Result<bool, StoreError>;
 
-    /// The account a live token belongs to.
-    fn token_account(&mut self, token: &ApiToken) -> Result<Option<Account>, StoreError>;
+    /// The account a live token belongs to, with the token's last use as kept (a read:
+    /// the caller writes the use with [`Store::record_token_use`] when it is due).
+    fn token_account(&mut self, token: &ApiToken) -> Result<Option<TokenSignIn>, StoreError>;
+
+    /// Keeps `now` as the token's last use, unless a use less than
+    /// [`TOKEN_USE_RECORDED_EVERY_MS`] before it is kept already (another host's).
+    fn record_token_use(&mut self, token: &TokenId, now: UnixMillis) -> Result<(), StoreError>;
 
     /// Archives a finished game and, if rated, moves its players' ratings.
     /// Idempotent by the game's id: the second time changes nothing.

@@ -43,7 +43,33 @@ pub struct TokenInfo {
     pub id: TokenId,
     pub label: String,
     pub created: UnixMillis,
+    /// Its last sign-in, to the minute ([`TOKEN_USE_RECORDED_EVERY_MS`]); `None`: never used.
+    pub last_used: Option<UnixMillis>,
 }
+
+/// A sign-in with an API token: the account it signs in as, and the token's last use as kept.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct TokenSignIn {
+    pub account: Account,
+    pub token: TokenId,
+    pub last_used: Option<UnixMillis>,
+}
+
+impl TokenSignIn {
+    /// Whether `now` is to be written as the token's last use: the use kept is a minute
+    /// old or more, or there is none.
+    pub fn use_is_due(&self, now: UnixMillis) -> bool {
+        self.last_used
+            .is_none_or(|last| now.0 - last.0 >= TOKEN_USE_RECORDED_EVERY_MS)
+    }
+}
+
+/// The most live API tokens an account holds: a new one past it is refused until one is revoked.
+pub const TOKENS_PER_ACCOUNT: usize = 20;
+
+/// A token's last use is written at most this often (a bot signing in again and again
+/// writes once a minute, not once a sign-in).
+pub const TOKEN_USE_RECORDED_EVERY_MS: i64 = 60_000;
 
 /// A token just created: the only time its whole text exists outside the program that holds it.
 #[derive(Debug)]

@@ -242,3 +242,50 @@ fn sign_up_out_and_in_remembered_then_a_rated_game_by_link_in_my_games() {
         .screenshot(&shots.join("accounts-profile.png"))
         .unwrap();
 }
+
+/// An account that holds all 20 of its API tokens (pages closed without signing out leave
+/// theirs) still signs in on the page: the page gives up its `browser` token used longest
+/// ago for its new one.
+#[test]
+fn a_sign_in_at_the_token_cap_gives_up_the_stalest_page_token() {
+    let Some(program) = chromium() else {
+        reversi_tests::skipped(
+            "chromium or chromedriver is not installed (scripts/install-tools.sh chromium)",
+        );
+        return;
+    };
+    let server = Server::start(&[]);
+    let mut cy = TextClient::connect(server.addr());
+    cy.send(&format!("GAME REGISTER Cyd {PASSWORD}"));
+    cy.next_is("GAME SIGNEDIN Cyd");
+    let ids: Vec<String> = (0..20)
+        .map(|_| {
+            cy.send("GAME APITOKEN NEW browser");
+            let made = cy.next_is("GAME APITOKEN ");
+            made.split_whitespace().nth(2).unwrap().to_owned()
+        })
+        .collect();
+    cy.send("GAME APITOKEN NEW browser");
+    assert!(cy.next_is("ERROR ").contains("at most 20 API tokens"));
+
+    let mut browser = Browser::start(&program, 1100, 900).expect("headless chromium");
+    browser
+        .navigate(&format!("http://{}/", server.addr()))
+        .unwrap();
+    wait(&mut browser, "document.querySelector('#games button')");
+    fill(&mut browser, "Cyd", false);
+    browser.click("#sign-in-button").unwrap();
+    wait(&mut browser, SIGNED_IN);
+    cy.send("GAME APITOKENS");
+    let listed: Vec<String> = (0..20).map(|_| cy.next_is("GAME APITOKEN ")).collect();
+    cy.next_is("GAME APITOKENS 20");
+    assert!(
+        !listed.iter().any(|l| l.contains(&ids[0])),
+        "the oldest unused token is gone: {listed:?}"
+    );
+    let page_token = text(&mut browser, "JSON.stringify(me.token)");
+    assert!(
+        !ids.iter().any(|id| page_token.contains(id.as_str())),
+        "{page_token}"
+    );
+}

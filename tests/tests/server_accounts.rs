@@ -57,15 +57,32 @@ fn register_sign_out_and_in_with_a_password_and_with_a_token() {
     assert!(!listed.contains(&token));
     alice.next_is("GAME APITOKENS 1");
 
+    assert!(listed.ends_with(" -"), "never used yet: {listed}");
     let mut bot = TextClient::connect(server.addr());
     assert_eq!(
         answer(&mut bot, &format!("GAME SIGNIN {token}")),
         "GAME SIGNEDIN Alice"
     );
+    // The sign-in is the token's last use, in Unix ms after its creation.
+    alice.send("GAME APITOKENS");
+    let listed = alice.next_is("GAME APITOKEN ");
+    let times: Vec<u64> = listed
+        .rsplitn(3, ' ')
+        .take(2)
+        .map(|w| w.parse().unwrap_or_else(|_| panic!("{listed}")))
+        .collect();
+    assert!(times[0] >= times[1], "last used before made: {listed}");
+    alice.next_is("GAME APITOKENS 1");
     assert_eq!(
         answer(&mut alice, &format!("GAME APITOKEN REVOKE {id}")),
         format!("GAME NEWS API token {id} revoked")
     );
+    // The connection signed in with it waits no longer: it is told why and closed.
+    assert_eq!(
+        bot.recv().as_deref(),
+        Some(format!("ERROR API token {id} was revoked; sign in again").as_str())
+    );
+    assert_eq!(bot.recv(), None, "closed");
     let mut late = TextClient::connect(server.addr());
     assert_eq!(
         answer(&mut late, &format!("GAME SIGNIN {token}")),
@@ -133,6 +150,26 @@ fn sign_ins_are_limited_per_account() {
         refused.starts_with("ERROR too many sign-in attempts; try again in "),
         "{refused}"
     );
+}
+
+/// Only wrong sign-ins count against an account's or a token's limit: a bot that signs in
+/// with its token for every game (a new connection each) is not held back by it.
+#[test]
+fn a_bot_signing_in_right_for_every_game_is_not_limited() {
+    let server = Server::start(&[]);
+    let mut alice = registered(&server, "Alice");
+    alice.send("GAME APITOKEN NEW bot");
+    let made = alice.next_is("GAME APITOKEN ");
+    let token = made.split_whitespace().nth(3).unwrap().to_owned();
+    // Past the token's 10 (its address's 20 are not given back: one address, 15 tries).
+    for n in 0..15 {
+        let mut bot = TextClient::connect(server.addr());
+        assert_eq!(
+            answer(&mut bot, &format!("GAME SIGNIN {token}")),
+            "GAME SIGNEDIN Alice",
+            "sign-in {n}"
+        );
+    }
 }
 
 #[test]
@@ -256,6 +293,20 @@ fn history_lists_an_accounts_games_and_export_writes_them() {
         answer(&mut alice, "GAME HISTORY Zed"),
         "ERROR no account \"Zed\""
     );
+    // An account called like a game: `name=` says which word is the name.
+    let _reversi = registered(&server, "reversi");
+    let r = account_id(&server, "reversi");
+    store_game(
+        &server,
+        "t-4",
+        Mode::Casual,
+        [Player::Account(r), Player::Anonymous],
+    );
+    alice.send("GAME HISTORY name=reversi reversi");
+    assert!(alice
+        .next_is("GAME ARCHIVED t-4 ")
+        .ends_with(" 1-0 casual reversi -"));
+    alice.next_is("GAME HISTORY 1");
 
     // The rated game moved both ratings: a sign-in reads them.
     let mut again = TextClient::connect(server.addr());
@@ -381,6 +432,37 @@ fn a_rated_game_played_to_its_end_moves_both_ratings() {
     bob.send("GAME QUIT");
     alice.expect("GAME OVER");
     alice_won_rated(&server);
+}
+
+/// A connection signed in before a rated game of its account ended plays its next game
+/// with the rating the game left, not the one read at its sign-in (GAME PLAYER).
+#[test]
+fn the_next_game_shows_the_rating_the_last_one_left() {
+    let server = Server::start(&["--fixed-colours"]);
+    let (mut alice, mut bob) = rated_pair(&server);
+    let mut bob_waits = TextClient::connect(server.addr()).keep_every_line();
+    assert_eq!(
+        answer(&mut bob_waits, &format!("GAME SIGNIN Bob {PASSWORD}")),
+        "GAME SIGNEDIN Bob"
+    );
+    bob.send("GAME QUIT");
+    alice.expect("GAME OVER");
+    alice_won_rated(&server);
+    // The stored game's rating reaches the waiting connection within a tick or so (the
+    // connection is the one signed in before: a new sign-in would read the store anyway).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    bob_waits.send("GAME INVITE tictactoe side=1");
+    let code = bob_waits.next_is("GAME CODE ");
+    let code = code.split_whitespace().nth(2).unwrap().to_owned();
+    let mut other = TextClient::connect(server.addr());
+    other.send(&format!("GAME JOIN {code}"));
+    let shown = bob_waits.expect("GAME PLAYER 1 ");
+    let rating: u32 = shown
+        .strip_prefix("GAME PLAYER 1 account Bob ")
+        .and_then(|r| r.strip_suffix('?'))
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("Bob's rating is not the game's: {shown}"));
+    assert!(rating < 1500, "Bob lost: {shown}");
 }
 
 /// A rated game's loser cannot dodge the rating by leaving: a seat that drops and does not

@@ -105,6 +105,8 @@ pub struct Listed {
     pub id: String,
     pub label: String,
     pub created_ms: i64,
+    /// Its last sign-in (to the minute); `None`: never used.
+    pub last_used_ms: Option<i64>,
 }
 
 /// What the supervisor answers a [`Request`].
@@ -121,7 +123,7 @@ pub enum Answer {
     SignedOut,
     /// `GAME APITOKEN id token label`: the whole token, shown this once.
     NewToken { token: ApiToken, label: String },
-    /// `GAME APITOKEN id - label created -` each, then `GAME APITOKENS n`.
+    /// `GAME APITOKEN id - label created last-used` each, then `GAME APITOKENS n`.
     Tokens(Vec<Listed>),
     /// `GAME NEWS API token id revoked`.
     Revoked(String),

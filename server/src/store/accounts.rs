@@ -11,7 +11,8 @@ use std::thread::JoinHandle;
 
 use log::warn;
 use reversi_store::{
-    export, Account, AccountId, Name, Outcome, Store, StoreError, UnixMillis, ANONYMOUS,
+    export, Account, AccountId, Name, Outcome, Store, StoreError, TokenId, TokenSignIn, UnixMillis,
+    ANONYMOUS,
 };
 
 use super::Setting;
@@ -37,11 +38,49 @@ pub struct Job {
     pub account: Option<(AccountId, Name)>,
 }
 
-/// A request's answer; `signed` is the account it signed the connection in as.
+/// A request's answer; `signed` is the account it signed the connection in as, and `via`
+/// how, if a `GAME SIGNIN` did (a registration signs in too, but is no sign-in's attempt).
 pub struct Done {
     pub ticket: (usize, u64),
     pub answer: Result<Answer, String>,
     pub signed: Option<(AccountId, Name)>,
+    pub via: Option<Via>,
+}
+
+/// How a `GAME SIGNIN` signed a connection in: with the name typed and its password, or
+/// with an API token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    Password(Name),
+    Token(TokenId),
+}
+
+/// A read the workers are asked for: `account`'s rating in `kind` once the store has a game
+/// of it that ended at `since` or later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ask {
+    pub account: AccountId,
+    pub kind: String,
+    pub since: UnixMillis,
+}
+
+/// A rating to read again once its game is stored (`supervisor::ratings`), and the read's ticket.
+pub struct RatingJob {
+    pub ticket: u64,
+    pub ask: Ask,
+}
+
+/// What a worker is given: a player's request, or a rating to read again.
+enum Task {
+    Player(Job),
+    Rating(RatingJob),
+}
+
+/// What a worker gives back.
+pub enum Out {
+    Player(Done),
+    /// The rating once its game is stored; `None`: not stored yet, or the read failed.
+    Rating(RatingJob, Option<ShownRating>),
 }
 
 /// Every worker is busy and the queue is full.
@@ -49,8 +88,8 @@ pub struct Done {
 pub struct Busy;
 
 pub struct Workers {
-    jobs: Option<SyncSender<Job>>,
-    done: Receiver<Done>,
+    jobs: Option<SyncSender<Task>>,
+    done: Receiver<Out>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -58,7 +97,7 @@ impl Workers {
     /// Starts the threads, each with a connection of its own (opened now: a bad database
     /// fails here); `wake` tells the loop an answer is in.
     pub fn start(setting: &Setting, wake: Arc<dyn Fn() + Send + Sync>) -> std::io::Result<Workers> {
-        let (jobs, queue) = mpsc::sync_channel::<Job>(QUEUE);
+        let (jobs, queue) = mpsc::sync_channel::<Task>(QUEUE);
         let (answers, done) = mpsc::channel();
         let queue = Arc::new(Mutex::new(queue));
         let mut threads = Vec::with_capacity(THREADS);
@@ -80,18 +119,27 @@ impl Workers {
 
     /// Queues `job`; refused when every worker is busy and the queue full.
     pub fn submit(&self, job: Job) -> Result<(), Busy> {
+        self.queue(Task::Player(job))
+    }
+
+    /// Queues a rating's read; refused as [`Workers::submit`] is.
+    pub fn read_rating(&self, job: RatingJob) -> Result<(), Busy> {
+        self.queue(Task::Rating(job))
+    }
+
+    fn queue(&self, task: Task) -> Result<(), Busy> {
         let jobs = self.jobs.as_ref().ok_or(Busy)?;
-        jobs.try_send(job).map_err(|_| Busy)
+        jobs.try_send(task).map_err(|_| Busy)
     }
 
     /// The answers that are in.
-    pub fn answers(&self) -> Vec<Done> {
+    pub fn answers(&self) -> Vec<Out> {
         self.done.try_iter().collect()
     }
 
     /// Stops taking jobs, lets the threads answer what is queued and end, and gives
     /// every answer not taken yet.
-    pub fn finish(mut self) -> Vec<Done> {
+    pub fn finish(mut self) -> Vec<Out> {
         self.jobs = None;
         for thread in self.threads.drain(..) {
             let _ = thread.join();
@@ -111,32 +159,69 @@ impl Drop for Workers {
 
 fn serve(
     mut store: Box<dyn Store>,
-    queue: &Mutex<Receiver<Job>>,
-    answers: &Sender<Done>,
+    queue: &Mutex<Receiver<Task>>,
+    answers: &Sender<Out>,
     wake: &(dyn Fn() + Send + Sync),
 ) {
     loop {
-        let job = match queue.lock() {
+        let task = match queue.lock() {
             Ok(queue) => queue.recv(),
             Err(_) => return,
         };
-        let Ok(job) = job else {
-            return;
+        let out = match task {
+            Ok(Task::Player(job)) => Out::Player(answer(store.as_mut(), job)),
+            Ok(Task::Rating(job)) => {
+                let rating = rating_once_stored(store.as_mut(), &job.ask, UnixMillis::now());
+                Out::Rating(job, rating)
+            }
+            Err(_) => return,
         };
-        let (answer, signed) = match run(store.as_mut(), job.request, job.account) {
-            Ok((answer, signed)) => (Ok(answer), signed),
-            Err(why) => (Err(why), None),
-        };
-        let done = Done {
-            ticket: job.ticket,
-            answer,
-            signed,
-        };
-        if answers.send(done).is_err() {
+        if answers.send(out).is_err() {
             return;
         }
         wake();
     }
+}
+
+fn answer(store: &mut dyn Store, job: Job) -> Done {
+    let via = match &job.request {
+        Request::SignIn(Credentials::Password { name, .. }) => Some(Via::Password(name.clone())),
+        Request::SignIn(Credentials::Token(token)) => Some(Via::Token(token.id().clone())),
+        _ => None,
+    };
+    let (answer, signed) = match run(store, job.request, job.account) {
+        Ok((answer, signed)) => (Ok(answer), signed),
+        Err(why) => (Err(why), None),
+    };
+    Done {
+        ticket: job.ticket,
+        answer,
+        via: via.filter(|_| signed.is_some()),
+        signed,
+    }
+}
+
+/// `ask`'s account's rating in its kind, once the store has a game of it that ended at
+/// `ask.since` or later (the game it waits for, or a later one); `None` before.
+pub fn rating_once_stored(
+    store: &mut dyn Store,
+    ask: &Ask,
+    now: UnixMillis,
+) -> Option<ShownRating> {
+    let mut read = || -> Result<Option<ShownRating>, StoreError> {
+        let newest = store.games_of(ask.account, Some(&ask.kind), 1)?;
+        if newest.first().is_none_or(|game| game.ended < ask.since) {
+            return Ok(None);
+        }
+        Ok(Some(shown(&store.rating(ask.account, &ask.kind, now)?)))
+    };
+    read().unwrap_or_else(|e| {
+        warn!(
+            "store: account {}'s {} rating not read again: {e}",
+            ask.account.0, ask.kind
+        );
+        None
+    })
 }
 
 type Answered = Result<(Answer, Option<(AccountId, Name)>), String>;
@@ -168,7 +253,9 @@ pub fn run(
         Request::SignIn(credentials) => {
             let account = match credentials {
                 Credentials::Password { name, password } => store.sign_in(&name, &password),
-                Credentials::Token(token) => store.token_account(&token),
+                Credentials::Token(token) => store
+                    .token_account(&token)
+                    .map(|found| found.map(|signed| token_used(store, signed, now))),
             };
             match account.map_err(failed)? {
                 Some(account) => signed_in(store, account, now),
@@ -196,6 +283,7 @@ pub fn run(
                     id: t.id.to_string(),
                     label: t.label,
                     created_ms: t.created.0,
+                    last_used_ms: t.last_used.map(|t| t.0),
                 })
                 .collect();
             Ok((Answer::Tokens(listed), None))
@@ -220,6 +308,20 @@ pub fn run(
             file(&game, format).map(|answer| (answer, None))
         }
     }
+}
+
+/// A token signed in: its use is written when due (once a minute at most), and a failure
+/// to write it costs the sign-in nothing (the log says so).
+fn token_used(store: &mut dyn Store, signed: TokenSignIn, now: UnixMillis) -> Account {
+    if signed.use_is_due(now) {
+        if let Err(e) = store.record_token_use(&signed.token, now) {
+            warn!(
+                "store: API token {}'s last use not written: {e}",
+                signed.token
+            );
+        }
+    }
+    signed.account
 }
 
 /// The answer to a sign-in or a registration: the account's ratings now.
@@ -346,10 +448,14 @@ fn failed(e: StoreError) -> String {
     "the store failed; try again later".to_owned()
 }
 
-/// A request the store refused for a reason the player can mend (a token's label).
+/// A request the store refused for a reason the player can mend (a token's label, an
+/// account that holds every token it may).
 fn refused(e: StoreError) -> String {
     match e {
         StoreError::Invalid(why) => why,
+        StoreError::TooManyTokens => {
+            format!("{e} (GAME APITOKENS lists them, GAME APITOKEN REVOKE id frees one)")
+        }
         other => failed(other),
     }
 }
@@ -458,7 +564,11 @@ mod tests {
         let Answer::Tokens(listed) = run(store, Request::Tokens, alice.clone()).unwrap().0 else {
             panic!("no list")
         };
+        // The sign-in was its first use: written, and listed.
         assert_eq!(listed.len(), 1);
+        assert!(listed[0]
+            .last_used_ms
+            .is_some_and(|ms| ms >= listed[0].created_ms));
         let revoke = Request::Revoke(token.id().clone());
         let id = token.id().to_string();
         assert_eq!(
@@ -472,6 +582,82 @@ mod tests {
         assert_eq!(error(store, by_token, None), WRONG_PASSWORD);
         let unknown = Request::Revoke(TokenId::parse("0123456789abcdef").unwrap());
         assert!(error(store, unknown, alice).starts_with("you have no API token"));
+    }
+
+    #[test]
+    fn a_new_token_past_the_cap_says_how_to_free_one() {
+        let (_dir, mut store) = store("cap");
+        let store = store.as_mut();
+        let register = Request::Register {
+            name: name("Alice"),
+            password: password("correct horse"),
+        };
+        let alice = run(store, register, None).unwrap().1;
+        let new = Request::NewToken {
+            label: "bot".into(),
+        };
+        for _ in 0..reversi_store::TOKENS_PER_ACCOUNT {
+            run(store, new.clone(), alice.clone()).unwrap();
+        }
+        assert_eq!(
+            error(store, new, alice),
+            "an account holds at most 20 API tokens; revoke one first \
+             (GAME APITOKENS lists them, GAME APITOKEN REVOKE id frees one)"
+        );
+    }
+
+    #[test]
+    fn a_rating_is_read_again_once_its_game_is_stored() {
+        use reversi_store::{Ending, FinishedGame, Mode, MoveRecord, Player, Seat};
+        let (_dir, mut store) = store("reread");
+        let store = store.as_mut();
+        let mut account = |who: &str| {
+            let register = Request::Register {
+                name: name(who),
+                password: password("correct horse"),
+            };
+            run(store, register, None).unwrap().1.unwrap().0
+        };
+        let (alice, bob) = (account("Alice"), account("Bob"));
+        let ask = |account, since| Ask {
+            account,
+            kind: "tictactoe".into(),
+            since: UnixMillis(since),
+        };
+        let now = UnixMillis(5_000);
+        assert_eq!(rating_once_stored(store, &ask(alice, 1_000), now), None);
+        let seat = |team, account| Seat {
+            team,
+            player: Player::Account(account),
+        };
+        let game = FinishedGame {
+            id: GameId::new("h:1").unwrap(),
+            kind: "tictactoe".into(),
+            mode: Mode::Rated,
+            time_control: String::new(),
+            seed: 0,
+            seats: vec![seat(0, alice), seat(1, bob)],
+            moves: vec![MoveRecord {
+                team: 0,
+                notation: "b2".into(),
+                took_ms: 900,
+            }],
+            outcome: Outcome::Win {
+                team: 0,
+                ending: Ending::Resignation,
+            },
+            why: "O left".into(),
+            started: UnixMillis(1_000),
+            ended: UnixMillis(2_000),
+            host: "h".into(),
+        };
+        store.record_game(&game).unwrap();
+        let read =
+            |store: &mut dyn Store, who, since| rating_once_stored(store, &ask(who, since), now);
+        assert!(read(store, alice, 1_000).is_some_and(|r| r.points > 1500));
+        assert!(read(store, bob, 1_000).is_some_and(|r| r.points < 1500));
+        // A game that ended later than any stored is not in yet.
+        assert_eq!(read(store, alice, 3_000), None);
     }
 
     #[test]

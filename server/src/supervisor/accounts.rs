@@ -5,18 +5,23 @@
 //! connection's further lines wait, so that a client may send `GAME SIGNIN` and
 //! `GAME TYPE` together and play signed in.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use log::error;
-use reversi_store::{AccountId, Limits, Name, SignInLimiter, TooMany};
+use reversi_store::{AccountId, Limits, Name, SignInLimiter, TokenId, TooMany};
 
 use super::identity::{Identity, Signed};
 use super::pending::State;
+use super::ratings::{self, Refresher};
+use super::reaper::Child;
 use super::Supervisor;
 use crate::protocols::players::{Answer, Credentials, Request};
 use crate::protocols::Told;
-use crate::store::accounts::{Busy, Done, Job, Workers};
+use crate::store::accounts::{Ask, Busy, Done, Job, Out, RatingJob, Via, Workers};
+use crate::terms::{SeatPlayer, ShownRating};
 
 /// Registrations per address: 5 at once, then one every 10 minutes (an account is cheap
 /// to make and each costs an Argon2 hash).
@@ -48,6 +53,8 @@ pub struct Players {
     next_ticket: u64,
     /// The store is on, but the workers failed to start.
     failed: bool,
+    /// Ratings that moved since their accounts signed in.
+    refresher: Refresher,
 }
 
 impl Players {
@@ -89,6 +96,15 @@ impl Players {
         workers.submit(job).map(|()| self.next_ticket)
     }
 
+    /// A sign-in was right: its account's count is given back (only wrong ones add up).
+    fn succeeded(&mut self, via: &Via) {
+        let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
+        match via {
+            Via::Password(name) => self.sign_ins.succeeded(name, now_ms),
+            Via::Token(token) => self.sign_ins.succeeded_token(token, now_ms),
+        }
+    }
+
     /// Counts an attempt of `request` from `address` against its limits.
     fn attempt(&mut self, address: IpAddr, request: &Request, now_ms: u64) -> Result<(), TooMany> {
         match request {
@@ -122,11 +138,11 @@ impl Supervisor {
         }
         let account = identity.account().map(|s| (s.id, s.name.clone()));
         if request == Request::SignOut {
-            return self.apply(index, Ok(Answer::SignedOut), None);
+            return self.apply(index, Ok(Answer::SignedOut), None, None);
         }
         if self.players.workers.is_none() {
             let answer = self.players.unserved(request);
-            return self.apply(index, answer, None);
+            return self.apply(index, answer, None, None);
         }
         let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
         if let Err(limit) = self.players.attempt(peer.ip(), &request, now_ms) {
@@ -164,31 +180,122 @@ impl Supervisor {
         }
     }
 
-    fn deliver(&mut self, answers: Vec<Done>) {
-        for Done {
-            ticket: (index, ticket),
-            answer,
-            signed,
-        } in answers
-        {
-            let Some(conn) = self.pending.get_mut(index) else {
-                continue;
-            };
-            if conn.in_flight != Some(ticket) || conn.state == State::Closing {
-                continue;
+    fn deliver(&mut self, answers: Vec<Out>) {
+        for out in answers {
+            match out {
+                Out::Player(done) => self.deliver_answer(done),
+                Out::Rating(job, rating) => self.rating_read(job, rating),
             }
-            conn.in_flight = None;
-            self.apply(index, answer, signed);
-            self.service(index);
         }
     }
 
-    /// Applies an answer to connection `index`'s identity and tells it.
+    fn deliver_answer(&mut self, done: Done) {
+        let Done {
+            ticket: (index, ticket),
+            mut answer,
+            signed,
+            via,
+        } = done;
+        let Some(conn) = self.pending.get_mut(index) else {
+            return;
+        };
+        if conn.in_flight != Some(ticket) || conn.state == State::Closing {
+            return;
+        }
+        conn.in_flight = None;
+        // A sign-in read before a game of the account's was stored gets the rating read since.
+        if let (Ok(Answer::SignedIn { ratings, .. }), Some((id, _))) = (&mut answer, &signed) {
+            self.players.refresher.patch(*id, ticket, ratings);
+        }
+        let token = match &via {
+            Some(Via::Token(token)) => Some(token.clone()),
+            _ => None,
+        };
+        if let Some(via) = via {
+            self.players.succeeded(&via);
+        }
+        self.apply(index, answer, signed, token);
+        self.service(index);
+    }
+
+    /// A session ended: its accounts' ratings in its game may have moved; they are read
+    /// again once the store has its games (`ratings.rs`), for the next game's `GAME PLAYER`.
+    pub(super) fn ratings_may_have_moved(&mut self, child: &Child) {
+        if self.players.workers.is_none() {
+            return;
+        }
+        let accounts = child.players.iter().filter_map(|p| match p {
+            SeatPlayer::Account { id, .. } => Some(*id),
+            _ => None,
+        });
+        let ran = i64::try_from(child.started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let since =
+            reversi_store::UnixMillis(reversi_store::UnixMillis::now().0.saturating_sub(ran));
+        let kind = child.module.info.name;
+        self.players
+            .refresher
+            .game_ended(accounts, kind, since, Instant::now());
+    }
+
+    /// When stale ratings are next looked at.
+    pub(super) fn ratings_deadline(&self) -> Option<Instant> {
+        self.players.refresher.deadline()
+    }
+
+    /// Hands the ratings due to be read again to the workers.
+    pub(super) fn refresh_ratings(&mut self, now: Instant) {
+        if self.players.refresher.deadline().is_none_or(|t| t > now) {
+            return;
+        }
+        let signed_in: HashSet<AccountId> = (self.pending.indices().into_iter())
+            .filter_map(|i| self.account_of(i))
+            .collect();
+        let asks = self.players.refresher.due(now, |a| signed_in.contains(&a));
+        for ask in asks {
+            self.players.next_ticket += 1;
+            let ticket = self.players.next_ticket;
+            let job = RatingJob {
+                ticket,
+                ask: ask.clone(),
+            };
+            let sent = (self.players.workers.as_ref()).map(|w| w.read_rating(job));
+            // A full queue: asked again later.
+            if !matches!(sent, Some(Ok(()))) {
+                (self.players.refresher).answered(&ask, None, ticket, now);
+            }
+        }
+    }
+
+    /// A rating read again: the account's waiting connections seat it from now on.
+    fn rating_read(&mut self, job: RatingJob, rating: Option<ShownRating>) {
+        let now = Instant::now();
+        self.players
+            .refresher
+            .answered(&job.ask, rating, job.ticket, now);
+        let Some(rating) = rating else {
+            return;
+        };
+        let Ask { account, kind, .. } = &job.ask;
+        for index in self.pending.indices() {
+            let Some(conn) = self.pending.get_mut(index) else {
+                continue;
+            };
+            if let super::identity::Identity::Account(signed) = &mut conn.identity {
+                if signed.id == *account {
+                    ratings::set(&mut signed.ratings, kind, rating);
+                }
+            }
+        }
+    }
+
+    /// Applies an answer to connection `index`'s identity and tells it; `token`: the API
+    /// token a sign-in used.
     fn apply(
         &mut self,
         index: usize,
         answer: Result<Answer, String>,
         signed: Option<(AccountId, Name)>,
+        token: Option<TokenId>,
     ) {
         let answer = match answer {
             Ok(answer) => answer,
@@ -202,6 +309,7 @@ impl Supervisor {
                 id,
                 name,
                 ratings: ratings.clone(),
+                token,
             }),
             _ => None,
         };
@@ -215,7 +323,40 @@ impl Supervisor {
             }
             _ => {}
         }
+        let revoked = match &answer {
+            Answer::Revoked(id) => Some(id.clone()),
+            _ => None,
+        };
         self.tell(index, &Told::Player(answer));
+        if let Some(id) = revoked {
+            self.close_signed_in_with(index, &id);
+        }
+    }
+
+    /// Token `id`, revoked by connection `by`, signs nobody in any longer: the account's other
+    /// waiting connections signed in with it are closed (a leaked token is revoked to end
+    /// its holder's access, and a connection may wait for hours: a queue, a tournament).
+    fn close_signed_in_with(&mut self, by: usize, id: &str) {
+        let Some(account) = self.account_of(by) else {
+            return;
+        };
+        let holders: Vec<usize> = (self.pending.indices().into_iter())
+            .filter(|&i| i != by)
+            .filter(|&i| {
+                let signed = self.pending.get(i).and_then(|c| c.identity.account());
+                signed.is_some_and(|s| {
+                    s.id == account && s.token.as_ref().is_some_and(|t| t.as_str() == id)
+                })
+            })
+            .collect();
+        let why = format!("API token {id} was revoked; sign in again");
+        let now = Instant::now();
+        for index in holders {
+            if let Some(peer) = self.pending.get(index).map(|c| c.peer) {
+                self.note(peer, format_args!("{peer}: {why}; closing"));
+            }
+            self.refuse(index, &why, now);
+        }
     }
 
     /// The account connection `index` is signed in as, if any.

@@ -4,7 +4,7 @@
 //! stands, [`Identity::after`] where an answer leaves it. The supervisor's
 //! `accounts.rs` feeds it; `sessions.rs::seat` makes the seat's player of it.
 
-use reversi_store::{AccountId, Name};
+use reversi_store::{AccountId, Name, TokenId};
 
 use crate::protocols::players::{Answer, Request};
 use crate::terms::{SeatPlayer, ShownRating};
@@ -25,8 +25,12 @@ pub enum Identity {
 pub struct Signed {
     pub id: AccountId,
     pub name: Name,
-    /// Its rating per game kind it has one in, as read at sign-in.
+    /// Its rating per game kind it has one in, as read at sign-in (and again after its
+    /// games, `ratings.rs`).
     pub ratings: Vec<(String, ShownRating)>,
+    /// The API token it signed in with, if it did: revoking it closes the connection.
+    /// (Not carried across an upgrade in place.)
+    pub token: Option<TokenId>,
 }
 
 impl Identity {
@@ -125,7 +129,12 @@ pub fn from_words(text: &str) -> Option<Identity> {
                     Some((game.to_owned(), rating.parse().ok()?))
                 })
                 .collect::<Option<Vec<_>>>()?;
-            Some(Identity::Account(Signed { id, name, ratings }))
+            Some(Identity::Account(Signed {
+                id,
+                name,
+                ratings,
+                token: None,
+            }))
         }
         _ => None,
     }
@@ -150,6 +159,7 @@ mod tests {
             id: AccountId(7),
             name: name("Alice"),
             ratings: vec![("reversi".to_owned(), rating)],
+            token: None,
         }
     }
 
@@ -315,6 +325,7 @@ mod tests {
                     },
                 ),
             ],
+            token: None,
         });
         for identity in [Identity::Guest(name("bob")), account] {
             let words = to_words(&identity).unwrap();

@@ -22,6 +22,7 @@ mod listener;
 mod options;
 mod origin;
 mod pending;
+mod ratings;
 mod reaper;
 mod relaying;
 mod sessions;
@@ -572,6 +573,7 @@ impl Supervisor {
             self.cluster.as_ref().and_then(|c| c.deadline()),
             self.tournaments.deadline(),
             self.control.as_ref().and_then(|c| c.deadline()),
+            self.ratings_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -654,6 +656,7 @@ impl Supervisor {
         self.sweep_when_due(now, self.phase != Phase::Running);
         self.tick_tournaments(now);
         self.control_timers(now);
+        self.refresh_ratings(now);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
         }

@@ -49,6 +49,7 @@ impl Supervisor {
         if let Some(archive) = &mut self.archive {
             archive.take(std::process::id(), child.id);
         }
+        self.ratings_may_have_moved(child);
         let WaitStatus::Exited(_, code) = status else {
             return;
         };

@@ -89,12 +89,19 @@ fn exists(conn: &mut impl Sql, account: AccountId) -> Result<bool, DbError> {
 
 pub fn check_label(label: &str) -> Result<(), StoreError> {
     let chars = label.chars().count();
-    if chars > LABEL_CHARS || label.chars().any(char::is_control) {
+    if chars > LABEL_CHARS || label.chars().any(|c| c.is_control() || is_layout(c)) {
         return Err(StoreError::Invalid(format!(
-            "a token's label has at most {LABEL_CHARS} characters and no control characters"
+            "a token's label has at most {LABEL_CHARS} characters, and no control characters, line separators or bidirectional marks"
         )));
     }
     Ok(())
+}
+
+/// Characters that are no control characters to Rust but end a line for some readers
+/// (U+2028, U+2029) or turn the text after them round (bidirectional overrides and
+/// isolates): a label with one could pass for another line or another token's.
+fn is_layout(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 pub fn create_token(
@@ -106,6 +113,16 @@ pub fn create_token(
 ) -> Result<NewToken, Failure> {
     if !exists(conn, account)? {
         return Err(StoreError::NoSuchAccount.into());
+    }
+    // Counted in the transaction that adds one (serialisable on PostgreSQL, under
+    // SQLite's write lock): two at once cannot both take the last place.
+    let live = conn.query(
+        "SELECT COUNT(*) FROM api_tokens WHERE account_id = $1",
+        &[int(account.0)],
+    )?;
+    let live = live.into_iter().next().map_or(Ok(0), |mut r| r.int())?;
+    if live >= TOKENS_PER_ACCOUNT as i64 {
+        return Err(StoreError::TooManyTokens.into());
     }
     conn.execute(
         "INSERT INTO api_tokens (id, account_id, label, secret_sha256, created_ms) \
@@ -123,6 +140,7 @@ pub fn create_token(
             id: token.id().clone(),
             label: label.to_owned(),
             created: now,
+            last_used: None,
         },
         token: token.clone(),
     })
@@ -130,7 +148,7 @@ pub fn create_token(
 
 pub fn tokens(conn: &mut impl Sql, account: AccountId) -> Result<Vec<TokenInfo>, DbError> {
     let rows = conn.query(
-        "SELECT id, label, created_ms FROM api_tokens WHERE account_id = $1 \
+        "SELECT id, label, created_ms, last_used_ms FROM api_tokens WHERE account_id = $1 \
          ORDER BY created_ms, id",
         &[int(account.0)],
     )?;
@@ -142,6 +160,7 @@ pub fn tokens(conn: &mut impl Sql, account: AccountId) -> Result<Vec<TokenInfo>,
                     .ok_or_else(|| DbError::fatal(format!("token id {id:?}")))?,
                 label: row.text()?,
                 created: UnixMillis(row.int()?),
+                last_used: row.opt_int()?.map(UnixMillis),
             })
         })
         .collect()
@@ -159,9 +178,12 @@ pub fn revoke_token(
     Ok(changed > 0)
 }
 
-pub fn token_account(conn: &mut impl Sql, token: &ApiToken) -> Result<Option<Account>, DbError> {
+pub fn token_account(
+    conn: &mut impl Sql,
+    token: &ApiToken,
+) -> Result<Option<TokenSignIn>, DbError> {
     let rows = conn.query(
-        "SELECT a.id, a.name, a.created_ms, t.secret_sha256 FROM api_tokens t \
+        "SELECT a.id, a.name, a.created_ms, t.secret_sha256, t.last_used_ms FROM api_tokens t \
          JOIN accounts a ON a.id = t.account_id WHERE t.id = $1",
         &[text(token.id().as_str())],
     )?;
@@ -169,5 +191,31 @@ pub fn token_account(conn: &mut impl Sql, token: &ApiToken) -> Result<Option<Acc
         return Ok(None);
     };
     let account = rows::account(&mut row)?;
-    Ok(token.matches(&row.blob()?).then_some(account))
+    if !token.matches(&row.blob()?) {
+        return Ok(None);
+    }
+    Ok(Some(TokenSignIn {
+        account,
+        token: token.id().clone(),
+        last_used: row.opt_int()?.map(UnixMillis),
+    }))
+}
+
+/// Writes `now` as the token's last use unless one as recent is kept (the condition is
+/// the statement's, so that hosts signing the same token in at once write it once).
+pub fn record_token_use(
+    conn: &mut impl Sql,
+    token: &TokenId,
+    now: UnixMillis,
+) -> Result<(), DbError> {
+    conn.execute(
+        "UPDATE api_tokens SET last_used_ms = $1 WHERE id = $2 \
+         AND (last_used_ms IS NULL OR last_used_ms <= $3)",
+        &[
+            int(now.0),
+            text(token.as_str()),
+            int(now.0 - TOKEN_USE_RECORDED_EVERY_MS),
+        ],
+    )?;
+    Ok(())
 }

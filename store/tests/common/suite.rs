@@ -14,6 +14,8 @@ macro_rules! for_each_case {
             accounts_sign_in_with_their_password_only,
             names_are_unique_without_regard_to_case,
             tokens_are_created_listed_used_and_revoked,
+            a_tokens_last_use_is_written_once_a_minute,
+            an_account_holds_twenty_tokens_at_most,
             a_rated_game_moves_both_ratings_by_glicko2,
             recording_a_game_twice_stores_it_once,
             casual_games_and_guests_leave_ratings_alone,
@@ -140,7 +142,8 @@ pub fn tokens_are_created_listed_used_and_revoked(open: Open) {
         .unwrap();
     let text = bot.token.reveal();
     let presented = ApiToken::parse(&text).unwrap();
-    assert_eq!(store.token_account(&presented), Ok(Some(alice.clone())));
+    let signed = store.token_account(&presented).unwrap().unwrap();
+    assert_eq!((signed.account, signed.last_used), (alice.clone(), None));
     let listed = store.tokens(alice.id).unwrap();
     assert_eq!(listed, vec![bot.info.clone(), other.info.clone()]);
     assert_eq!(store.tokens(bob.id), Ok(vec![]));
@@ -160,16 +163,64 @@ pub fn tokens_are_created_listed_used_and_revoked(open: Open) {
     assert_eq!(store.revoke_token(alice.id, &bot.info.id), Ok(false));
     assert_eq!(store.token_account(&presented), Ok(None));
     assert_eq!(store.tokens(alice.id), Ok(vec![other.info]));
-    let bad_label = store.create_token(alice.id, "two\nlines", T0);
-    assert!(
-        matches!(bad_label, Err(StoreError::Invalid(_))),
-        "{bad_label:?}"
-    );
+    // Revoked, its use is nobody's to write.
+    assert_eq!(store.record_token_use(&bot.info.id, T0), Ok(()));
+    for bad in ["two\nlines", "two\u{2028}lines", "bot \u{202E}tob"] {
+        let bad_label = store.create_token(alice.id, bad, T0);
+        assert!(
+            matches!(bad_label, Err(StoreError::Invalid(_))),
+            "{bad:?}: {bad_label:?}"
+        );
+    }
     let nobody = store.create_token(AccountId(bob.id.0 + 100), "x", T0);
     assert!(
         matches!(nobody, Err(StoreError::NoSuchAccount)),
         "{nobody:?}"
     );
+}
+
+pub fn a_tokens_last_use_is_written_once_a_minute(open: Open) {
+    let mut store = open();
+    let alice = register(&mut *store, "alice");
+    let bot = store.create_token(alice.id, "bot", T0).unwrap();
+    let presented = ApiToken::parse(&bot.token.reveal()).unwrap();
+    let last_used = |store: &mut dyn Store| store.tokens(alice.id).unwrap()[0].last_used;
+    let at = |seconds: i64| UnixMillis(T0.0 + seconds * 1000);
+    let signed = store.token_account(&presented).unwrap().unwrap();
+    assert!(signed.use_is_due(at(1)));
+    store.record_token_use(&bot.info.id, at(1)).unwrap();
+    assert_eq!(last_used(&mut *store), Some(at(1)));
+    let signed = store.token_account(&presented).unwrap().unwrap();
+    assert_eq!(signed.last_used, Some(at(1)));
+    assert!(!signed.use_is_due(at(60)));
+    assert!(signed.use_is_due(at(61)));
+    // Another host that writes a use within the minute changes nothing.
+    store.record_token_use(&bot.info.id, at(30)).unwrap();
+    assert_eq!(last_used(&mut *store), Some(at(1)));
+    store.record_token_use(&bot.info.id, at(61)).unwrap();
+    assert_eq!(last_used(&mut *store), Some(at(61)));
+}
+
+pub fn an_account_holds_twenty_tokens_at_most(open: Open) {
+    let mut store = open();
+    let alice = register(&mut *store, "alice");
+    let bob = register(&mut *store, "bob");
+    let tokens: Vec<NewToken> = (0..TOKENS_PER_ACCOUNT)
+        .map(|n| {
+            store
+                .create_token(alice.id, &format!("bot {n}"), T0)
+                .unwrap()
+        })
+        .collect();
+    let more = store.create_token(alice.id, "one more", T0);
+    assert!(matches!(more, Err(StoreError::TooManyTokens)), "{more:?}");
+    assert_eq!(store.tokens(alice.id).unwrap().len(), TOKENS_PER_ACCOUNT);
+    // Another account's are its own; a revoked token frees a place.
+    assert!(store.create_token(bob.id, "bot", T0).is_ok());
+    assert_eq!(store.revoke_token(alice.id, &tokens[0].info.id), Ok(true));
+    assert!(store.create_token(alice.id, "one more", T0).is_ok());
+    let more = store.create_token(alice.id, "and another", T0);
+    assert!(matches!(more, Err(StoreError::TooManyTokens)), "{more:?}");
 }
 
 pub fn a_rated_game_moves_both_ratings_by_glicko2(open: Open) {

@@ -137,12 +137,22 @@ fn api_token(rest: &str) -> Result<Request, String> {
     }
 }
 
-/// `[name] [game] [count]`, each optional, in that order: a word that names a game
-/// served is the game, a number the count, another word the name.
+/// `[name] [game] [count]`, each optional, in that order: `name=NAME` is always the name
+/// (an account may be called like a game: `name=reversi`); otherwise a word that names a
+/// game served is the game, a number the count, another word the name.
 fn history(lobby: &Lobby<'_>, words: &[&str]) -> Result<Request, String> {
     let (mut who, mut game, mut count) = (None, None, None);
     for &word in words {
-        if let Ok(n) = word.parse::<usize>() {
+        let named = word
+            .get(..NAME_IS.len())
+            .filter(|start| start.eq_ignore_ascii_case(NAME_IS))
+            .map(|_| &word[NAME_IS.len()..]);
+        if let Some(named) = named {
+            if who.is_some() || game.is_some() || count.is_some() {
+                return Err(history_usage());
+            }
+            who = Some(name(named)?);
+        } else if let Ok(n) = word.parse::<usize>() {
             if count.is_some() || !(1..=HISTORY_MAX).contains(&n) {
                 return Err(format!("GAME HISTORY lists 1 to {HISTORY_MAX} games"));
             }
@@ -166,8 +176,12 @@ fn history(lobby: &Lobby<'_>, words: &[&str]) -> Result<Request, String> {
     })
 }
 
+/// What marks `GAME HISTORY`'s word as the name whatever it reads like.
+const NAME_IS: &str = "name=";
+
 fn history_usage() -> String {
-    "GAME HISTORY [name] [game] [count], in that order".to_owned()
+    "GAME HISTORY [name] [game] [count], in that order (name=NAME for a name that is a game's)"
+        .to_owned()
 }
 
 /// `id [format]`.
@@ -188,8 +202,37 @@ fn export(words: &[&str]) -> Result<Request, String> {
     Ok(Request::Export { id, format })
 }
 
-/// A players' line as the log may show it: never a password nor a token's secret.
+/// A players' line as the log may show it: never a password nor a token's secret, also
+/// where a client put them by mistake (a token pasted into `GAME APITOKEN REVOKE` or
+/// `GAME NAME`, a password after a misspelt `GAME LOGIN`). `None`: the line as it is.
 pub fn loggable(line: &str) -> Option<String> {
+    credentials(line).or_else(|| without_tokens(line))
+}
+
+/// Every word that holds `rvt_` (an API token, whole or cut) as `<token ID>` or `<hidden>`.
+fn without_tokens(line: &str) -> Option<String> {
+    let holds_token = |word: &str| word.to_ascii_lowercase().contains(TOKEN_MARK);
+    if !line.split_whitespace().any(holds_token) {
+        return None;
+    }
+    let words: Vec<String> = (line.split_whitespace())
+        .map(|word| match ApiToken::parse(word) {
+            Some(token) => format!("<token {}>", token.id()),
+            None if holds_token(word) => "<hidden>".to_owned(),
+            None => word.to_owned(),
+        })
+        .collect();
+    Some(words.join(" "))
+}
+
+/// How every API token begins (`reversi_store::ApiToken`).
+const TOKEN_MARK: &str = "rvt_";
+
+/// Commands that read like a sign-in a client misspelt: what follows may be a password.
+const LIKE_SIGN_IN: [&str; 5] = ["SIGN", "LOGIN", "LOGON", "REGIST", "PASS"];
+
+/// `GAME REGISTER` and `GAME SIGNIN` (and look-alikes) with their secrets hidden.
+fn credentials(line: &str) -> Option<String> {
     let (command, rest) = command(line)?;
     let shown = match command.as_str() {
         "REGISTER" | "SIGNIN" => match split_word(rest) {
@@ -205,6 +248,10 @@ pub fn loggable(line: &str) -> Option<String> {
             },
             None => String::new(),
         },
+        "SIGNOUT" => return None,
+        _ if LIKE_SIGN_IN.iter().any(|w| command.starts_with(w)) && !rest.is_empty() => {
+            "<hidden>".to_owned()
+        }
         _ => return None,
     };
     Some(format!("GAME {command} {shown}"))
@@ -228,7 +275,13 @@ pub fn tell(answer: &Answer) -> Vec<u8> {
         Answer::Tokens(tokens) => {
             let mut out: String = tokens
                 .iter()
-                .map(|t| format!("GAME APITOKEN {} - {} {} -\n", t.id, t.label, t.created_ms))
+                .map(|t| {
+                    let used = t.last_used_ms.map_or("-".to_owned(), |ms| ms.to_string());
+                    format!(
+                        "GAME APITOKEN {} - {} {} {used}\n",
+                        t.id, t.label, t.created_ms
+                    )
+                })
                 .collect();
             out.push_str(&format!("GAME APITOKENS {}\n", tokens.len()));
             out
@@ -351,6 +404,30 @@ mod tests {
                 count: 5
             }
         );
+        // An account called like a game is named with `name=`, in any case; a bare
+        // word that names a game is the game.
+        for line in [
+            "GAME HISTORY name=reversi reversi 5",
+            "GAME HISTORY NAME=Reversi reversi 5",
+        ] {
+            let Request::History { name, game, count } = request(line) else {
+                panic!("{line}: no history");
+            };
+            assert_eq!(name.map(|n| n.key().to_owned()), Some("reversi".to_owned()));
+            assert_eq!((game.map(|g| g.info.name), count), (Some("reversi"), 5));
+        }
+        assert_eq!(
+            request("GAME HISTORY reversi"),
+            Request::History {
+                name: None,
+                game: reversi,
+                count: HISTORY_DEFAULT
+            }
+        );
+        assert_eq!(
+            request("GAME HISTORY name=Bob"),
+            request("GAME HISTORY Bob"),
+        );
         assert_eq!(
             request("GAME HISTORY 7"),
             Request::History {
@@ -430,8 +507,15 @@ mod tests {
             ),
             (
                 "GAME HISTORY reversi Bob",
-                "ERROR GAME HISTORY [name] [game] [count], in that order\n",
+                "ERROR GAME HISTORY [name] [game] [count], in that order \
+                 (name=NAME for a name that is a game's)\n",
             ),
+            (
+                "GAME HISTORY reversi name=Bob",
+                "ERROR GAME HISTORY [name] [game] [count], in that order \
+                 (name=NAME for a name that is a game's)\n",
+            ),
+            ("GAME HISTORY name=x", "ERROR \"x\" is not a name"),
             ("GAME EXPORT", "ERROR GAME EXPORT id [ggf|pdn|txt|json]\n"),
             (
                 "GAME EXPORT a:1 png",
@@ -493,6 +577,27 @@ mod tests {
             assert_eq!(loggable(line).as_deref(), Some(shown), "{line}");
         }
         assert_eq!(loggable("GAME NAME Alice"), None);
+        assert_eq!(loggable("GAME SIGNOUT"), None);
+        // Secrets where they do not belong: a token pasted whole or cut, in any line, and
+        // what follows a misspelt sign-in.
+        for (line, shown) in [
+            (
+                format!("GAME APITOKEN REVOKE {token}"),
+                "GAME APITOKEN REVOKE <token 0123456789abcdef>",
+            ),
+            (format!("GAME NAME {}", &token[..40]), "GAME NAME <hidden>"),
+            (format!("MOVE name=RVT_{}", &token[4..]), "MOVE <hidden>"),
+            (
+                "GAME LOGIN Alice hunter2hunter2".to_owned(),
+                "GAME LOGIN <hidden>",
+            ),
+            (
+                "game signup Alice hunter2hunter2".to_owned(),
+                "GAME SIGNUP <hidden>",
+            ),
+        ] {
+            assert_eq!(loggable(&line).as_deref(), Some(shown), "{line}");
+        }
         let new = Answer::NewToken {
             token: ApiToken::parse(&token).unwrap(),
             label: "bot".into(),
@@ -615,14 +720,16 @@ mod tests {
             "GAME SIGNEDIN Alice reversi=1532 tictactoe=1500?\n"
         );
         assert_eq!(told(Answer::SignedOut), "GAME SIGNEDOUT\n");
-        let listed = Listed {
+        let listed = |last_used_ms| Listed {
             id: "0123456789abcdef".into(),
             label: "my bot".into(),
             created_ms: 17,
+            last_used_ms,
         };
         assert_eq!(
-            told(Answer::Tokens(vec![listed])),
-            "GAME APITOKEN 0123456789abcdef - my bot 17 -\nGAME APITOKENS 1\n"
+            told(Answer::Tokens(vec![listed(None), listed(Some(60_017))])),
+            "GAME APITOKEN 0123456789abcdef - my bot 17 -\n\
+             GAME APITOKEN 0123456789abcdef - my bot 17 60017\nGAME APITOKENS 2\n"
         );
         assert_eq!(
             told(Answer::Revoked("0123456789abcdef".into())),
