@@ -102,7 +102,11 @@ impl<K: Hash + Eq + Clone> Cells<K> {
 
 /// The limiter the server keeps, one for the whole server.
 pub struct SignInLimiter {
+    /// Password tries by address.
     addresses: Cells<IpAddr>,
+    /// Token tries by address, apart: a right one is given back to it (see
+    /// [`SignInLimiter::succeeded_token`]), which must never give a password guesser tries.
+    token_addresses: Cells<IpAddr>,
     accounts: Cells<String>,
 }
 
@@ -116,6 +120,7 @@ impl SignInLimiter {
     pub fn new(per_address: Limits, per_account: Limits) -> SignInLimiter {
         SignInLimiter {
             addresses: Cells::new(per_address),
+            token_addresses: Cells::new(per_address),
             accounts: Cells::new(per_account),
         }
     }
@@ -123,7 +128,14 @@ impl SignInLimiter {
     /// An attempt from `address` to sign in as `account` at `now_ms`: counted
     /// against both limits if both allow it; refused (and not counted) if not.
     pub fn attempt(&mut self, address: IpAddr, account: &Name, now_ms: u64) -> Result<(), TooMany> {
-        self.attempt_as(address, account.key().to_owned(), now_ms)
+        let key = account.key().to_owned();
+        Self::attempt_as(
+            &mut self.addresses,
+            &mut self.accounts,
+            address,
+            key,
+            now_ms,
+        )
     }
 
     /// An attempt from `address` to sign in with an API token whose id is `token`: the
@@ -136,7 +148,14 @@ impl SignInLimiter {
         token: &TokenId,
         now_ms: u64,
     ) -> Result<(), TooMany> {
-        self.attempt_as(address, token_key(token), now_ms)
+        let key = token_key(token);
+        Self::attempt_as(
+            &mut self.token_addresses,
+            &mut self.accounts,
+            address,
+            key,
+            now_ms,
+        )
     }
 
     /// A sign-in that [`SignInLimiter::attempt`] let through was right: the account's count
@@ -147,23 +166,35 @@ impl SignInLimiter {
         self.accounts.give_back(&account.key().to_owned(), now_ms);
     }
 
-    /// As [`SignInLimiter::succeeded`], for a sign-in with the token whose id is `token`.
-    pub fn succeeded_token(&mut self, token: &TokenId, now_ms: u64) {
+    /// As [`SignInLimiter::succeeded`], for a sign-in from `address` with the token whose id
+    /// is `token`; the address's token tries are given back too: a token's secret cannot be
+    /// guessed (spec/TEXT-PROTOCOL.md §4.4), so its limits only slow wrong tries, and the
+    /// bots of a class on one machine, signing in for every tournament game, never wait.
+    /// Password tries are counted apart, so this gives a password guesser nothing.
+    pub fn succeeded_token(&mut self, address: IpAddr, token: &TokenId, now_ms: u64) {
         self.accounts.give_back(&token_key(token), now_ms);
+        self.token_addresses
+            .give_back(&address_key(address), now_ms);
     }
 
-    fn attempt_as(&mut self, address: IpAddr, account: String, now_ms: u64) -> Result<(), TooMany> {
+    fn attempt_as(
+        addresses: &mut Cells<IpAddr>,
+        accounts: &mut Cells<String>,
+        address: IpAddr,
+        account: String,
+        now_ms: u64,
+    ) -> Result<(), TooMany> {
         let address = address_key(address);
-        let by_address = self.addresses.wait(&address, now_ms);
-        let by_account = self.accounts.wait(&account, now_ms);
+        let by_address = addresses.wait(&address, now_ms);
+        let by_account = accounts.wait(&account, now_ms);
         if by_address > 0 || by_account > 0 {
             return Err(TooMany {
                 per_account: by_account >= by_address,
                 retry_after_ms: by_address.max(by_account),
             });
         }
-        self.addresses.take(&address, now_ms);
-        self.accounts.take(&account, now_ms);
+        addresses.take(&address, now_ms);
+        accounts.take(&account, now_ms);
         Ok(())
     }
 }
@@ -271,7 +302,7 @@ mod tests {
             assert_eq!(limiter.attempt(from, &alice, 0), Ok(()));
             limiter.succeeded(&alice, 0);
             assert_eq!(limiter.attempt_token(from, &token, 0), Ok(()));
-            limiter.succeeded_token(&token, 0);
+            limiter.succeeded_token(from, &token, 0);
         }
         // Wrong ones count as before, and a right one gives back only its own.
         for _ in 0..2 {
@@ -368,5 +399,30 @@ mod tests {
             let _ = limiter.attempt(ip(&format!("10.0.3.{i}")), &alice, 1500);
             assert!(limiter.addresses.tat.len() <= SMALL.max_keys);
         }
+    }
+
+    #[test]
+    fn right_token_sign_ins_cost_their_address_nothing_and_give_password_guesses_nothing() {
+        let mut limiter = SignInLimiter::new(SMALL, Limits::ACCOUNT);
+        let here = ip("10.0.0.1");
+        let token = TokenId::parse("0123456789abcdef").unwrap();
+        // A class's bots on one machine sign in for game after game.
+        for _ in 0..100 {
+            assert_eq!(limiter.attempt_token(here, &token, 0), Ok(()));
+            limiter.succeeded_token(here, &token, 0);
+        }
+        // Its password tries are counted apart, and were not given any back.
+        let mut refused = false;
+        for victim in ["alice", "bob", "carol", "dave"] {
+            refused |= limiter.attempt(here, &name(victim), 0).is_err();
+            if limiter.attempt_token(here, &token, 0).is_ok() {
+                limiter.succeeded_token(here, &token, 0);
+            }
+        }
+        assert!(refused, "password guesses are held back by the address");
+        // Wrong tokens from the address are held back in their own count.
+        let wrong = TokenId::parse("fedcba9876543210").unwrap();
+        let refused = (0..4).any(|_| limiter.attempt_token(here, &wrong, 0).is_err());
+        assert!(refused, "wrong token tries are held back by the address");
     }
 }

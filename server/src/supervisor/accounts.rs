@@ -96,12 +96,13 @@ impl Players {
         workers.submit(job).map(|()| self.next_ticket)
     }
 
-    /// A sign-in was right: its account's count is given back (only wrong ones add up).
-    fn succeeded(&mut self, via: &Via) {
+    /// A sign-in from `address` was right: its account's count is given back (only wrong
+    /// ones add up), and a token's address count too (store/src/limiter.rs says why).
+    fn succeeded(&mut self, address: IpAddr, via: &Via) {
         let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
         match via {
             Via::Password(name) => self.sign_ins.succeeded(name, now_ms),
-            Via::Token(token) => self.sign_ins.succeeded_token(token, now_ms),
+            Via::Token(token) => self.sign_ins.succeeded_token(address, token, now_ms),
         }
     }
 
@@ -203,6 +204,7 @@ impl Supervisor {
             return;
         }
         conn.in_flight = None;
+        let address = conn.peer.ip();
         // A sign-in read before a game of the account's was stored gets the rating read since.
         if let (Ok(Answer::SignedIn { ratings, .. }), Some((id, _))) = (&mut answer, &signed) {
             self.players.refresher.patch(*id, ticket, ratings);
@@ -212,7 +214,7 @@ impl Supervisor {
             _ => None,
         };
         if let Some(via) = via {
-            self.players.succeeded(&via);
+            self.players.succeeded(address, &via);
         }
         self.apply(index, answer, signed, token);
         self.service(index);
