@@ -100,7 +100,7 @@ mod tests {
             .token_account(&token)
             .unwrap()
             .expect("the token's account");
-        assert_eq!(account.name, "ClassBot1");
+        assert_eq!(account.account.name, "ClassBot1");
         let again = run(
             &mut store,
             Job::CreateAccount(Name::new("classbot1").unwrap()),
