@@ -1,7 +1,8 @@
 //! Several hosts (spec/DEPLOY.md §4; docs/design/play-together.md §11): reversid hosts
 //! that share a private PostgreSQL learn of each other through it, and serve their own
 //! players alone while it is down, and relay a returning player whose token names another
-//! host there (directly, and behind HAProxy). Skipped, with a message, where PostgreSQL's
+//! host there (directly, and behind HAProxy), and a joiner whose code is another host's
+//! challenge, whose public ones every host lists. Skipped, with a message, where PostgreSQL's
 //! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
@@ -355,4 +356,117 @@ fn s4_a_player_back_through_haproxy_on_the_other_host_is_relayed_to_its_game() {
     o.expect("READY");
     o.send("MOVE a1");
     x.expect("GAME MOVED 2 a1");
+}
+
+/// `GAME LOBBY`'s `GAME CHALLENGE` lines.
+fn lobby(c: &mut TextClient) -> Vec<String> {
+    c.send("GAME LOBBY");
+    let mut listed = Vec::new();
+    loop {
+        let line = c.recv().expect("the lobby's answer");
+        if line.starts_with("GAME CHALLENGES ") {
+            return listed;
+        }
+        if line.starts_with("GAME CHALLENGE ") {
+            listed.push(line);
+        }
+    }
+}
+
+/// Waits until `c`'s lobby lists `code` (`listed`) or not.
+fn wait_lobby(c: &mut TextClient, code: &str, listed: bool) -> Vec<String> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let lines = lobby(c);
+        if lines.iter().any(|l| l.contains(code)) == listed {
+            return lines;
+        }
+        assert!(Instant::now() < deadline, "lobby {lines:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A public Tic-Tac-Toe challenge of `c`; its code.
+fn invite_public(c: &mut TextClient) -> String {
+    c.send("GAME INVITE tictactoe public");
+    let line = c.next_is("GAME CODE ");
+    c.next_is("GAME LINK ");
+    c.next_is("GAME WAITING 1");
+    line.split(' ').nth(2).unwrap().to_owned()
+}
+
+/// X wins a started Tic-Tac-Toe game on the diagonal's column b.
+fn x_wins(x: &mut TextClient, o: &mut TextClient) {
+    for (mover, m) in [
+        ("x", "b2"),
+        ("o", "a1"),
+        ("x", "b1"),
+        ("o", "a2"),
+        ("x", "b3"),
+    ] {
+        let c = if mover == "x" { &mut *x } else { &mut *o };
+        c.expect("READY");
+        c.send(&format!("MOVE {m}"));
+    }
+    assert_eq!(
+        x.expect("GAME OVER"),
+        "GAME OVER 1 three in a line: b1 b2 b3"
+    );
+    o.expect("RESULT LOSE");
+}
+
+#[test]
+fn s4_a_code_made_on_one_host_is_listed_and_joined_on_the_other_and_played_there() {
+    let Some(db) = database() else { return };
+    let records = Scratch::new("cluster-code-records");
+    let dir = records.path().to_str().unwrap();
+    let (a, b) = two_hosts(&db, &["--record-dir", dir], &[]);
+    let mut x = TextClient::connect(a.addr());
+    let code = invite_public(&mut x);
+    let mut o = TextClient::connect(b.addr());
+    let listed = wait_lobby(&mut o, &code, true);
+    assert_eq!(listed.len(), 1, "one public challenge, of A: {listed:?}");
+    let words: Vec<&str> = listed[0].split(' ').collect();
+    assert_eq!(words[..3], ["GAME", "CHALLENGE", code.as_str()]);
+    assert!(
+        words[3].parse::<u64>().is_ok_and(|s| s <= 900),
+        "{listed:?}"
+    );
+    assert_eq!(words[4], "tictactoe");
+    assert!(listed[0].ends_with(" side=random public"), "{listed:?}");
+    o.send(&format!("GAME JOIN {code}"));
+    x.expect("GAME TEAM 1 X");
+    o.expect("GAME TEAM 2 O");
+    b.wait_log("relayed to 127.0.0.1:");
+    x_wins(&mut x, &mut o);
+    a.wait_log("game over: tictactoe");
+    assert_eq!(recorded(&records).len(), 1, "one record, on host A");
+    // Used: both hosts answer alike, B from what A published.
+    for host in [&b, &a] {
+        let mut late = TextClient::connect(host.addr());
+        late.send(&format!("GAME JOIN {code}"));
+        assert_eq!(
+            late.next_is("ERROR "),
+            format!("ERROR challenge {code} was already accepted")
+        );
+    }
+    assert!(wait_lobby(&mut TextClient::connect(b.addr()), &code, false).is_empty());
+}
+
+#[test]
+fn s4_a_challenge_withdrawn_on_one_host_leaves_the_others_lobby_and_is_refused_there() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let mut x = TextClient::connect(a.addr());
+    let code = invite_public(&mut x);
+    let mut o = TextClient::connect(b.addr());
+    wait_lobby(&mut o, &code, true);
+    x.send("GAME QUIT");
+    drop(x);
+    wait_lobby(&mut o, &code, false);
+    o.send(&format!("GAME JOIN {code}"));
+    assert_eq!(
+        o.next_is("ERROR "),
+        format!("ERROR challenge {code} was withdrawn by its creator")
+    );
 }

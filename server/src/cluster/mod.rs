@@ -4,18 +4,30 @@
 //! The supervisor's loop owns a [`Cluster`]; nothing here blocks it.
 
 mod bus;
+pub mod mirror;
+pub mod outbox;
 pub mod relay;
 pub mod standing;
 
 use std::io;
 use std::net::SocketAddr;
 use std::sync::mpsc::{self, Receiver};
-use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use log::{info, warn};
 
+use crate::supervisor::challenges::{Code, Ended};
+use mirror::{Found, Listed, Mirror};
+use outbox::{Outbox, Row};
 use standing::{Note, Standing};
+
+/// What the bus thread tells the loop: of the hosts, or of the challenges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Heard {
+    Standing(standing::Event),
+    Mirror(mirror::Event),
+}
 
 /// `--cluster` and `--advertise`, as given.
 #[derive(Debug, Clone)]
@@ -36,8 +48,12 @@ pub fn parse_conninfo(text: &str) -> Result<postgres::Config, String> {
 
 /// The loop's side of the cluster: the bus's events, and this host's standing.
 pub struct Cluster {
-    events: Receiver<standing::Event>,
+    events: Receiver<Heard>,
     standing: Standing,
+    /// Other hosts' challenges (empty while alone).
+    mirror: Mirror,
+    /// This host's challenges, for the bus to publish.
+    outbox: Arc<Mutex<Outbox>>,
     /// This host's advertised address.
     advertised: String,
     relays: relay::Relays,
@@ -52,9 +68,11 @@ impl Cluster {
         first_listener: SocketAddr,
         waker: Arc<mio::Waker>,
     ) -> io::Result<Cluster> {
+        let outbox = Arc::new(Mutex::new(Outbox::default()));
         let me = bus::Me {
             config: settings.config.clone(),
             id: host_id,
+            outbox: outbox.clone(),
             addr: settings
                 .advertise
                 .clone()
@@ -72,6 +90,8 @@ impl Cluster {
         Ok(Cluster {
             events,
             standing: Standing::new(Instant::now(), SystemTime::now()),
+            mirror: Mirror::new(host_id),
+            outbox,
             advertised,
             relays: relay::Relays::new(settings.max_relays),
         })
@@ -80,9 +100,58 @@ impl Cluster {
     /// The bus woke the loop: takes what it said.
     pub fn on_wake(&mut self) {
         let (now, wall) = (Instant::now(), SystemTime::now());
-        while let Ok(event) = self.events.try_recv() {
-            log_note(self.standing.on_event(event, now, wall));
+        while let Ok(heard) = self.events.try_recv() {
+            match heard {
+                Heard::Mirror(event) => self.mirror.on_event(event, now),
+                Heard::Standing(event) => {
+                    match &event {
+                        standing::Event::Lost(_) => self.mirror.clear(),
+                        standing::Event::Hosts(hosts) | standing::Event::Joined(hosts) => {
+                            let ids: Vec<u8> = hosts.iter().map(|(id, _)| *id).collect();
+                            self.mirror.keep_hosts(&ids);
+                        }
+                        standing::Event::Host(..) => {}
+                    }
+                    log_note(self.standing.on_event(event, now, wall));
+                }
+            }
         }
+    }
+
+    /// A challenge made on this host, published for the others (when PostgreSQL is back,
+    /// if it is down).
+    pub fn publish(&self, code: Code, public: bool, game: &str, options: &str, life: Duration) {
+        let row = Row {
+            public,
+            game: game.to_owned(),
+            options: options.to_owned(),
+            expires: SystemTime::now() + life,
+        };
+        if let Ok(mut outbox) = self.outbox.lock() {
+            outbox.publish(code, row);
+        }
+    }
+
+    /// One of this host's challenges ended: the others are told why.
+    pub fn end(&self, code: Code, why: Ended) {
+        if let Ok(mut outbox) = self.outbox.lock() {
+            outbox.end(code, why);
+        }
+    }
+
+    /// Where a code this host does not hold is.
+    pub fn find(&self, code: Code) -> Option<Found> {
+        self.mirror.find(code, Instant::now())
+    }
+
+    /// Whether another host has or had `code` (a new code is drawn again).
+    pub fn knows(&self, code: Code) -> bool {
+        self.mirror.knows(code)
+    }
+
+    /// The other hosts' public challenges.
+    pub fn lobby(&self) -> Vec<Listed<'_>> {
+        self.mirror.lobby(Instant::now())
     }
 
     /// When [`Cluster::on_timer`] is next due.

@@ -12,7 +12,7 @@
 
 mod accounts;
 pub(crate) mod addresses;
-mod challenges;
+pub(crate) mod challenges;
 mod cidr;
 mod forking;
 mod identity;
