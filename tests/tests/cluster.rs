@@ -2,7 +2,8 @@
 //! that share a private PostgreSQL learn of each other through it, and serve their own
 //! players alone while it is down, and relay a returning player whose token names another
 //! host there (directly, and behind HAProxy), and a joiner whose code is another host's
-//! challenge, whose public ones every host lists. Skipped, with a message, where PostgreSQL's
+//! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary)
+//! meet on one. Skipped, with a message, where PostgreSQL's
 //! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
@@ -469,4 +470,44 @@ fn s4_a_challenge_withdrawn_on_one_host_leaves_the_others_lobby_and_is_refused_t
         o.next_is("ERROR "),
         format!("ERROR challenge {code} was withdrawn by its creator")
     );
+}
+
+#[test]
+fn s4_two_lone_text_waiters_on_two_hosts_meet_on_the_older_ones_host() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let mut x = TextClient::join(a.addr(), "tictactoe");
+    x.next_is("GAME WAITING 1");
+    a.wait_log("cluster: 1 waiting alone for tictactoe; told the other hosts");
+    let mut o = TextClient::join(b.addr(), "tictactoe");
+    o.next_is("GAME WAITING 1");
+    b.wait_log("alone for tictactoe; sent to host A");
+    x.expect("GAME TEAM 1 X");
+    o.expect("GAME TEAM 2 O");
+    x_wins(&mut x, &mut o);
+    let over = a.wait_log("game over: tictactoe");
+    assert!(over.contains("moves 5 transcript b2 a1 b1 a2 b3"), "{over}");
+    assert!(
+        !b.logs().iter().any(|l| l.contains("game over")),
+        "no game on B"
+    );
+}
+
+#[test]
+fn s4_two_lone_binary_reversi_clients_on_two_hosts_meet() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let mut first = a.join();
+    a.wait_log("cluster: 1 waiting alone for reversi; told the other hosts");
+    let mut second = b.join();
+    b.wait_log("alone for reversi; sent to host A");
+    // --fixed-colours: the first to wait plays black.
+    assert_eq!(first.expect_connect_ok(), reversi_pdu::Colour::Black);
+    assert_eq!(second.expect_connect_ok(), reversi_pdu::Colour::White);
+    for c in [&mut first, &mut second] {
+        c.expect_initial_position();
+    }
+    let played = reversi_tests::play_out(&mut first, &mut second, &mut reversi_tests::Rng::new(3));
+    assert!(played.moves > 0);
+    a.wait_log("game over: reversi");
 }

@@ -12,6 +12,7 @@ use fallible_iterator::FallibleIterator;
 use log::{error, warn};
 use postgres::{Client, NoTls, Transaction};
 
+use super::meeting::{self, Alone, Lone};
 use super::mirror::{self, Remote};
 use super::outbox::{Change, Outbox, Row};
 use super::standing::Event;
@@ -38,6 +39,8 @@ const SCHEMA: &str = "SET client_min_messages = warning; CREATE TABLE IF NOT EXI
     CREATE TABLE IF NOT EXISTS reversid_challenge (code text PRIMARY KEY, host text NOT NULL, \
     public boolean NOT NULL, game text NOT NULL, options text NOT NULL, \
     expires timestamptz NOT NULL, ended text, ended_at timestamptz); \
+    CREATE TABLE IF NOT EXISTS reversid_lone (id bigserial PRIMARY KEY, host text NOT NULL, \
+    game text NOT NULL, waiting int NOT NULL, fixed boolean NOT NULL, UNIQUE (host, game)); \
     LISTEN reversid";
 
 /// Who this host is on the bus.
@@ -110,6 +113,9 @@ fn serve(me: &Me, send: &dyn Fn(Heard) -> bool, joined: &mut bool) -> Result<(),
     )) {
         return Ok(());
     }
+    if !send(Heard::Meeting(read_lone(&mut client).map_err(failure)?)) {
+        return Ok(());
+    }
     *joined = true;
     let mut next_beat = Instant::now() + BEAT;
     loop {
@@ -147,6 +153,7 @@ fn publish_changes(client: &mut Client, me: &Me) -> Result<(), postgres::Error> 
         match change {
             Change::Live(code, row) => publish(&mut tx, me, code, &row)?,
             Change::Gone(code, why) => withdraw(&mut tx, me, code, why)?,
+            Change::Lone(game, alone) => publish_lone(&mut tx, me, &game, alone)?,
         }
         tx.commit()?;
     }
@@ -156,11 +163,15 @@ fn publish_changes(client: &mut Client, me: &Me) -> Result<(), postgres::Error> 
 /// At a (re)join: what ended while away said, this host's rows of an earlier life (or of
 /// before the outage) that are no longer live withdrawn, and every live one written anew.
 fn publish_all(client: &mut Client, me: &Me) -> Result<(), postgres::Error> {
-    let (gone, live) = match me.outbox.lock() {
-        Ok(mut outbox) => (outbox.take(), outbox.live()),
+    let (gone, live, lone) = match me.outbox.lock() {
+        Ok(mut outbox) => (outbox.take(), outbox.live(), outbox.lone_now()),
         Err(_) => return Ok(()),
     };
     let mut tx = client.transaction()?;
+    tx.execute("DELETE FROM reversid_lone WHERE host = $1", &[&me.id()])?;
+    for (game, alone) in lone {
+        publish_lone(&mut tx, me, &game, Some(alone))?;
+    }
     for change in gone {
         if let Change::Gone(code, why) = change {
             withdraw(&mut tx, me, code, why)?;
@@ -228,6 +239,62 @@ fn withdraw(tx: &mut Transaction, me: &Me, code: Code, why: Ended) -> Result<(),
         0 => Ok(()),
         _ => notify(tx, &format!("challenge-gone {code} {word}")),
     }
+}
+
+/// This host's lone waiters of `game` written (a row keeps its id, so its age, while it
+/// lives) or deleted, and told to all.
+fn publish_lone(
+    tx: &mut Transaction,
+    me: &Me,
+    game: &str,
+    alone: Option<Alone>,
+) -> Result<(), postgres::Error> {
+    let Some(alone) = alone else {
+        let deleted = tx.execute(
+            "DELETE FROM reversid_lone WHERE host = $1 AND game = $2",
+            &[&me.id(), &game],
+        )?;
+        return match deleted {
+            0 => Ok(()),
+            _ => notify(tx, &format!("lone-gone {} {game}", me.id as char)),
+        };
+    };
+    let row = tx.query_one(
+        "INSERT INTO reversid_lone (host, game, waiting, fixed) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (host, game) DO UPDATE SET waiting = EXCLUDED.waiting, fixed = EXCLUDED.fixed \
+         RETURNING id",
+        &[&me.id(), &game, &(alone.waiting as i32), &alone.fixed],
+    )?;
+    let id: i64 = row.get(0);
+    let fixed = if alone.fixed { "fixed" } else { "movable" };
+    let payload = format!(
+        "lone {id} {} {game} {} {fixed}",
+        me.id as char, alone.waiting
+    );
+    notify(tx, &payload)
+}
+
+/// Every live host's lone waiters.
+fn read_lone(client: &mut Client) -> Result<meeting::Event, postgres::Error> {
+    let query = format!(
+        "SELECT id, host, game, waiting, fixed FROM reversid_lone WHERE host IN \
+         (SELECT id FROM reversid_host WHERE beat > now() - interval '{DEAD_AFTER_SECS} seconds')"
+    );
+    let rows = client.query(&query, &[])?;
+    Ok(meeting::Event::Read(
+        rows.iter()
+            .filter_map(|row| {
+                let waiting: i32 = row.get(3);
+                Some(Lone {
+                    id: row.get(0),
+                    host: crate::terms::host_symbol(row.get(1))?,
+                    game: row.get(2),
+                    waiting: u32::try_from(waiting).ok()?,
+                    fixed: row.get(4),
+                })
+            })
+            .collect(),
+    ))
 }
 
 fn notify(tx: &mut Transaction, payload: &str) -> Result<(), postgres::Error> {
@@ -367,6 +434,10 @@ fn beat(client: &mut Client, me: &Me) -> Result<Vec<(u8, String)>, postgres::Err
         let payload = format!("challenge-gone {code} withdrawn");
         client.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])?;
     }
+    client.execute(
+        "DELETE FROM reversid_lone WHERE host NOT IN (SELECT id FROM reversid_host)",
+        &[],
+    )?;
     let forget = format!(
         "DELETE FROM reversid_challenge WHERE ended_at < now() - interval '{} seconds'",
         REMEMBERED_FOR.as_secs()
@@ -421,6 +492,24 @@ pub fn event_of(payload: &str) -> Option<Heard> {
         ("challenge-gone", Some(code), Some(why), None) => Some(Heard::Mirror(
             mirror::Event::Gone(Code::parse(code).ok()?, ended_of(why)?),
         )),
+        ("lone", Some(id), Some(host), Some(game)) => {
+            let (waiting, fixed) = (words.next()?, words.next()?);
+            Some(Heard::Meeting(meeting::Event::Lone(Lone {
+                id: id.parse().ok()?,
+                host: crate::terms::host_symbol(host)?,
+                game: game.to_owned(),
+                waiting: waiting.parse().ok()?,
+                fixed: match fixed {
+                    "fixed" => true,
+                    "movable" => false,
+                    _ => return None,
+                },
+            })))
+        }
+        ("lone-gone", Some(host), Some(game), None) => Some(Heard::Meeting(meeting::Event::Gone(
+            crate::terms::host_symbol(host)?,
+            game.to_owned(),
+        ))),
         _ => None,
     }
 }
@@ -438,7 +527,26 @@ mod tests {
         assert_eq!(event_of("host I 10.0.0.2:8765"), None, "not a host symbol");
         assert_eq!(event_of("host B"), None);
         assert_eq!(event_of("host B 10.0.0.2:8765 extra"), None);
-        assert_eq!(event_of("lone-gone B reversi"), None, "not read yet");
+    }
+
+    #[test]
+    fn lone_payloads_are_read_as_the_design_writes_them() {
+        assert_eq!(
+            event_of("lone 42 B reversi 1 movable"),
+            Some(Heard::Meeting(meeting::Event::Lone(Lone {
+                id: 42,
+                host: b'B',
+                game: "reversi".into(),
+                waiting: 1,
+                fixed: false,
+            })))
+        );
+        assert_eq!(event_of("lone 42 B reversi 1 stuck"), None);
+        assert_eq!(event_of("lone x B reversi 1 fixed"), None);
+        assert_eq!(
+            event_of("lone-gone B reversi"),
+            Some(Heard::Meeting(meeting::Event::Gone(b'B', "reversi".into())))
+        );
     }
 
     #[test]

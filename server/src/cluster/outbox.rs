@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::time::SystemTime;
 
+use super::meeting::Alone;
 use crate::supervisor::challenges::{Code, Ended};
 
 /// Changes kept at most while the bus does not take them.
@@ -28,6 +29,8 @@ pub enum Change {
     /// A new challenge (still live when the bus took it).
     Live(Code, Row),
     Gone(Code, Ended),
+    /// This host's lone waiters of a game (`None`: it has none now).
+    Lone(String, Option<Alone>),
 }
 
 #[derive(Debug, Default)]
@@ -35,6 +38,9 @@ pub struct Outbox {
     live: HashMap<Code, Row>,
     changes: Vec<Code>,
     gone: Vec<(Code, Ended)>,
+    /// Per game, this host's lone waiters as published (one entry a game: bounded).
+    lone: HashMap<String, Alone>,
+    lone_changed: Vec<String>,
 }
 
 impl Outbox {
@@ -57,6 +63,22 @@ impl Outbox {
         }
     }
 
+    /// This host's lone waiters of `game` now (`None`: none).
+    pub fn lone(&mut self, game: &str, alone: Option<Alone>) {
+        match alone {
+            Some(alone) => self.lone.insert(game.to_owned(), alone),
+            None => self.lone.remove(game),
+        };
+        if !self.lone_changed.iter().any(|g| g == game) {
+            self.lone_changed.push(game.to_owned());
+        }
+    }
+
+    /// Every game's lone waiters, for a rejoin.
+    pub fn lone_now(&self) -> Vec<(String, Alone)> {
+        self.lone.iter().map(|(g, a)| (g.clone(), *a)).collect()
+    }
+
     /// The changes since the last call, ended ones first (a code ended before the bus saw
     /// it live is not published at all).
     pub fn take(&mut self) -> Vec<Change> {
@@ -66,11 +88,18 @@ impl Outbox {
             .into_iter()
             .filter_map(|code| Some(Change::Live(code, self.live.get(&code)?.clone())));
         let gone_codes: Vec<Code> = gone.iter().map(|(c, _)| *c).collect();
+        let made =
+            made.filter(|c| !matches!(c, Change::Live(code, _) if gone_codes.contains(code)));
+        let lone = std::mem::take(&mut self.lone_changed)
+            .into_iter()
+            .map(|game| {
+                let now = self.lone.get(&game).copied();
+                Change::Lone(game, now)
+            });
         gone.into_iter()
             .map(|(code, why)| Change::Gone(code, why))
-            .chain(
-                made.filter(|c| !matches!(c, Change::Live(code, _) if gone_codes.contains(code))),
-            )
+            .chain(made)
+            .chain(lone)
             .collect()
     }
 
@@ -122,6 +151,26 @@ mod tests {
         o.end(code(1), Ended::Accepted);
         assert_eq!(o.take(), [Change::Gone(code(1), Ended::Accepted)]);
         assert!(o.live().is_empty());
+    }
+
+    #[test]
+    fn lone_waiters_are_said_once_per_game_as_they_are_now() {
+        let mut o = Outbox::default();
+        let one = Alone {
+            waiting: 1,
+            fixed: false,
+        };
+        o.lone("reversi", Some(one));
+        o.lone("reversi", None);
+        o.lone("draughts", Some(one));
+        assert_eq!(
+            o.take(),
+            [
+                Change::Lone("reversi".into(), None),
+                Change::Lone("draughts".into(), Some(one))
+            ]
+        );
+        assert_eq!(o.lone_now(), [("draughts".to_owned(), one)]);
     }
 
     #[test]

@@ -649,6 +649,7 @@ impl Supervisor {
         if let Some(cluster) = &mut self.cluster {
             cluster.on_timer(now);
         }
+        self.meet_lone_waiters(now);
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self
                 .pending

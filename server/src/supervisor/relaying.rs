@@ -1,11 +1,13 @@
 //! Players whose game is on another host of the cluster (docs/design/play-together.md
 //! §11.3): a returning player whose token names another host, and a joiner whose code is
 //! another host's challenge, are relayed there; this host's challenges are published for
-//! the others, whose public ones join this host's lobby.
+//! the others, whose public ones join this host's lobby; and a queue's lone waiters
+//! move to the host where the others of their game wait (§11.4).
 
 use std::net::SocketAddr;
 use std::time::Instant;
 
+use crate::cluster::meeting::Alone;
 use crate::cluster::mirror::Found;
 use crate::cluster::relay::{Relay, UNREACHABLE};
 use crate::cluster::Cluster;
@@ -15,6 +17,7 @@ use crate::terms::ResumeToken;
 
 use super::addresses::Host;
 use super::challenges::{Code, Ended, Refused, LISTED_AT_MOST};
+use super::origin::Origin;
 use super::Supervisor;
 
 impl Supervisor {
@@ -59,6 +62,17 @@ impl Supervisor {
     /// unknown, or the connection does not speak the text protocol (a WebSocket's frame
     /// is not kept yet).
     fn relay_text(&mut self, index: usize, host: u8, line: String) -> Option<bool> {
+        let conn = self.pending.get(index)?;
+        if conn.wire != Some(WireKind::Text) {
+            return None;
+        }
+        self.relay(index, host, line.into_bytes())
+    }
+
+    /// Connection `index` relayed to host `host` with `request` (what this host read of
+    /// it) replayed before the bytes it has not read: gone from here (`Some(false)`);
+    /// `None` when the host is this one or unknown.
+    fn relay(&mut self, index: usize, host: u8, request: Vec<u8>) -> Option<bool> {
         let cluster = self.cluster.as_ref()?;
         if host == self.config.host_id {
             return None;
@@ -66,30 +80,96 @@ impl Supervisor {
         let target = cluster.address_of(host)?.to_owned();
         let from = cluster.advertised().parse::<SocketAddr>().ok();
         let relays = cluster.relays();
-        let conn = self.pending.get(index)?;
-        if conn.wire != Some(WireKind::Text) {
-            return None;
-        }
+        let wire = self.pending.get(index)?.wire?;
         let mut conn = self.pending.remove(index)?;
         let _ = self.poll.registry().deregister(&mut conn.stream);
-        self.metrics.connection(WireKind::Text.name());
+        self.metrics.connection(wire.name());
         let client = blocking(conn.stream)?;
-        let mut replay = line.into_bytes();
+        let mut replay = request;
         replay.extend_from_slice(&conn.input);
         let relay = Relay {
             client,
             peer: conn.peer,
             target,
             from,
-            kind: handoff::kind_byte(WireKind::Text),
+            kind: handoff::kind_byte(wire),
             replay,
-            refusal: UNREACHABLE.as_bytes().to_vec(),
+            refusal: match wire {
+                WireKind::Text => UNREACHABLE.as_bytes().to_vec(),
+                other => WireKind::refusal(Some(other), UNREACHABLE.trim_end()),
+            },
         };
         if let Err(mut client) = relays.start(relay) {
-            let busy = b"ERROR too many relayed connections here; try again\n";
-            let _ = std::io::Write::write_all(&mut client, busy);
+            let why = "too many relayed connections here; try again";
+            let busy = match wire {
+                WireKind::Text => format!("ERROR {why}\n").into_bytes(),
+                other => WireKind::refusal(Some(other), why),
+            };
+            let _ = std::io::Write::write_all(&mut client, &busy);
         }
         Some(false)
+    }
+
+    /// Every [`crate::cluster`] tick while joined: each public queue's lone waiters are
+    /// published, or moved to the host where the others of their game wait.
+    pub(super) fn meet_lone_waiters(&mut self, now: Instant) {
+        if !self.cluster.as_mut().is_some_and(|c| c.meeting_due(now)) {
+            return;
+        }
+        for game in self.games.modules.clone() {
+            let name = game.info.name;
+            let queue = self.pending.queue_of(name);
+            let need = self.group_size(game);
+            let movable: Vec<usize> = queue
+                .iter()
+                .copied()
+                .filter(|&i| self.may_move(i))
+                .collect();
+            let alone = (!queue.is_empty() && queue.len() < need).then_some(Alone {
+                waiting: queue.len() as u32,
+                fixed: movable.is_empty(),
+            });
+            let Some(cluster) = self.cluster.as_mut() else {
+                return;
+            };
+            let Some(target) = cluster.meet(name, alone, now) else {
+                continue;
+            };
+            let request = |wire| match wire {
+                WireKind::Binary => connect_pdu(),
+                _ => format!("GAME TYPE {name}\n").into_bytes(),
+            };
+            for index in movable {
+                let Some(conn) = self.pending.get(index) else {
+                    continue;
+                };
+                let (peer, bytes) = (conn.peer, conn.wire.map(request));
+                if let Some(bytes) = bytes {
+                    self.note(
+                        peer,
+                        format_args!("{peer}: alone for {name}; sent to host {}", target as char),
+                    );
+                    self.relay(index, target, bytes);
+                }
+            }
+        }
+    }
+
+    /// Whether queued connection `index` may move to another host: it speaks a protocol
+    /// whose joining request this host can write again (text, binary Reversi), and was
+    /// not moved here already (one hop).
+    fn may_move(&self, index: usize) -> bool {
+        let Some(conn) = self.pending.get(index) else {
+            return false;
+        };
+        let moved_here = match conn.origin {
+            Origin::Relayed { via } => self
+                .cluster
+                .as_ref()
+                .is_some_and(|c| c.is_host_ip(via.ip())),
+            _ => false,
+        };
+        matches!(conn.wire, Some(WireKind::Text | WireKind::Binary)) && !moved_here
     }
 
     /// A challenge made here, published for the other hosts.
@@ -131,6 +211,15 @@ impl Supervisor {
             }
         }
     }
+}
+
+/// The binary Reversi protocol's `connect`: the request a binary waiter joined with.
+fn connect_pdu() -> Vec<u8> {
+    let pdu = reversi_pdu::Pdu::Connect;
+    let mut bytes = vec![0; pdu.encoded_len()];
+    let n = pdu.encode(&mut bytes).unwrap_or(0);
+    bytes.truncate(n);
+    bytes
 }
 
 /// Whether a fresh code is free on the other hosts too.
