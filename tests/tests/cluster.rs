@@ -3,7 +3,7 @@
 //! players alone while it is down, and relay a returning player whose token names another
 //! host there (directly, and behind HAProxy), and a joiner whose code is another host's
 //! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary)
-//! meet on one. Skipped, with a message, where PostgreSQL's
+//! meet on one; a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
 //! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
@@ -510,4 +510,64 @@ fn s4_two_lone_binary_reversi_clients_on_two_hosts_meet() {
     let played = reversi_tests::play_out(&mut first, &mut second, &mut reversi_tests::Rng::new(3));
     assert!(played.moves > 0);
     a.wait_log("game over: reversi");
+}
+
+/// A WebSocket to `server`'s `/ws`.
+fn websocket(server: &Server) -> tungstenite::WebSocket<TcpStream> {
+    let stream = TcpStream::connect(server.addr()).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    let url = format!("ws://{}/ws", server.addr());
+    tungstenite::client(url.as_str(), stream).unwrap().0
+}
+
+/// Reads messages until a text one starts with `prefix`.
+fn until(ws: &mut tungstenite::WebSocket<TcpStream>, prefix: &str) -> String {
+    loop {
+        match ws.read().unwrap() {
+            tungstenite::Message::Text(text) if text.starts_with(prefix) => {
+                return text.to_string()
+            }
+            tungstenite::Message::Close(frame) => panic!("closed ({frame:?}) before {prefix:?}"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn s4_a_websocket_resume_through_the_other_host_reaches_the_game() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let (mut x, mut o, token) = tictactoe(&a);
+    x.send("MOVE b2");
+    o.expect("READY");
+    let _ = o.stream().shutdown(std::net::Shutdown::Both);
+    x.expect("GAME AWAY 2 60000");
+    // The page reloaded, its WebSocket opened on host B.
+    let mut page = websocket(&b);
+    let resume = tungstenite::Message::text(format!("GAME RESUME {token}"));
+    page.send(resume).unwrap();
+    until(&mut page, "GAME RESUMED 1");
+    b.wait_log("relayed to 127.0.0.1:");
+    x.expect("GAME BACK 2");
+    until(&mut page, "READY");
+    page.send(tungstenite::Message::text("MOVE a1")).unwrap();
+    x.expect("GAME MOVED 2 a1");
+}
+
+#[test]
+fn s4_a_websocket_joins_a_code_of_the_other_host() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let mut x = TextClient::connect(a.addr());
+    let code = invite_public(&mut x);
+    wait_lobby(&mut TextClient::connect(b.addr()), &code, true);
+    let mut page = websocket(&b);
+    page.send(tungstenite::Message::text(format!("GAME JOIN {code}")))
+        .unwrap();
+    until(&mut page, "GAME TEAM 2 O");
+    x.expect("GAME TEAM 1 X");
+    x.expect("READY");
+    x.send("MOVE b2");
+    until(&mut page, "GAME MOVED 1 b2");
+    a.wait_log("a challenge of tictactoe is accepted");
 }

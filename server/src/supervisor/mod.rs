@@ -151,6 +151,9 @@ pub struct Supervisor {
     inbox: Option<crate::metrics::Inbox>,
     /// The other hosts, with `--cluster` (started by `run`, as it runs a thread).
     cluster: Option<crate::cluster::Cluster>,
+    /// The bytes of the `GAME RESUME` or `GAME JOIN` being acted on, as they came (a
+    /// WebSocket's frame): a relay to another host replays them.
+    request: Vec<u8>,
     /// How threads wake the loop ([`Supervisor::waker`]).
     waker: Option<std::sync::Arc<mio::Waker>>,
     /// The tournament director and its shell (tournaments.rs).
@@ -225,6 +228,7 @@ impl Supervisor {
             players: accounts::Players::default(),
             upgrades: upgrading::Upgrades::default(),
             cluster: None,
+            request: Vec::new(),
             waker: None,
             tournaments: tournaments::Tournaments::new(grace),
         };

@@ -31,7 +31,7 @@ impl Supervisor {
         written: &str,
     ) -> Option<bool> {
         let host = super::tokens::host_of(token);
-        self.relay_text(index, host, format!("GAME RESUME {written}\n"))
+        self.relay_request(index, host, format!("GAME RESUME {written}\n"))
     }
 
     /// `GAME JOIN written` with a code this host does not hold: relayed to the host that
@@ -47,7 +47,7 @@ impl Supervisor {
             return None;
         }
         match self.cluster.as_ref()?.find(code)? {
-            Found::Live(host) => self.relay_text(index, host, format!("GAME JOIN {written}\n")),
+            Found::Live(host) => self.relay_request(index, host, format!("GAME JOIN {written}\n")),
             Found::Ended(why) => {
                 let peer = self.pending.get(index)?.peer;
                 self.challenges.charge(Host::of(peer), Instant::now());
@@ -57,16 +57,17 @@ impl Supervisor {
         }
     }
 
-    /// A text connection relayed to host `host` with `line` (the request this host read)
-    /// replayed before the bytes it has not read; `None` when the host is this one or
-    /// unknown, or the connection does not speak the text protocol (a WebSocket's frame
-    /// is not kept yet).
-    fn relay_text(&mut self, index: usize, host: u8, line: String) -> Option<bool> {
-        let conn = self.pending.get(index)?;
-        if conn.wire != Some(WireKind::Text) {
-            return None;
-        }
-        self.relay(index, host, line.into_bytes())
+    /// A text or WebSocket connection relayed to host `host` with the request this host
+    /// read replayed before the bytes it has not read: `line` for text, the frame as it
+    /// came for a WebSocket; `None` when the host is this one or unknown, or the
+    /// connection speaks another protocol.
+    fn relay_request(&mut self, index: usize, host: u8, line: String) -> Option<bool> {
+        let request = match self.pending.get(index)?.wire? {
+            WireKind::Text => line.into_bytes(),
+            WireKind::WebSocket => std::mem::take(&mut self.request),
+            _ => return None,
+        };
+        self.relay(index, host, request)
     }
 
     /// Connection `index` relayed to host `host` with `request` (what this host read of
