@@ -56,9 +56,17 @@ const RELAYING_IP: &str = "127.0.0.2";
 
 /// A free port on [`RELAYING_IP`].
 fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind((RELAYING_IP, 0)).expect("bind 127.0.0.2");
+    free_port_on(RELAYING_IP)
+}
+
+/// A free port on loopback address `ip`.
+fn free_port_on(ip: &str) -> u16 {
+    let listener = std::net::TcpListener::bind((ip, 0)).expect("bind a loopback address");
     listener.local_addr().unwrap().port()
 }
+
+/// The address host A relays from when B must trust it (H-haproxy).
+const A_RELAYING_IP: &str = "127.0.0.4";
 
 /// Host A, which plays the game (trusting B's relays), and host B, which a returning
 /// player reaches and which relays it to A; both joined.
@@ -268,6 +276,15 @@ const BALANCER_IP: &str = "127.0.0.3";
 /// deploy/haproxy.cfg does, sending PROXY v2 headers from [`BALANCER_IP`]; its front
 /// address. `None` (and a message) where HAProxy is not installed.
 fn balancer(hosts: &[SocketAddr], dir: &Scratch) -> Option<(std::process::Child, SocketAddr)> {
+    balancer_with(hosts, dir, 100)
+}
+
+/// [`balancer`], with `maxconn` connections per host.
+fn balancer_with(
+    hosts: &[SocketAddr],
+    dir: &Scratch,
+    maxconn: u32,
+) -> Option<(std::process::Child, SocketAddr)> {
     if !std::path::Path::new(HAPROXY).exists() {
         reversi_tests::skipped(&format!(
             "{HAPROXY} is not installed (scripts/install-tools.sh haproxy)"
@@ -288,7 +305,7 @@ fn balancer(hosts: &[SocketAddr], dir: &Scratch) -> Option<(std::process::Child,
          frontend players\n    bind {front}\n    default_backend reversid\n\
          backend reversid\n    balance first\n    option httpchk\n    \
          http-check send meth GET uri /health ver HTTP/1.1 hdr Host reversid\n    \
-         http-check expect status 200\n    default-server send-proxy-v2 maxconn 100\n    \
+         http-check expect status 200\n    default-server send-proxy-v2 maxconn {maxconn}\n    \
          default-server check inter 200ms fall 2 rise 2\n{servers}"
     );
     let path = dir.path().join("haproxy.cfg");
@@ -303,6 +320,16 @@ fn balancer(hosts: &[SocketAddr], dir: &Scratch) -> Option<(std::process::Child,
         .spawn()
         .expect("start haproxy");
     Some((child, front))
+}
+
+/// Where host B (of [`two_hosts`]) listens, on [`RELAYING_IP`].
+fn b_listener(b: &Server) -> SocketAddr {
+    let found = b.logs().iter().find_map(|l| {
+        let addr = l.split("listening on ").nth(1)?;
+        addr.starts_with(RELAYING_IP)
+            .then(|| addr.parse::<SocketAddr>().ok())?
+    });
+    found.expect("B listens on 127.0.0.2")
 }
 
 /// Kills the balancer when the test ends, however it ends.
@@ -323,13 +350,7 @@ fn s4_a_player_back_through_haproxy_on_the_other_host_is_relayed_to_its_game() {
     let trusts_balancer = ["--proxy-from", balancer_block.as_str()];
     let (a, b) = two_hosts(&db, &trusts_balancer, &trusts_balancer);
     // B first: a player sent through the front lands there, away from its game on A.
-    let b_listener = b.logs().iter().find_map(|l| {
-        let addr = l.split("listening on ").nth(1)?;
-        addr.starts_with(RELAYING_IP)
-            .then(|| addr.parse::<SocketAddr>().ok())?
-    });
-    let b_listener = b_listener.expect("B listens on 127.0.0.2");
-    let Some((child, front)) = balancer(&[b_listener, a.addr()], &dir) else {
+    let Some((child, front)) = balancer(&[b_listener(&b), a.addr()], &dir) else {
         return;
     };
     let _haproxy = Killed(child);
@@ -570,4 +591,194 @@ fn s4_a_websocket_joins_a_code_of_the_other_host() {
     x.send("MOVE b2");
     until(&mut page, "GAME MOVED 1 b2");
     a.wait_log("a challenge of tictactoe is accepted");
+}
+
+/// One player of the HAProxy figure: joins Tic-Tac-Toe through `front`, plays the first
+/// free square at each `READY`, and once, at a `READY` after the first move, drops its
+/// connection and comes back through `front` with its token. The time from the new
+/// connection's first byte to its `READY`, if it came back.
+fn dropping_player(front: SocketAddr) -> Result<Duration, String> {
+    let connect = || {
+        TcpStream::connect(front)
+            .map(TextClient::from_stream)
+            .map_err(|e| format!("connect: {e}"))
+    };
+    let mut c = connect()?;
+    c.send("GAME TYPE tictactoe");
+    let (mut token, mut taken, mut back) = (None, Vec::<String>::new(), None);
+    loop {
+        let line = c.recv().ok_or(format!("closed; back {back:?}"))?;
+        let words: Vec<&str> = line.split(' ').collect();
+        match words.as_slice() {
+            ["GAME", "TOKEN", t, ..] => token = Some(t.to_string()),
+            ["GAME", "MOVED", _, square] => taken.push(square.to_string()),
+            ["GAME", "OVER", ..] => return back.ok_or(format!("over before a drop: {line}")),
+            ["ERROR", ..] => return Err(line),
+            ["READY"] => {
+                if let (None, Some(token), false) = (back, &token, taken.is_empty()) {
+                    let _ = c.stream().shutdown(std::net::Shutdown::Both);
+                    let started = Instant::now();
+                    c = connect()?;
+                    c.send(&format!("GAME RESUME {token}"));
+                    loop {
+                        match c.recv() {
+                            Some(line) if line == "READY" => break,
+                            Some(line) if line.starts_with("ERROR") => return Err(line),
+                            Some(_) => {}
+                            None => return Err("closed while resuming".into()),
+                        }
+                    }
+                    back = Some(started.elapsed());
+                }
+                let square = ["b2", "a1", "a2", "a3", "b1", "b3", "c1", "c2", "c3"]
+                    .into_iter()
+                    .find(|s| !taken.iter().any(|t| t == s))
+                    .ok_or("no free square")?;
+                taken.push(square.to_owned());
+                c.send(&format!("MOVE {square}"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// H-haproxy (docs/design/play-together.md §14): two hosts behind HAProxy (`balance
+/// first`, 25 connections a host, so games fill both and a pair straddles them), 200
+/// Tic-Tac-Toe games, 20 at once; each player drops once and comes back through the
+/// front, landing on either host. A figure, not a timed test on a shared machine:
+/// `flock /tmp/bench.lock cargo test -p reversi-tests --test cluster -- --ignored
+/// --nocapture s4_haproxy`.
+#[test]
+#[ignore]
+fn s4_haproxy_200_games_on_two_hosts_each_player_dropped_once() {
+    let Some(db) = database() else { return };
+    let dir = Scratch::new("cluster-haproxy-200");
+    let (records_a, records_b) = (Scratch::new("h200-a"), Scratch::new("h200-b"));
+    let balancer_block = format!("{BALANCER_IP}/32");
+    // A relays too (lone waiters may move either way): from an address of its own, which B
+    // trusts, as B's own tests' clients (127.0.0.1) send no header.
+    let a_addr = format!("{A_RELAYING_IP}:{}", free_port_on(A_RELAYING_IP));
+    let a_args = [
+        "--proxy-from",
+        &balancer_block,
+        "--listen",
+        &a_addr,
+        "--advertise",
+        &a_addr,
+        "--record-dir",
+        records_a.path().to_str().unwrap(),
+    ];
+    let a_block = format!("{A_RELAYING_IP}/32");
+    let b_args = [
+        "--proxy-from",
+        &balancer_block,
+        "--proxy-from",
+        &a_block,
+        "--grace",
+        "60",
+        "--record-dir",
+        records_b.path().to_str().unwrap(),
+    ];
+    let (a, b) = two_hosts(&db, &a_args, &b_args);
+    let Some((child, front)) = balancer_with(&[b_listener(&b), a.addr()], &dir, 25) else {
+        return;
+    };
+    let _haproxy = Killed(child);
+    // HAProxy takes a host in after two passed checks (200 ms apart).
+    let deadline = Instant::now() + CLUSTER_PATIENCE;
+    loop {
+        if let Ok(stream) = TcpStream::connect(front) {
+            let mut probe = TextClient::from_stream(stream);
+            probe.send("GAME LOBBY");
+            if probe
+                .recv()
+                .is_some_and(|l| l.starts_with("GAME CHALLENGES"))
+            {
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "HAProxy never took a host in");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let started = Instant::now();
+    let (mut samples, mut failures) = (Vec::new(), Vec::new());
+    for _wave in 0..10 {
+        let players: Vec<_> = (0..40)
+            .map(|_| std::thread::spawn(move || dropping_player(front)))
+            .collect();
+        for player in players {
+            match player.join().expect("a player's thread") {
+                Ok(back) => samples.push(back),
+                Err(why) => failures.push(why),
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    let over = |s: &Server| {
+        s.logs()
+            .iter()
+            .filter(|l| l.contains("game over: tictactoe"))
+            .count()
+    };
+    let relayed = |s: &Server| {
+        s.logs()
+            .iter()
+            .filter(|l| l.contains("relayed to "))
+            .count()
+    };
+    let moved = |s: &Server| {
+        s.logs()
+            .iter()
+            .filter(|l| l.contains("; sent to host "))
+            .count()
+    };
+    let (games_a, games_b) = (over(&a), over(&b));
+    // A record is written as its session ends, after its last line.
+    let records = || {
+        [&records_a, &records_b]
+            .iter()
+            .flat_map(|d| d.entries())
+            .filter(|name| !name.starts_with('.'))
+            .count()
+    };
+    let deadline = Instant::now() + PATIENCE;
+    while records() < games_a + games_b && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let records = records();
+    let p50 = reversi_tests::quantile(&mut samples, 0.5);
+    let p99 = reversi_tests::quantile(&mut samples, 0.99);
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!(
+            "\nH-haproxy: {} games in {elapsed:?} (A {games_a}, B {games_b}), {records} records; \
+             {} connections relayed, {} lone waiters moved; {} players back, first byte to READY \
+             p50 {p50:?}, p99 {p99:?}\n",
+            games_a + games_b,
+            relayed(&a) + relayed(&b),
+            moved(&a) + moved(&b),
+            samples.len(),
+        )
+        .as_bytes(),
+    );
+    failures.sort();
+    failures.dedup();
+    if !failures.is_empty() {
+        for (name, s) in [("A", &a), ("B", &b)] {
+            for line in s.logs().iter().filter(|l| {
+                [
+                    "refused", "abort", "timeout", "cannot", "error", "forfeit", "left",
+                ]
+                .iter()
+                .any(|w| l.contains(w))
+            }) {
+                eprintln!("{name}: {line}");
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(games_a + games_b, 200);
+    assert_eq!(records, 200);
+    assert_eq!(samples.len(), 400, "every player came back once");
 }
