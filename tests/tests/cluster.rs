@@ -782,3 +782,25 @@ fn s4_haproxy_200_games_on_two_hosts_each_player_dropped_once() {
     assert_eq!(records, 200);
     assert_eq!(samples.len(), 400, "every player came back once");
 }
+
+#[test]
+fn s4_a_lone_websocket_waiter_meets_a_text_one_on_the_other_host() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let mut x = TextClient::join(a.addr(), "tictactoe");
+    x.next_is("GAME WAITING 1");
+    a.wait_log("cluster: 1 waiting alone for tictactoe; told the other hosts");
+    let mut page = websocket(&b);
+    page.send(tungstenite::Message::text("GAME TYPE tictactoe"))
+        .unwrap();
+    until(&mut page, "GAME WAITING 1");
+    b.wait_log("alone for tictactoe; sent to host A");
+    x.expect("GAME TEAM 1 X");
+    until(&mut page, "GAME TEAM 2 O");
+    x.expect("READY");
+    x.send("MOVE b2");
+    until(&mut page, "GAME MOVED 1 b2");
+    until(&mut page, "READY");
+    page.send(tungstenite::Message::text("MOVE a1")).unwrap();
+    x.expect("GAME MOVED 2 a1");
+}

@@ -138,6 +138,9 @@ impl Supervisor {
             };
             let request = |wire| match wire {
                 WireKind::Binary => connect_pdu(),
+                WireKind::WebSocket => {
+                    crate::protocols::request_frame(&format!("GAME TYPE {name}"))
+                }
                 _ => format!("GAME TYPE {name}\n").into_bytes(),
             };
             for index in movable {
@@ -157,8 +160,8 @@ impl Supervisor {
     }
 
     /// Whether queued connection `index` may move to another host: it speaks a protocol
-    /// whose joining request this host can write again (text, binary Reversi), and was
-    /// not moved here already (one hop).
+    /// whose joining request this host can write again (text, binary Reversi, WebSocket),
+    /// and was not moved here already (one hop).
     fn may_move(&self, index: usize) -> bool {
         let Some(conn) = self.pending.get(index) else {
             return false;
@@ -170,7 +173,11 @@ impl Supervisor {
                 .is_some_and(|c| c.is_host_ip(via.ip())),
             _ => false,
         };
-        matches!(conn.wire, Some(WireKind::Text | WireKind::Binary)) && !moved_here
+        let movable = matches!(
+            conn.wire,
+            Some(WireKind::Text | WireKind::Binary | WireKind::WebSocket)
+        );
+        movable && !moved_here
     }
 
     /// A challenge made here, published for the other hosts.
