@@ -176,6 +176,19 @@ impl Standing {
         }
     }
 
+    /// Whether PostgreSQL is reached (the other hosts are heard).
+    pub fn joined(&self) -> bool {
+        matches!(self.state, State::Joined { .. })
+    }
+
+    /// Whether `ip` is the advertised address of a host known (relays leave from it).
+    pub fn is_host_ip(&self, ip: std::net::IpAddr) -> bool {
+        self.hosts
+            .values()
+            .filter_map(|addr| addr.parse::<std::net::SocketAddr>().ok())
+            .any(|addr| addr.ip() == ip)
+    }
+
     /// The advertised address of host `id`, if ever known (kept through an outage).
     pub fn address_of(&self, id: u8) -> Option<&str> {
         self.hosts.get(&id).map(String::as_str)

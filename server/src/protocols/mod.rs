@@ -15,7 +15,7 @@ pub mod tls;
 mod web;
 
 pub use web::Operator;
-pub use web::{pages, response as http_response};
+pub use web::{pages, request_frame, response as http_response};
 
 use std::net::SocketAddr;
 

@@ -248,6 +248,16 @@ impl<M: Copy + Eq + Hash, O: Clone, A: Copy + Eq + Hash> Challenges<M, O, A> {
         })
     }
 
+    /// Whether `code` is this registry's, live or remembered as ended.
+    pub fn holds(&self, code: Code) -> bool {
+        self.live.contains_key(&code) || self.ended.contains_key(&code)
+    }
+
+    /// A new challenge's life (`--code-ttl`).
+    pub fn life(&self) -> Duration {
+        self.limits.ttl
+    }
+
     /// Whether `member` waits in a challenge (as its creator or a joiner).
     #[cfg(test)]
     pub fn is_member(&self, member: M) -> bool {

@@ -107,18 +107,26 @@ impl Supervisor {
             ),
         };
         let seats = self.group_size(game);
+        let cluster = self.cluster.as_ref();
+        let draw = || loop {
+            let code = draw_code();
+            if super::relaying::free_everywhere(cluster, code) {
+                break code;
+            }
+        };
         let created = self.challenges.create(
             index,
             offer.clone(),
             invite.public,
             seats,
             Instant::now(),
-            draw_code,
+            draw,
         );
         let (code, seconds) = match created {
             Ok(created) => created,
             Err(refused) => return self.tell(index, &Told::Error(refused.to_string())),
         };
+        self.challenge_made(code, invite.public, game.info.name, &offer.options);
         self.pending.hold(index);
         let name = game.info.name;
         self.note(peer, format_args!("{peer}: invites to {name} ({listed})"));
@@ -140,6 +148,9 @@ impl Supervisor {
                 return true;
             }
         };
+        if let Some(stays) = self.join_elsewhere(index, code, written) {
+            return stays;
+        }
         if let Err(why) = self.may_join_rated(index, code) {
             self.tell(index, &Told::Error(why.to_owned()));
             return true;
@@ -167,6 +178,7 @@ impl Supervisor {
                 true
             }
             Ok(Joined::Complete { offer, players }) => {
+                self.challenge_ended(code, super::challenges::Ended::Accepted);
                 self.note(peer, format_args!("{peer}: accepts a challenge"));
                 self.start_challenge(offer, &players);
                 false
@@ -191,12 +203,13 @@ impl Supervisor {
     /// `GAME LOBBY`: the public challenges, then their count.
     pub(super) fn list_challenges(&mut self, index: usize) {
         let now = Instant::now();
-        let listed = self
+        let mut listed = self
             .challenges
             .lobby(now)
             .into_iter()
             .map(|l| offered(l.code, l.seconds, l.offer))
             .collect();
+        self.other_hosts_challenges(&mut listed);
         self.tell(index, &Told::Listing(listed));
     }
 
@@ -247,6 +260,7 @@ impl Supervisor {
     /// challenge, whose joiners are told and wait no more.
     pub(super) fn leave_challenge(&mut self, index: usize) {
         if let Some(gone) = self.challenges.leave(index, Instant::now()) {
+            self.challenge_ended(gone.code, super::challenges::Ended::Withdrawn);
             let why = Refused::Ended(gone.code, super::challenges::Ended::Withdrawn);
             for joiner in gone.joiners {
                 self.tell(joiner, &Told::Error(why.to_string()));
@@ -263,6 +277,7 @@ impl Supervisor {
             joiners,
         } in self.challenges.expire(now)
         {
+            self.challenge_ended(code, super::challenges::Ended::Expired);
             let code_text = code.to_string();
             self.tell(creator, &Told::Expired { code: code_text });
             self.unhold(creator);

@@ -12,7 +12,7 @@
 
 mod accounts;
 pub(crate) mod addresses;
-mod challenges;
+pub(crate) mod challenges;
 mod cidr;
 mod control;
 mod forking;
@@ -156,6 +156,9 @@ pub struct Supervisor {
     inbox: Option<crate::metrics::Inbox>,
     /// The other hosts, with `--cluster` (started by `run`, as it runs a thread).
     cluster: Option<crate::cluster::Cluster>,
+    /// The bytes of the `GAME RESUME` or `GAME JOIN` being acted on, as they came (a
+    /// WebSocket's frame): a relay to another host replays them.
+    request: Vec<u8>,
     /// How threads wake the loop ([`Supervisor::waker`]).
     waker: Option<std::sync::Arc<mio::Waker>>,
     /// The tournament director and its shell (tournaments.rs).
@@ -232,6 +235,7 @@ impl Supervisor {
             players: accounts::Players::default(),
             upgrades: upgrading::Upgrades::default(),
             cluster: None,
+            request: Vec::new(),
             waker: None,
             tournaments: tournaments::Tournaments::new(grace),
             control: None,
@@ -663,6 +667,7 @@ impl Supervisor {
         if let Some(cluster) = &mut self.cluster {
             cluster.on_timer(now);
         }
+        self.meet_lone_waiters(now);
         for index in self.pending.expired_handshakes(now) {
             if let Some((peer, missing)) = self
                 .pending

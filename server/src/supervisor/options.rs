@@ -131,6 +131,11 @@ pub struct Options {
     /// told to try again.
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_relays: u64,
+
+    /// How long, in milliseconds, a public queue of this host holds waiters it cannot pair
+    /// before the other hosts of the cluster are told (one side then moves to the other).
+    #[arg(long, value_name = "MS", default_value_t = 500, requires = "cluster")]
+    pub meet_after: u64,
 }
 
 /// Reads `--host-id`: one Crockford symbol.
@@ -216,6 +221,7 @@ impl Options {
                 config,
                 advertise: self.advertise.clone(),
                 max_relays: count(self.max_relays),
+                meet_after: Duration::from_millis(self.meet_after),
             }),
             challenges: super::challenges::Limits {
                 ttl: Duration::from_secs(self.code_ttl),

@@ -74,6 +74,9 @@ pub(super) enum Screened {
         peer: SocketAddr,
         origin: Origin,
         used: usize,
+        /// The protocol a relaying host of the cluster says the client speaks (TLV
+        /// 0xE0): the connection speaks it at once (a WebSocket arrives upgraded).
+        protocol: Option<WireKind>,
     },
     /// Turn it away, for this reason.
     Refuse(String),
@@ -104,15 +107,18 @@ pub(super) fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened
                 }
                 Err(e) => return Screened::Refuse(format!("bad header from a trusted proxy: {e}")),
             };
-            let (client, origin) = match header {
-                Header::Proxied { source, .. } => (source, Origin::Relayed { via: peer }),
-                Header::Unknown { .. } => (peer, Origin::Relayed { via: peer }),
-                Header::Local => (peer, Origin::Check),
+            let (client, origin, protocol) = match header {
+                Header::Proxied {
+                    source, protocol, ..
+                } => (source, Origin::Relayed { via: peer }, protocol),
+                Header::Unknown { .. } => (peer, Origin::Relayed { via: peer }, None),
+                Header::Local => (peer, Origin::Check, None),
             };
             Screened::Header {
                 peer: client,
                 origin,
                 used,
+                protocol: protocol.and_then(crate::session::handoff::wire_of),
             }
         }
         Origin::Direct { screened: true } | Origin::Check | Origin::Relayed { .. } => {
@@ -158,7 +164,8 @@ mod tests {
             Screened::Header {
                 peer: "203.0.113.7:51000".parse().unwrap(),
                 origin: Origin::Relayed { via: proxy() },
-                used: 44
+                used: 44,
+                protocol: None
             }
         );
         let local = b"\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00";
@@ -167,7 +174,8 @@ mod tests {
             Screened::Header {
                 peer: proxy(),
                 origin: Origin::Check,
-                used: 16
+                used: 16,
+                protocol: None
             }
         );
         assert_eq!(
@@ -175,10 +183,32 @@ mod tests {
             Screened::Header {
                 peer: proxy(),
                 origin: Origin::Relayed { via: proxy() },
-                used: 15
+                used: 15,
+                protocol: None
             }
         );
         assert_eq!(screen(awaiting(), proxy(), b"PROXY TCP4 2"), Screened::Wait);
+    }
+
+    #[test]
+    fn a_relaying_hosts_header_says_the_clients_protocol() {
+        let client: SocketAddr = "203.0.113.7:51000".parse().unwrap();
+        let mut input = reversi_proxy::write_v2(
+            client,
+            "10.0.0.1:8765".parse().unwrap(),
+            &[(reversi_proxy::TLV_PROTOCOL, &[4])],
+        );
+        let used = input.len();
+        input.extend_from_slice(&[0x81, 0x85]);
+        assert_eq!(
+            screen(awaiting(), proxy(), &input),
+            Screened::Header {
+                peer: client,
+                origin: Origin::Relayed { via: proxy() },
+                used,
+                protocol: Some(WireKind::WebSocket)
+            }
+        );
     }
 
     #[test]

@@ -1,13 +1,23 @@
-//! A returning player whose token names another host of the cluster: its connection is
-//! relayed there (docs/design/play-together.md §11.3), where its session resumes it.
+//! Players whose game is on another host of the cluster (docs/design/play-together.md
+//! §11.3): a returning player whose token names another host, and a joiner whose code is
+//! another host's challenge, are relayed there; this host's challenges are published for
+//! the others, whose public ones join this host's lobby; and a queue's lone waiters
+//! move to the host where the others of their game wait (§11.4).
 
 use std::net::SocketAddr;
+use std::time::Instant;
 
+use crate::cluster::meeting::Alone;
+use crate::cluster::mirror::Found;
 use crate::cluster::relay::{Relay, UNREACHABLE};
-use crate::protocols::WireKind;
+use crate::cluster::Cluster;
+use crate::protocols::{Offered, Told, WireKind};
 use crate::session::handoff;
 use crate::terms::ResumeToken;
 
+use super::addresses::Host;
+use super::challenges::{Code, Ended, Refused, LISTED_AT_MOST};
+use super::origin::Origin;
 use super::Supervisor;
 
 impl Supervisor {
@@ -21,6 +31,49 @@ impl Supervisor {
         written: &str,
     ) -> Option<bool> {
         let host = super::tokens::host_of(token);
+        self.relay_request(index, host, format!("GAME RESUME {written}\n"))
+    }
+
+    /// `GAME JOIN written` with a code this host does not hold: relayed to the host that
+    /// holds it (`Some(false)`), or refused as its host would refuse it, ended (`Some(true)`);
+    /// `None`: no other host has it either, answered here.
+    pub(super) fn join_elsewhere(
+        &mut self,
+        index: usize,
+        code: Code,
+        written: &str,
+    ) -> Option<bool> {
+        if self.challenges.holds(code) {
+            return None;
+        }
+        match self.cluster.as_ref()?.find(code)? {
+            Found::Live(host) => self.relay_request(index, host, format!("GAME JOIN {written}\n")),
+            Found::Ended(why) => {
+                let peer = self.pending.get(index)?.peer;
+                self.challenges.charge(Host::of(peer), Instant::now());
+                self.tell(index, &Told::Error(Refused::Ended(code, why).to_string()));
+                Some(true)
+            }
+        }
+    }
+
+    /// A text or WebSocket connection relayed to host `host` with the request this host
+    /// read replayed before the bytes it has not read: `line` for text, the frame as it
+    /// came for a WebSocket; `None` when the host is this one or unknown, or the
+    /// connection speaks another protocol.
+    fn relay_request(&mut self, index: usize, host: u8, line: String) -> Option<bool> {
+        let request = match self.pending.get(index)?.wire? {
+            WireKind::Text => line.into_bytes(),
+            WireKind::WebSocket => std::mem::take(&mut self.request),
+            _ => return None,
+        };
+        self.relay(index, host, request)
+    }
+
+    /// Connection `index` relayed to host `host` with `request` (what this host read of
+    /// it) replayed before the bytes it has not read: gone from here (`Some(false)`);
+    /// `None` when the host is this one or unknown.
+    fn relay(&mut self, index: usize, host: u8, request: Vec<u8>) -> Option<bool> {
         let cluster = self.cluster.as_ref()?;
         if host == self.config.host_id {
             return None;
@@ -28,33 +81,158 @@ impl Supervisor {
         let target = cluster.address_of(host)?.to_owned();
         let from = cluster.advertised().parse::<SocketAddr>().ok();
         let relays = cluster.relays();
-        // Only the text protocol's request is written again as it came; a WebSocket's
-        // frame is not kept yet.
-        let conn = self.pending.get(index)?;
-        if conn.wire != Some(WireKind::Text) {
-            return None;
-        }
+        let wire = self.pending.get(index)?.wire?;
         let mut conn = self.pending.remove(index)?;
         let _ = self.poll.registry().deregister(&mut conn.stream);
-        self.metrics.connection(WireKind::Text.name());
+        self.metrics.connection(wire.name());
         let client = blocking(conn.stream)?;
-        let mut replay = format!("GAME RESUME {written}\n").into_bytes();
+        let mut replay = request;
         replay.extend_from_slice(&conn.input);
         let relay = Relay {
             client,
             peer: conn.peer,
             target,
             from,
-            kind: handoff::kind_byte(WireKind::Text),
+            kind: handoff::kind_byte(wire),
             replay,
-            refusal: UNREACHABLE.as_bytes().to_vec(),
+            refusal: match wire {
+                WireKind::Text => UNREACHABLE.as_bytes().to_vec(),
+                other => WireKind::refusal(Some(other), UNREACHABLE.trim_end()),
+            },
         };
         if let Err(mut client) = relays.start(relay) {
-            let busy = b"ERROR too many relayed connections here; try again\n";
-            let _ = std::io::Write::write_all(&mut client, busy);
+            let why = "too many relayed connections here; try again";
+            let busy = match wire {
+                WireKind::Text => format!("ERROR {why}\n").into_bytes(),
+                other => WireKind::refusal(Some(other), why),
+            };
+            let _ = std::io::Write::write_all(&mut client, &busy);
         }
         Some(false)
     }
+
+    /// Every [`crate::cluster`] tick while joined: each public queue's lone waiters are
+    /// published, or moved to the host where the others of their game wait.
+    pub(super) fn meet_lone_waiters(&mut self, now: Instant) {
+        if !self.cluster.as_mut().is_some_and(|c| c.meeting_due(now)) {
+            return;
+        }
+        for game in self.games.modules.clone() {
+            let name = game.info.name;
+            let queue = self.pending.queue_of(name);
+            let need = self.group_size(game);
+            let movable: Vec<usize> = queue
+                .iter()
+                .copied()
+                .filter(|&i| self.may_move(i))
+                .collect();
+            let alone = (!queue.is_empty() && queue.len() < need).then_some(Alone {
+                waiting: queue.len() as u32,
+                fixed: movable.is_empty(),
+            });
+            let Some(cluster) = self.cluster.as_mut() else {
+                return;
+            };
+            let Some(target) = cluster.meet(name, alone, now) else {
+                continue;
+            };
+            let request = |wire| match wire {
+                WireKind::Binary => connect_pdu(),
+                WireKind::WebSocket => {
+                    crate::protocols::request_frame(&format!("GAME TYPE {name}"))
+                }
+                _ => format!("GAME TYPE {name}\n").into_bytes(),
+            };
+            for index in movable {
+                let Some(conn) = self.pending.get(index) else {
+                    continue;
+                };
+                let (peer, bytes) = (conn.peer, conn.wire.map(request));
+                if let Some(bytes) = bytes {
+                    self.note(
+                        peer,
+                        format_args!("{peer}: alone for {name}; sent to host {}", target as char),
+                    );
+                    self.relay(index, target, bytes);
+                }
+            }
+        }
+    }
+
+    /// Whether queued connection `index` may move to another host: it speaks a protocol
+    /// whose joining request this host can write again (text, binary Reversi, WebSocket),
+    /// and was not moved here already (one hop).
+    fn may_move(&self, index: usize) -> bool {
+        let Some(conn) = self.pending.get(index) else {
+            return false;
+        };
+        let moved_here = match conn.origin {
+            Origin::Relayed { via } => self
+                .cluster
+                .as_ref()
+                .is_some_and(|c| c.is_host_ip(via.ip())),
+            _ => false,
+        };
+        let movable = matches!(
+            conn.wire,
+            Some(WireKind::Text | WireKind::Binary | WireKind::WebSocket)
+        );
+        movable && !moved_here
+    }
+
+    /// A challenge made here, published for the other hosts.
+    pub(super) fn challenge_made(&self, code: Code, public: bool, game: &str, options: &str) {
+        if let Some(cluster) = &self.cluster {
+            let life = self.challenges.life();
+            cluster.publish(code, public, game, options, life);
+        }
+    }
+
+    /// A challenge of this host ended: the other hosts are told why.
+    pub(super) fn challenge_ended(&self, code: Code, why: Ended) {
+        if let Some(cluster) = &self.cluster {
+            cluster.end(code, why);
+        }
+    }
+
+    /// The other hosts' public challenges, after this host's `listed`, up to the limit.
+    pub(super) fn other_hosts_challenges(&self, listed: &mut Vec<Offered>) {
+        let Some(cluster) = &self.cluster else {
+            return;
+        };
+        for other in cluster.lobby() {
+            if listed.len() >= LISTED_AT_MOST {
+                break;
+            }
+            let module = self
+                .games
+                .modules
+                .iter()
+                .find(|m| m.info.name == other.game);
+            if let Some(module) = module {
+                listed.push(Offered {
+                    code: other.code.to_string(),
+                    seconds: other.seconds,
+                    game: module.info.name,
+                    options: other.options.to_owned(),
+                });
+            }
+        }
+    }
+}
+
+/// The binary Reversi protocol's `connect`: the request a binary waiter joined with.
+fn connect_pdu() -> Vec<u8> {
+    let pdu = reversi_pdu::Pdu::Connect;
+    let mut bytes = vec![0; pdu.encoded_len()];
+    let n = pdu.encode(&mut bytes).unwrap_or(0);
+    bytes.truncate(n);
+    bytes
+}
+
+/// Whether a fresh code is free on the other hosts too.
+pub(super) fn free_everywhere(cluster: Option<&Cluster>, code: Code) -> bool {
+    cluster.is_none_or(|c| !c.knows(code))
 }
 
 /// The descriptor of a mio stream as a blocking std one, for a relay's threads.

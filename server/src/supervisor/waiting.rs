@@ -344,6 +344,11 @@ impl Supervisor {
             budget.judged();
             if let Some(conn) = self.pending.get_mut(index) {
                 let used = verdict.used().min(conn.input.len());
+                if matches!(verdict, Verdict::Resume { .. } | Verdict::JoinCode { .. }) {
+                    // A relay to another host replays it as it came (relaying.rs).
+                    self.request.clear();
+                    self.request.extend_from_slice(&conn.input[..used]);
+                }
                 conn.input.drain(..used);
             }
             if !self.act(index, verdict) {
@@ -589,6 +594,7 @@ impl Supervisor {
                 peer: client,
                 origin: now_from,
                 used,
+                protocol,
             } => {
                 conn.input.drain(..used);
                 let Origin::Awaiting { seed } = origin else {
@@ -598,14 +604,22 @@ impl Supervisor {
                     Origin::Check => debug!("{peer}: the proxy's own connection (health check)"),
                     _ => debug!("{client}: relayed by {peer}"),
                 }
-                self.relayed(index, client, now_from, seed)
+                self.relayed(index, client, now_from, seed, protocol)
             }
         }
     }
 
     /// Connection `index` is `client`'s, of `origin`, from now on: the per-address
     /// limit applies to that address, and its listener's seed protocol starts.
-    fn relayed(&mut self, index: usize, client: SocketAddr, origin: Origin, seed: Seed) -> bool {
+    /// A relaying host of the cluster names the client's `protocol`: it speaks it at once.
+    fn relayed(
+        &mut self,
+        index: usize,
+        client: SocketAddr,
+        origin: Origin,
+        seed: Seed,
+        protocol: Option<WireKind>,
+    ) -> bool {
         let host_full = if origin.counts() {
             self.may_wait(client)
         } else {
@@ -613,7 +627,7 @@ impl Supervisor {
         };
         self.pending.settle(index, client, origin);
         if let Some(conn) = self.pending.get_mut(index) {
-            conn.wire = conn.input.first().map(|&b| WireKind::recognise(b));
+            conn.wire = protocol.or(conn.input.first().map(|&b| WireKind::recognise(b)));
         }
         if let Err(refusal) = host_full {
             self.note(client, format_args!("{client}: refused: {refusal}"));

@@ -209,24 +209,26 @@ pub fn close_echo(payload: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A client's frame: FIN and `opcode`, masked with `mask` (a payload under 64 KiB).
+pub fn client_frame(opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
+    let mut out = vec![0x80 | opcode];
+    match payload.len() {
+        n @ 0..=125 => out.push(0x80 | n as u8),
+        n => {
+            out.push(0x80 | 126);
+            out.extend((n as u16).to_be_bytes());
+        }
+    }
+    out.extend(mask);
+    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    out
+}
+
 #[cfg(test)]
 pub mod tests {
     use super::*;
 
-    /// A client frame: FIN and `opcode`, masked with `mask`.
-    pub fn client_frame(opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
-        let mut out = vec![0x80 | opcode];
-        match payload.len() {
-            n @ 0..=125 => out.push(0x80 | n as u8),
-            n => {
-                out.push(0x80 | 126);
-                out.extend((n as u16).to_be_bytes());
-            }
-        }
-        out.extend(mask);
-        out.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
-        out
-    }
+    pub use super::client_frame;
 
     #[test]
     fn a_masked_text_frame_is_read_whole_or_not_at_all() {

@@ -102,6 +102,13 @@ impl Protocol for Web {
     }
 }
 
+/// A browser's text message carrying `line`, as a host writes again the request of a
+/// WebSocket waiter it moves to another host of the cluster. Masked as a client's must
+/// be; the mask is nil (masks guard proxies' caches, of no matter between two hosts).
+pub fn request_frame(line: &str) -> Vec<u8> {
+    frames::client_frame(1, line.as_bytes(), [0; 4])
+}
+
 /// What a client's WebSocket message is to the text protocol it carries, before a
 /// game and in one alike.
 enum Message {
@@ -180,6 +187,17 @@ mod tests {
 
     fn web(stage: Stage, frame: &[u8]) -> Verdict {
         Web.screen(&lobby(), stage, frame)
+    }
+
+    #[test]
+    fn a_moved_waiters_request_is_read_as_the_browser_sent_it() {
+        match web(Stage::Handshake, &request_frame("GAME TYPE reversi")) {
+            Verdict::Join { game, used } => {
+                assert_eq!(game.info.name, "reversi");
+                assert_eq!(used, 2 + 4 + "GAME TYPE reversi".len());
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
