@@ -137,6 +137,16 @@ impl Driver {
                             events.push_back(Event::Eof);
                         }
                     }
+                    Action::SendLine(line) => {
+                        let sent = match &mut self.writer {
+                            Some(writer) => writer.send_line(&line),
+                            None => Err(std::io::ErrorKind::NotConnected.into()),
+                        };
+                        if let Err(err) = sent {
+                            log::debug!("sending {line} failed: {err}");
+                            events.push_back(Event::Eof);
+                        }
+                    }
                     Action::Close => {
                         if let Some(writer) = self.writer.take() {
                             writer.close();

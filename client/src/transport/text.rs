@@ -54,6 +54,10 @@ impl LineReader {
                         // Later versions may add messages (spec §1): not a fault.
                         Err(ParseError::UnknownCommand(what)) => match players::parse(&line) {
                             Some(players) => return Event::Players(players),
+                            None if crate::text::tournament::parse(&line).is_some() => {
+                                let told = crate::text::tournament::parse(&line);
+                                return Event::Tournament(told.expect("just read"));
+                            }
                             None => {
                                 log::debug!("ignored a message this client does not know: {what}")
                             }
