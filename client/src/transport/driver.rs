@@ -82,6 +82,12 @@ impl Driver {
         self.reader_sink = Some(sink);
     }
 
+    /// Another handle on the open text connection (read in place), to close it from
+    /// another thread: the blocked [`Driver::next_event`] then reads EOF.
+    pub fn connection_handle(&self) -> Option<std::net::TcpStream> {
+        self.reader.as_ref()?.handle()
+    }
+
     /// When [`Event::Redial`] is due, if a reconnection waits.
     pub fn redial_due(&self) -> Option<Instant> {
         self.redial_at

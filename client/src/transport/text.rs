@@ -38,6 +38,12 @@ pub struct LineReader {
 }
 
 impl LineReader {
+    /// Another handle on the connection, to close it from elsewhere (a waiting read
+    /// then ends with EOF).
+    pub fn handle(&self) -> Option<TcpStream> {
+        self.stream.try_clone().ok()
+    }
+
     /// Blocks until the next event: a message, a bad line, a pause
     /// ([`Event::Quiet`], before a read that may block), or EOF (for good).
     pub fn next_event(&mut self) -> Event {
