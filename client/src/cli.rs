@@ -116,6 +116,10 @@ pub enum Cmd {
         opening_seed: Option<u64>,
         #[command(flatten)]
         engine: EngineArgs,
+        /// Which player, with --game: the game's own (own), Reversi's engine at --level
+        /// (engine), the Monte Carlo search (mcts) or moves at random (random).
+        #[arg(long, value_enum, default_value_t = crate::game_bot::Kind::Own, requires = "game")]
+        player: crate::game_bot::Kind,
         /// Games to play, one connection each.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
@@ -380,6 +384,7 @@ impl EngineArgs {
     pub fn binary_bot(&self) -> crate::game_bot::Options {
         crate::game_bot::Options {
             module: reversi_games::registry::find("reversi").expect("Reversi is built in"),
+            kind: crate::game_bot::Kind::Own,
             strength: self.strength(),
             games: 1,
             show: false,

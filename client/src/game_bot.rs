@@ -66,10 +66,27 @@ pub fn record(tally: &Tally) -> String {
     )
 }
 
+/// Which computer player plays (`reversi bot --player`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// The game's own player where it has one (Reversi's engine on the clock, the
+    /// draughts search), else the Monte Carlo player.
+    #[default]
+    Own,
+    /// Reversi's engine searching --level plies deep (Reversi only).
+    Engine,
+    /// The general Monte Carlo tree search player, thinking its time per move.
+    Mcts,
+    /// A legal move at random: the weakest player, for tests and tournaments.
+    Random,
+}
+
 /// What the bot plays and how.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub module: &'static Module,
+    /// Which player (the game's own, or another for a weaker or stronger opponent).
+    pub kind: Kind,
     pub strength: Strength,
     /// Games to play.
     pub games: u32,
@@ -407,8 +424,10 @@ fn player(options: &Options, number: u64) -> Box<dyn Bot> {
         seed: options.strength.seed.wrapping_add(number),
         ..options.strength.clone()
     };
-    let bot = match options.level {
-        Some(level) if options.module.info.name == "reversi" => {
+    let bot: Box<dyn Bot> = match (options.kind, options.level) {
+        (Kind::Random, _) => Box::new(reversi_games::RandomBot::new(strength.seed)),
+        (Kind::Mcts, _) => Box::new(reversi_games::mcts::Mcts::new(strength.seed)),
+        (_, Some(level)) if options.module.info.name == "reversi" => {
             bots::reversi_engine(level, options.strength.move_time, strength.seed)
         }
         _ => bots::for_game(options.module, &strength),

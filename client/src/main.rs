@@ -91,6 +91,7 @@ fn main() -> ExitCode {
             who,
             no_rematch,
             tournament,
+            player,
         } => {
             let identity = match who.identity() {
                 Ok(identity) => identity,
@@ -128,16 +129,23 @@ fn main() -> ExitCode {
                     },
                 ),
                 Some(name) => match reversi_games::registry::find(&name) {
+                    Some(_) if player == game_bot::Kind::Engine && name != "reversi" => {
+                        eprintln!(
+                            "reversi bot: --player engine is Reversi's engine (--game reversi)"
+                        );
+                        reversi_client::exit::CONNECT_FAILED
+                    }
                     Some(module) => {
                         let options = game_bot::Options {
                             module,
+                            kind: player,
                             strength: engine.strength(),
                             games,
                             show,
                             random_opening,
                             opening_seed,
                             protocol: Protocol::Text,
-                            level: None,
+                            level: (player == game_bot::Kind::Engine).then_some(engine.level),
                             delay: Duration::ZERO,
                             report: true,
                             name: "bot".to_owned(),
