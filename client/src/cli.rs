@@ -233,14 +233,14 @@ pub enum Cmd {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Who {
     /// Play as a guest of this name (GAME NAME).
-    #[arg(long, value_name = "NAME", conflicts_with = "token")]
+    #[arg(long, value_name = "NAME", conflicts_with = "token", global = true)]
     pub name: Option<String>,
     /// Sign in with this API token (GAME SIGNIN; `reversi token new` makes one):
     /// an account's name and rating, rated games. Without --name or --token, the
     /// config file's: $XDG_CONFIG_HOME/reversi/config.toml (default
     /// ~/.config/reversi/config.toml), a line `token = "rvt_…"` or `name = "bob"`.
     /// The token is never printed.
-    #[arg(long, value_name = "TOKEN")]
+    #[arg(long, value_name = "TOKEN", global = true)]
     pub token: Option<String>,
 }
 
