@@ -302,7 +302,11 @@ impl<'a> Run<'a> {
                     println!("game {}: {}, {}", self.played, end.who, end.how);
                 }
                 self.ended.push(end);
-                if self.played >= self.options.games {
+                // A tournament's game is one game: the bot leaves at once, so that the
+                // session's automatic rematches (draughts' series, TEXT-PROTOCOL §6.3)
+                // do not follow it, and the server closes the session now.
+                let tournament = matches!(self.options.together, Some(Request::Tournament(_)));
+                if self.played >= self.options.games || tournament {
                     let mut ignore = |_: &Notice| {};
                     self.driver.handle(Event::User(Request::Quit), &mut ignore);
                     return Some(exit::OK);

@@ -71,11 +71,14 @@ fn check_order(rows: &[support::Row], strongest: &str, strong: &[&str], weak: &[
 }
 
 /// Reversi: the engine at depths 5, 3, 2 and 1, the Monte Carlo player with 100 ms and
-/// 5 ms a move, and two players of random moves. Strengths far apart are compared only:
+/// 5 ms a move, and two players of random moves. Only strengths far apart are compared:
 /// depth 5 on top (it wins nearly every game against depth 3, and all against the rest),
-/// and each random player below depth 5, depth 3 and the 100 ms Monte Carlo player, each
-/// of which beats random moves in all but a few games in a hundred; the neighbours
-/// (depth 1 against random moves, the two Monte Carlo budgets) are not ordered.
+/// and each random player below depths 5, 3 and 2, each of which wins every game against
+/// random moves (its search sees the corners they give away). The neighbours are not
+/// ordered: depth 1 against random moves, and the Monte Carlo player, which in this
+/// unoptimised build plays only a few hundred playouts a move and lost a game to random
+/// moves in the first run (14 points of 14 for depth 5, 11 for depths 3 and 2, 7 for
+/// depth 1, 5 and 4 for the Monte Carlo player, 2.5 and 1.5 for random moves; 183 s).
 #[test]
 #[ignore = "over two minutes: a token's sign-ins are rate-limited (see the module's comment)"]
 fn eight_bots_play_a_double_round_robin_of_reversi() {
@@ -117,7 +120,7 @@ fn eight_bots_play_a_double_round_robin_of_reversi() {
     check_order(
         &rows,
         "Depth5",
-        &["Depth5", "Depth3", "Mcts100"],
+        &["Depth5", "Depth3", "Depth2"],
         &["Random1", "Random2"],
     );
 }

@@ -55,8 +55,8 @@ pub fn list(all: &[Listed]) -> String {
 }
 
 /// The key to a crosstable's cells (spec/TOURNAMENTS.md §4).
-const KEY: &str = "a cell: the opponent's place, f moved first or s second, then 1 won, = drew, \
-                   0 lost, + or - by forfeit, * playing; bye: sat out";
+const KEY: &str = "a cell: the opponent's place, f moved first or s second, then the result:\n\
+                   1 won, = drew, 0 lost, + or - by forfeit, * playing; bye: sat out";
 
 /// `reversi tournament standings`: the heading, the crosstable, its key, and the games
 /// being played with the command that watches each on the server at `addr`.
@@ -148,8 +148,8 @@ Club evening: reversi, double round-robin, 1+1 (running, round 3 of 6)
   3  Cat      0   2f0   4s=   1s*     .     .     .    0
   4  Dan      1   1s0   3f=   2f*     .     .     .  0.5
 
-a cell: the opponent's place, f moved first or s second, then 1 won, = drew, 0 lost, + or - \
-by forfeit, * playing; bye: sat out
+a cell: the opponent's place, f moved first or s second, then the result:
+1 won, = drew, 0 lost, + or - by forfeit, * playing; bye: sat out
 
 playing now:
   round 3 board 1: game 12    reversi watch 10.0.0.1:8765 12
