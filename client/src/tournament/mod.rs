@@ -159,6 +159,22 @@ pub fn print_list(addr: &str) -> u8 {
     finish(list(addr).map(|all| screen::list(&all)), "tournament list")
 }
 
+/// The terminal's width in columns (its window size, else `$COLUMNS`, else 80).
+pub fn terminal_width() -> usize {
+    // SAFETY: TIOCGWINSZ fills a winsize (plain data) for stdout, or fails harmlessly.
+    let size = unsafe {
+        let mut size: libc::winsize = std::mem::zeroed();
+        (libc::ioctl(1, libc::TIOCGWINSZ, &mut size) == 0).then_some(size.ws_col)
+    };
+    match size.filter(|&cols| cols > 0) {
+        Some(cols) => usize::from(cols),
+        None => std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(80),
+    }
+}
+
 /// Prints `Ok` text on stdout, an error on stderr; the exit code.
 fn finish(result: Result<String, String>, command: &str) -> u8 {
     match result {
@@ -181,7 +197,10 @@ pub fn print_standings(addr: &str, id: u64, follow: bool) -> u8 {
     let mut shown = String::new();
     loop {
         let text = match standings(addr, id) {
-            Ok(s) => (screen::standings(&s, addr), s.tournament.is_finished()),
+            Ok(s) => (
+                screen::standings(&s, addr, terminal_width()),
+                s.tournament.is_finished(),
+            ),
             Err(why) => return finish(Err(why), "tournament standings"),
         };
         let (text, finished) = text;

@@ -15,7 +15,10 @@ pub fn run(addr: &str, id: u64, identity: Option<Identity>) -> u8 {
     loop {
         match super::standings(addr, id) {
             Ok(s) => {
-                println!("{}\n", super::screen::standings(&s, addr));
+                println!(
+                    "{}\n",
+                    super::screen::standings(&s, addr, super::terminal_width())
+                );
                 if s.tournament.is_finished() {
                     return exit::OK;
                 }

@@ -58,9 +58,71 @@ pub fn list(all: &[Listed]) -> String {
 const KEY: &str = "a cell: the opponent's place, f moved first or s second, then the result:\n\
                    1 won, = drew, 0 lost, + or - by forfeit, * playing; bye: sat out";
 
-/// `reversi tournament standings`: the heading, the crosstable, its key, and the games
-/// being played with the command that watches each on the server at `addr`.
-pub fn standings(s: &Standings, addr: &str) -> String {
+/// The crosstable's lines no wider than `width`: when its rounds do not all fit, the
+/// earliest rounds' columns are left out (the latest tell where the tournament is) and a
+/// line says so. The server's text is kept as is when it fits, or cannot be read as a
+/// table of `#`, `Name`, `Pts`, rounds `R1`… and tie-breaks.
+pub fn fit(crosstable: &[String], width: usize) -> Vec<String> {
+    let widest = crosstable
+        .iter()
+        .map(|l| l.trim_end().len())
+        .max()
+        .unwrap_or(0);
+    let table: Vec<Vec<&str>> = crosstable
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let Some(header) = table.first() else {
+        return Vec::new();
+    };
+    let rounds = header.iter().filter(|w| is_round(w)).count();
+    let readable = header.len() >= 3 + rounds && table.iter().all(|r| r.len() == header.len());
+    if widest <= width || !readable || rounds == 0 {
+        return crosstable.to_vec();
+    }
+    // Columns as (words, right-aligned width); then rounds dropped from the left to fit.
+    let column = |i: usize| table.iter().map(|r| r[i]).collect::<Vec<_>>();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| column(i).iter().map(|w| w.len()).max().unwrap_or(0))
+        .collect();
+    let line_width = |cols: &[usize]| cols.iter().map(|&i| widths[i] + 2).sum::<usize>();
+    let mut shown: Vec<usize> = (0..header.len()).collect();
+    let mut dropped = 0;
+    while dropped < rounds - 1 && line_width(&shown) > width {
+        shown.remove(3);
+        dropped += 1;
+    }
+    let mut lines: Vec<String> = table
+        .iter()
+        .map(|row| {
+            let mut line = String::new();
+            for &i in &shown {
+                match i {
+                    1 => line.push_str(&format!("  {:<w$}", row[i], w = widths[i])),
+                    _ => line.push_str(&format!("  {:>w$}", row[i], w = widths[i])),
+                }
+            }
+            line.trim_end().to_owned()
+        })
+        .collect();
+    let rounds = match dropped {
+        1 => "round 1".to_owned(),
+        n => format!("rounds 1-{n}"),
+    };
+    lines.push(format!("({rounds} left out: a wider terminal shows them)"));
+    lines
+}
+
+/// `R12`: a round's column.
+fn is_round(word: &str) -> bool {
+    word.strip_prefix('R')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `reversi tournament standings`: the heading, the crosstable (fitted to `width`), its
+/// key, and the games being played with the command that watches each on the server at
+/// `addr`.
+pub fn standings(s: &Standings, addr: &str, width: usize) -> String {
     let t = &s.tournament;
     let mut text = format!(
         "{}: {}, {}, {} ({})\n\n",
@@ -70,7 +132,7 @@ pub fn standings(s: &Standings, addr: &str) -> String {
         t.time,
         progress(t)
     );
-    for row in &s.crosstable {
+    for row in &fit(&s.crosstable, width) {
         text.push_str(row.trim_end());
         text.push('\n');
     }
@@ -154,19 +216,50 @@ a cell: the opponent's place, f moved first or s second, then the result:
 playing now:
   round 3 board 1: game 12    reversi watch 10.0.0.1:8765 12
   round 3 board 2: game 13    reversi watch 10.0.0.1:8765 13";
-        assert_eq!(standings(&s, "10.0.0.1:8765"), want);
+        assert_eq!(standings(&s, "10.0.0.1:8765", 80), want);
         let finished = Standings {
             tournament: listed("GAME TOURNAMENT 2 finished 6 6 4 reversi rr2 1+1 Club evening"),
             games: Vec::new(),
             ..s
         };
-        let text = standings(&finished, "x");
+        let text = standings(&finished, "x", 80);
         assert!(text.starts_with("Club evening: reversi, double round-robin, 1+1 (finished)"));
         assert!(
             text.ends_with("finished: these are the final standings"),
             "{text}"
         );
         assert!(!text.contains("playing now"));
+    }
+
+    #[test]
+    fn a_table_wider_than_the_terminal_leaves_out_its_earliest_rounds() {
+        let table: Vec<String> = [
+            "  #  Name       Pts    R1    R2    R3    R4     SB",
+            "  1  Search100  3.5   4f1   2f1   3s=   2s1   5.25",
+            "  2  Mcts5        1   3s0   1s0   4f1   1f0      1",
+        ]
+        .map(String::from)
+        .into();
+        assert_eq!(fit(&table, 60), table, "it fits: as the server wrote it");
+        assert_eq!(
+            fit(&table, 39),
+            [
+                "  #  Name       Pts   R3   R4    SB",
+                "  1  Search100  3.5  3s=  2s1  5.25",
+                "  2  Mcts5        1  4f1  1f0     1",
+                "(rounds 1-2 left out: a wider terminal shows them)",
+            ]
+        );
+        assert_eq!(
+            fit(&table, 40)[3],
+            "(round 1 left out: a wider terminal shows them)"
+        );
+        // Never less than the latest round.
+        assert_eq!(fit(&table, 10)[0], "  #  Name       Pts   R4    SB");
+        assert_eq!(
+            fit(&table, 10)[3],
+            "(rounds 1-3 left out: a wider terminal shows them)"
+        );
     }
 
     #[test]
