@@ -95,3 +95,61 @@ fn four_bots_play_a_double_round_robin_and_the_terminal_follows_the_standings() 
         "  1  Bots  reversi, double round-robin, move:10; 4 players; finished\n"
     );
 }
+
+/// A person's `reversi tournament play` (here in line mode, its moves from stdin): it
+/// waits, is told its game is starting, plays it, and is shown the final standings.
+#[test]
+fn a_person_plays_a_tournament_game_and_sees_the_standings() {
+    let server = Server::start(&["--organisers", "Org", "--grace", "30"]);
+    let addr = server.addr();
+    let entrants = [
+        Entrant {
+            name: "Ann",
+            strength: &[],
+        },
+        Entrant {
+            name: "Dice",
+            strength: &["--player", "random"],
+        },
+    ];
+    let tokens = support::organise(addr, "tictactoe", "rr", "move:30", &entrants);
+    let bot = support::start_bot(addr, "tictactoe", 1, &tokens[1], &entrants[1]);
+    let mut person = support::reversi(support::loopback(0))
+        .args(["tournament", "play", "1", "--token", &tokens[0]])
+        .args(["--addr", &addr.to_string()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first free square each turn: each line waits for the person's turn, and a
+    // square taken is refused here, without being sent.
+    use std::io::Write;
+    let moves = "a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n";
+    person
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(moves.as_bytes())
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while person.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = person.kill();
+    let out = person.wait_with_output().unwrap();
+    println!("{}", String::from_utf8_lossy(&out.stdout));
+    support::wait_for_bots(vec![bot], Duration::from_secs(10));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("your game is starting"), "{said}");
+    assert!(said.contains("round 1 board 1: "), "{said}");
+    assert!(
+        said.contains("(finished)") && said.contains("final standings"),
+        "{said}"
+    );
+}

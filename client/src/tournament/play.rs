@@ -3,8 +3,15 @@
 //! says "your game is starting" when both players are there), plays on the ordinary board
 //! screen, then shows the standings until it comes back for the next game.
 
+use std::time::{Duration, Instant};
+
 use reversi_client::exit;
 use reversi_client::text::{Identity, Request};
+
+use super::Standings;
+
+/// How long the standings wait for the round's games to end after the person's own.
+const ROUND_END: Duration = Duration::from_secs(60);
 
 /// Plays tournament `id` to its end (or until the person quits a game); the exit code.
 pub fn run(addr: &str, id: u64, identity: Option<Identity>) -> u8 {
@@ -13,12 +20,10 @@ pub fn run(addr: &str, id: u64, identity: Option<Identity>) -> u8 {
         return exit::CONNECT_FAILED;
     }
     loop {
-        match super::standings(addr, id) {
+        match between_games(addr, id) {
             Ok(s) => {
-                println!(
-                    "{}\n",
-                    super::screen::standings(&s, addr, super::terminal_width())
-                );
+                let width = super::terminal_width();
+                println!("{}\n", super::screen::standings(&s, addr, width));
                 if s.tournament.is_finished() {
                     return exit::OK;
                 }
@@ -34,5 +39,20 @@ pub fn run(addr: &str, id: u64, identity: Option<Identity>) -> u8 {
         if code != exit::OK {
             return code;
         }
+    }
+}
+
+/// The standings once the round's games have ended (the next round is paired then, or
+/// the tournament finished), or after [`ROUND_END`]: a game just over is recorded when
+/// its session ends, a moment after the players saw its end.
+fn between_games(addr: &str, id: u64) -> Result<Standings, String> {
+    let deadline = Instant::now() + ROUND_END;
+    loop {
+        let s = super::standings(addr, id)?;
+        let playing = s.games.iter().any(|g| g.running);
+        if s.tournament.is_finished() || !playing || Instant::now() > deadline {
+            return Ok(s);
+        }
+        std::thread::sleep(Duration::from_millis(500));
     }
 }
