@@ -106,6 +106,7 @@ pub fn fit(crosstable: &[String], width: usize) -> Vec<String> {
         })
         .collect();
     let rounds = match dropped {
+        0 => return lines,
         1 => "round 1".to_owned(),
         n => format!("rounds 1-{n}"),
     };
@@ -241,6 +242,11 @@ playing now:
         .map(String::from)
         .into();
         assert_eq!(fit(&table, 60), table, "it fits: as the server wrote it");
+        // Narrower columns than the server's are enough: nothing is left out.
+        let wide: Vec<String> = table.iter().map(|l| l.replace("  R", "   R")).collect();
+        let compact = fit(&wide, 46);
+        assert_eq!(compact.len(), 3, "{compact:?}");
+        assert_eq!(compact[0], "  #  Name       Pts   R1   R2   R3   R4    SB");
         assert_eq!(
             fit(&table, 39),
             [
