@@ -264,6 +264,10 @@ impl<'a> Run<'a> {
                 use std::io::Write;
                 let _ = std::io::stdout().flush();
             }
+            // A tournament's wait closed (the tournament finished): no game was cut short.
+            Notice::Closed { finished: false }
+                if game.is_none()
+                    && matches!(self.options.together, Some(Request::Tournament(_))) => {}
             Notice::Denied(why) => {
                 self.denied = Some(why.clone());
                 eprintln!("reversi {}: the server refused: {why}", self.options.name);

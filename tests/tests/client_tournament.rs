@@ -153,3 +153,51 @@ fn a_person_plays_a_tournament_game_and_sees_the_standings() {
         "{said}"
     );
 }
+
+/// Byes and forfeits need nothing from a bot: three entrants play a single round-robin
+/// (each rests one round: `GAME BYE`), one of them never comes, and its opponents win by
+/// forfeit once the grace has passed, waiting on the same connection for their next call.
+#[test]
+fn bots_sit_out_their_rest_and_win_by_forfeit_against_an_absent_player() {
+    let server = Server::start(&["--organisers", "Org", "--grace", "2"]);
+    let addr = server.addr();
+    let entrants = [
+        Entrant {
+            name: "Ann",
+            strength: &["--player", "random"],
+        },
+        Entrant {
+            name: "Bob",
+            strength: &["--player", "random"],
+        },
+        Entrant {
+            name: "Ghost",
+            strength: &[],
+        },
+    ];
+    let tokens = support::organise(addr, "tictactoe", "rr", "move:30", &entrants);
+    let bots: Vec<_> = (0..2)
+        .map(|n| support::start_bot(addr, "tictactoe", n, &tokens[n], &entrants[n]))
+        .collect();
+    let outputs = support::wait_for_bots(bots, Duration::from_secs(90));
+    for output in &outputs {
+        // (`GAME BYE` is told only to a player waiting when its round is paired.)
+        assert!(!output.contains("closed"), "{output}");
+        assert!(
+            output.contains("tournament 1 finished: 1 game:"),
+            "{output}"
+        );
+    }
+    let table = support::crosstable(addr);
+    println!("{}", table.join("\n"));
+    let row = |name: &str| table.iter().find(|l| l.contains(name)).unwrap().clone();
+    for name in ["Ann", "Bob"] {
+        let cells = row(name);
+        assert!(cells.contains("bye") && cells.contains('+'), "{cells}");
+    }
+    let ghost = row("Ghost");
+    let lost = ghost
+        .split_whitespace()
+        .filter(|w| w.ends_with("f-") || w.ends_with("s-"));
+    assert_eq!(lost.count(), 2, "two forfeits lost: {ghost}");
+}

@@ -80,7 +80,7 @@ fn one_connection(run: &mut Run<'_>, addr: &str, id: u64) -> u8 {
 }
 
 /// Closes `connection` once tournament `id` is finished, unless `done` first.
-fn watch(addr: &str, id: u64, connection: std::net::TcpStream, done: &AtomicBool) {
+pub(super) fn watch(addr: &str, id: u64, connection: std::net::TcpStream, done: &AtomicBool) {
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(POLL);
         if super::find(addr, id).is_ok_and(|t| t.is_finished()) {
