@@ -23,6 +23,11 @@ pub struct Cli {
     /// (a private CA, a self-signed server).
     #[arg(long, global = true, value_name = "FILE")]
     pub tls_ca: Option<std::path::PathBuf>,
+
+    /// Connect from this local address (127.0.0.2, …): a server counts sign-ins and
+    /// registrations per address, so several bots on one machine may each need their own.
+    #[arg(long, global = true, value_name = "IP")]
+    pub bind: Option<std::net::IpAddr>,
 }
 
 impl Cli {
@@ -111,6 +116,10 @@ pub enum Cmd {
         opening_seed: Option<u64>,
         #[command(flatten)]
         engine: EngineArgs,
+        /// Which player, with --game: the game's own (own), Reversi's engine at --level
+        /// (engine), the Monte Carlo search (mcts) or moves at random (random).
+        #[arg(long, value_enum, default_value_t = crate::game_bot::Kind::Own, requires = "game")]
+        player: crate::game_bot::Kind,
         /// Games to play, one connection each.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
@@ -121,9 +130,24 @@ pub enum Cmd {
         /// accepts one, and plays the series on the same connection).
         #[arg(long)]
         no_rematch: bool,
+        /// Play every game of this tournament the bot's account (--token) is called to,
+        /// from the first round to the final standings: one connection a game, signed in
+        /// again each time; byes and forfeits need nothing (spec/TOURNAMENTS.md §7).
+        #[arg(long, value_name = "ID", requires = "game", conflicts_with_all = ["invite", "join", "lobby", "games"])]
+        tournament: Option<u64>,
         /// With --invite, the code is printed on stdout as one line, `code 4821-0937-5562`.
         #[command(flatten)]
         together: Together,
+        #[command(flatten)]
+        who: Who,
+    },
+    /// Tournaments: the list, the standings (crosstable), registering, playing.
+    Tournament {
+        #[command(subcommand)]
+        action: TournamentCmd,
+        /// Server address, host:port.
+        #[arg(long, default_value = DEFAULT_ADDR, global = true)]
+        addr: String,
         #[command(flatten)]
         who: Who,
     },
@@ -209,14 +233,14 @@ pub enum Cmd {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Who {
     /// Play as a guest of this name (GAME NAME).
-    #[arg(long, value_name = "NAME", conflicts_with = "token")]
+    #[arg(long, value_name = "NAME", conflicts_with = "token", global = true)]
     pub name: Option<String>,
     /// Sign in with this API token (GAME SIGNIN; `reversi token new` makes one):
     /// an account's name and rating, rated games. Without --name or --token, the
     /// config file's: $XDG_CONFIG_HOME/reversi/config.toml (default
     /// ~/.config/reversi/config.toml), a line `token = "rvt_…"` or `name = "bob"`.
     /// The token is never printed.
-    #[arg(long, value_name = "TOKEN")]
+    #[arg(long, value_name = "TOKEN", global = true)]
     pub token: Option<String>,
 }
 
@@ -234,6 +258,25 @@ pub enum AccountCmd {
     Register { name: String },
     /// Sign in as NAME with its password (GAME SIGNIN), showing the ratings.
     Signin { name: String },
+}
+
+/// `reversi tournament …`.
+#[derive(Debug, Subcommand)]
+pub enum TournamentCmd {
+    /// The server's tournaments: game, format, clock, players, where each is.
+    List,
+    /// The crosstable of tournament ID: places, points, tie-breaks, a cell a round, and
+    /// the games being played with the command that watches each.
+    Standings {
+        id: u64,
+        /// Stay, and draw the table again each time it changes, until the tournament ends.
+        #[arg(long)]
+        follow: bool,
+    },
+    /// Register your account (--token, or the config file's) for tournament ID.
+    Register { id: u64 },
+    /// Play your games of tournament ID on the board screen, the standings between them.
+    Play { id: u64 },
 }
 
 /// `reversi token …`.
@@ -341,6 +384,7 @@ impl EngineArgs {
     pub fn binary_bot(&self) -> crate::game_bot::Options {
         crate::game_bot::Options {
             module: reversi_games::registry::find("reversi").expect("Reversi is built in"),
+            kind: crate::game_bot::Kind::Own,
             strength: self.strength(),
             games: 1,
             show: false,

@@ -66,10 +66,27 @@ pub fn record(tally: &Tally) -> String {
     )
 }
 
+/// Which computer player plays (`reversi bot --player`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// The game's own player where it has one (Reversi's engine on the clock, the
+    /// draughts search), else the Monte Carlo player.
+    #[default]
+    Own,
+    /// Reversi's engine searching --level plies deep (Reversi only).
+    Engine,
+    /// The general Monte Carlo tree search player, thinking its time per move.
+    Mcts,
+    /// A legal move at random: the weakest player, for tests and tournaments.
+    Random,
+}
+
 /// What the bot plays and how.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub module: &'static Module,
+    /// Which player (the game's own, or another for a weaker or stronger opponent).
+    pub kind: Kind,
     pub strength: Strength,
     /// Games to play.
     pub games: u32,
@@ -129,9 +146,9 @@ fn ended(drawn: &Drawn, standing: Standing) -> Ended {
     }
 }
 
-struct Run<'a> {
+pub(crate) struct Run<'a> {
     options: &'a Options,
-    driver: Driver,
+    pub(crate) driver: Driver,
     /// The rules' copy of the game; `None` before the game starts, or once
     /// it has parted from the drawing and the bot plays from the drawing.
     copy: Option<Follower>,
@@ -141,11 +158,43 @@ struct Run<'a> {
     ended: Vec<Ended>,
     /// The round of the game being played ([`Drawn::round`]).
     round: u32,
+    /// Why the server refused the request or the sign-in (`ERROR`), if it did.
+    pub(crate) denied: Option<String>,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// A bot that has played nothing yet; each connection gets its own driver.
+    pub(crate) fn new(addr: &str, options: &'a Options) -> Run<'a> {
+        Run {
+            options,
+            driver: Driver::new(addr, options.protocol).identified(options.identity.clone()),
+            copy: None,
+            bot: player(options, 0),
+            tally: Tally::default(),
+            played: 0,
+            ended: Vec::new(),
+            round: 0,
+            denied: None,
+        }
+    }
+
+    /// Ready for a new connection to `addr`: a fresh driver and player.
+    pub(crate) fn reconnect(&mut self, addr: &str) {
+        let options = self.options;
+        self.driver = Driver::new(addr, options.protocol).identified(options.identity.clone());
+        self.copy = None;
+        self.round = 0;
+        self.denied = None;
+        self.bot = player(options, u64::from(self.played));
+    }
+
+    /// The games won, drawn and lost so far.
+    pub(crate) fn tally(&self) -> Tally {
+        self.tally
+    }
+
     /// Feeds an event; `Some(code)` when the bot is done.
-    fn feed(&mut self, event: Event) -> Option<u8> {
+    pub(crate) fn feed(&mut self, event: Event) -> Option<u8> {
         let mut notices = Vec::new();
         let code = self
             .driver
@@ -215,6 +264,19 @@ impl Run<'_> {
                 use std::io::Write;
                 let _ = std::io::stdout().flush();
             }
+            // A tournament's wait closed (the tournament finished): no game was cut short.
+            Notice::Closed { finished: false }
+                if game.is_none()
+                    && matches!(self.options.together, Some(Request::Tournament(_))) => {}
+            Notice::Denied(why) => {
+                self.denied = Some(why.clone());
+                eprintln!("reversi {}: the server refused: {why}", self.options.name);
+            }
+            Notice::Called(_) if self.options.report => {
+                if let Some(text) = crate::text_ui::notice_words(notice, game) {
+                    println!("{text}");
+                }
+            }
             Notice::Reconnecting { .. } | Notice::Resumed(_) | Notice::Expired(_) => {
                 if let Some(text) = crate::text_ui::notice_words(notice, game) {
                     eprintln!("reversi {}: {text}", self.options.name);
@@ -244,7 +306,11 @@ impl Run<'_> {
                     println!("game {}: {}, {}", self.played, end.who, end.how);
                 }
                 self.ended.push(end);
-                if self.played >= self.options.games {
+                // A tournament's game is one game: the bot leaves at once, so that the
+                // session's automatic rematches (draughts' series, TEXT-PROTOCOL §6.3)
+                // do not follow it, and the server closes the session now.
+                let tournament = matches!(self.options.together, Some(Request::Tournament(_)));
+                if self.played >= self.options.games || tournament {
                     let mut ignore = |_: &Notice| {};
                     self.driver.handle(Event::User(Request::Quit), &mut ignore);
                     return Some(exit::OK);
@@ -366,8 +432,10 @@ fn player(options: &Options, number: u64) -> Box<dyn Bot> {
         seed: options.strength.seed.wrapping_add(number),
         ..options.strength.clone()
     };
-    let bot = match options.level {
-        Some(level) if options.module.info.name == "reversi" => {
+    let bot: Box<dyn Bot> = match (options.kind, options.level) {
+        (Kind::Random, _) => Box::new(reversi_games::RandomBot::new(strength.seed)),
+        (Kind::Mcts, _) => Box::new(reversi_games::mcts::Mcts::new(strength.seed)),
+        (_, Some(level)) if options.module.info.name == "reversi" => {
             bots::reversi_engine(level, options.strength.move_time, strength.seed)
         }
         _ => bots::for_game(options.module, &strength),
@@ -391,21 +459,9 @@ pub fn run(addr: &str, options: &Options) -> u8 {
 /// Plays `options.games` games on the server at `addr`; returns the exit
 /// code and how each game ended.
 pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
-    let mut run = Run {
-        options,
-        driver: Driver::new(addr, options.protocol).identified(options.identity.clone()),
-        copy: None,
-        bot: player(options, 0),
-        tally: Tally::default(),
-        played: 0,
-        ended: Vec::new(),
-        round: 0,
-    };
+    let mut run = Run::new(addr, options);
     while run.played < options.games {
-        run.driver = Driver::new(addr, options.protocol).identified(options.identity.clone());
-        run.copy = None;
-        run.round = 0;
-        run.bot = player(options, u64::from(run.played));
+        run.reconnect(addr);
         let code = play_connection(&mut run, options);
         if code != exit::OK {
             if options.report && run.tally.games() > 0 {
@@ -422,7 +478,7 @@ pub fn series(addr: &str, options: &Options) -> (u8, Vec<Ended>) {
 }
 
 /// One connection: games until the server closes it or enough are played.
-fn play_connection(run: &mut Run<'_>, options: &Options) -> u8 {
+pub(crate) fn play_connection(run: &mut Run<'_>, options: &Options) -> u8 {
     let game = options.module.info.name;
     let request = match options.together.clone() {
         None => Request::Join(game.to_owned()),
@@ -434,7 +490,13 @@ fn play_connection(run: &mut Run<'_>, options: &Options) -> u8 {
         }
         Some(request) => request,
     };
-    let mut event = Event::User(request);
+    drive(run, Event::User(request))
+}
+
+/// Plays on the connection from `event` on (the request that opens it, or the next
+/// event once it is open) until the connection is done; returns the exit code.
+pub(crate) fn drive(run: &mut Run<'_>, mut event: Event) -> u8 {
+    let options = run.options;
     loop {
         if let Some(code) = run.feed(event) {
             return code;

@@ -11,6 +11,7 @@ mod replay;
 mod stdin_lines;
 mod text_ui;
 mod tools;
+mod tournament;
 mod watch;
 
 use std::process::ExitCode;
@@ -30,6 +31,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(trust) = cli.tls() {
         reversi_client::transport::tls::enable(trust);
+    }
+    if let Some(source) = cli.bind {
+        reversi_client::connection::bind_source(source);
     }
     let code = match cli.command {
         Cmd::Play {
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
             },
         },
         Cmd::Account { action, addr } => account::account(&addr, &action),
+        Cmd::Tournament { action, addr, who } => tournament_command(&addr, action, &who),
         Cmd::Token { action, addr } => account::token(&addr, &action),
         Cmd::History {
             player,
@@ -85,6 +90,8 @@ fn main() -> ExitCode {
             together,
             who,
             no_rematch,
+            tournament,
+            player,
         } => {
             let identity = match who.identity() {
                 Ok(identity) => identity,
@@ -122,17 +129,23 @@ fn main() -> ExitCode {
                     },
                 ),
                 Some(name) => match reversi_games::registry::find(&name) {
-                    Some(module) => game_bot::run(
-                        &addr,
-                        &game_bot::Options {
+                    Some(_) if player == game_bot::Kind::Engine && name != "reversi" => {
+                        eprintln!(
+                            "reversi bot: --player engine is Reversi's engine (--game reversi)"
+                        );
+                        reversi_client::exit::CONNECT_FAILED
+                    }
+                    Some(module) => {
+                        let options = game_bot::Options {
                             module,
+                            kind: player,
                             strength: engine.strength(),
                             games,
                             show,
                             random_opening,
                             opening_seed,
                             protocol: Protocol::Text,
-                            level: None,
+                            level: (player == game_bot::Kind::Engine).then_some(engine.level),
                             delay: Duration::ZERO,
                             report: true,
                             name: "bot".to_owned(),
@@ -140,8 +153,12 @@ fn main() -> ExitCode {
                             together,
                             identity: identity.clone(),
                             rematch: !no_rematch,
-                        },
-                    ),
+                        };
+                        match tournament {
+                            Some(id) => tournament::bot::run(&addr, id, &options),
+                            None => game_bot::run(&addr, &options),
+                        }
+                    }
                     None => {
                         eprintln!(
                             "reversi bot: no game {name:?} here; games: {}",
@@ -162,6 +179,24 @@ fn main() -> ExitCode {
         Cmd::Match(args) => tools::r#match::run(&args),
     };
     ExitCode::from(code)
+}
+
+/// `reversi tournament list|standings|register|play`.
+fn tournament_command(addr: &str, action: cli::TournamentCmd, who: &cli::Who) -> u8 {
+    use cli::TournamentCmd;
+    let identity = match who.identity() {
+        Ok(identity) => identity,
+        Err(why) => {
+            eprintln!("reversi tournament: {why}");
+            return reversi_client::exit::CONNECT_FAILED;
+        }
+    };
+    match action {
+        TournamentCmd::List => tournament::print_list(addr),
+        TournamentCmd::Standings { id, follow } => tournament::print_standings(addr, id, follow),
+        TournamentCmd::Register { id } => tournament::register(addr, id, identity),
+        TournamentCmd::Play { id } => tournament::play::run(addr, id, identity),
+    }
 }
 
 /// Says that a --name or --token given is not used without --game: binary

@@ -14,6 +14,7 @@ use super::board::Board;
 use super::clock::{Away, Clock, Countdown, Timer, Timing};
 use super::players::{Identity, Player, PlayersLine};
 use super::together::{self, Challenge, Lost, Offer, Resume};
+use super::tournament::TournamentLine;
 use crate::exit;
 
 /// What the user (or a program) asks for.
@@ -52,6 +53,9 @@ pub enum Request {
     OfferRematch,
     AcceptRematch,
     DeclineRematch,
+    /// `GAME TOURNAMENT PLAY id`: wait for this account's next game of tournament `id`
+    /// (opens the connection if needed; signed in first, spec/TOURNAMENTS.md §7).
+    Tournament(u64),
 }
 
 /// One input to the machine.
@@ -86,6 +90,8 @@ pub enum Event {
     Redial,
     /// A players' line (`GAME PLAYER`, `GAME GUEST`, `GAME SIGNEDIN`, …).
     Players(PlayersLine),
+    /// A tournament line (`GAME PAIRED`, `GAME BYE`, …).
+    Tournament(TournamentLine),
 }
 
 /// What the driver must do, in order: open, send a message, close, show
@@ -106,6 +112,8 @@ pub enum Action {
     Redial(Duration),
     /// Send the line that says who this client is (it may hold a token: never log it).
     Identify(Identity),
+    /// Send a line the codec of `reversi-text` does not hold (a tournament's).
+    SendLine(String),
 }
 
 /// One running game, from `GAME SESSION`.
@@ -202,6 +210,8 @@ pub enum Notice {
     /// A move of the game before a resume (`GAME MOVED` after `GAME RESUMED`):
     /// not a new move, but the move list made whole again.
     Replayed { team: u8, notation: String },
+    /// Waiting for a tournament's game: `GAME PAIRED` (the game is called) or `GAME BYE`.
+    Called(TournamentLine),
 }
 
 /// Why a request was refused locally.
@@ -396,6 +406,8 @@ pub(super) enum Phase {
     },
     /// `GAME WATCH` sent.
     AskedToWatch,
+    /// `GAME TOURNAMENT PLAY` sent: waiting for a game of this tournament.
+    Called(u64),
     /// `GAME TYPE` received: the board and the seat are on their way.
     Starting {
         game: String,
@@ -571,6 +583,10 @@ impl Client {
             Event::Redial => self.redial(),
             Event::Players(line) if self.is_connected() => self.players_line(line),
             Event::Players(_) => Vec::new(),
+            Event::Tournament(line) => match self.phase {
+                Phase::Called(id) if called(&line, id) => vec![Action::Show(Notice::Called(line))],
+                _ => Vec::new(),
+            },
         }
     }
 
@@ -607,6 +623,7 @@ impl Client {
                 | Request::Invite { .. }
                 | Request::JoinCode(_)
                 | Request::Lobby
+                | Request::Tournament(_)
         );
         match &mut self.phase {
             Phase::Lost(_) if request == Request::Quit => {
@@ -666,6 +683,10 @@ impl Client {
             Request::Lobby => {
                 self.phase = Phase::Lobbying(Vec::new());
                 ClientMessage::Lobby
+            }
+            Request::Tournament(id) => {
+                self.phase = Phase::Called(id);
+                return vec![Action::SendLine(format!("GAME TOURNAMENT PLAY {id}"))];
             }
             _ => return Client::refuse(Refusal::NoGame),
         };
@@ -809,13 +830,18 @@ impl Client {
                 self.together_message(message)
             }
             (
-                Phase::Joining { .. } | Phase::AskedToWatch | Phase::Idle,
+                Phase::Joining { .. } | Phase::AskedToWatch | Phase::Idle | Phase::Called(_),
                 ServerMessage::Error { why },
             ) => {
                 // The request was refused (no such game, no such session).
                 Ok(self.finish(Notice::Denied(why), exit::SERVER_GONE))
             }
-            (Phase::Joining { .. } | Phase::AskedToWatch, ServerMessage::Type { game }) => {
+            // Waiting for a tournament's game: "waiting for your games", "your game is starting".
+            (Phase::Called(_), ServerMessage::News { text }) => show(Notice::News(text)),
+            (
+                Phase::Joining { .. } | Phase::AskedToWatch | Phase::Called(_),
+                ServerMessage::Type { game },
+            ) => {
                 self.phase = Phase::Starting {
                     game,
                     board: None,
@@ -875,6 +901,7 @@ impl Client {
             Phase::Listing(_) => "listing the games",
             Phase::Joining { .. } => "waiting for the game to start",
             Phase::AskedToWatch => "waiting to watch",
+            Phase::Called(_) => "waiting for a tournament's game",
             Phase::Starting { .. } => {
                 "the game was starting (GAME BOARD, then GAME TEAM or GAME WATCHING)"
             }
@@ -1048,6 +1075,11 @@ impl Client {
         };
         Ok(vec![Action::Show(notice)])
     }
+}
+
+/// Whether `line` calls a player waiting for tournament `id`: its game, or a bye.
+fn called(line: &TournamentLine, id: u64) -> bool {
+    matches!(line, TournamentLine::Paired { id: of, .. } | TournamentLine::Bye { id: of, .. } if *of == id)
 }
 
 impl Client {

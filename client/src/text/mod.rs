@@ -47,6 +47,7 @@ mod players_tests;
 #[cfg(test)]
 mod tests;
 mod together;
+pub mod tournament;
 
 pub use board::{Board, Cell, Piece};
 pub use client::{

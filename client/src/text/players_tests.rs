@@ -173,3 +173,96 @@ fn while_reconnecting_the_server_does_not_wait_for_a_move() {
         "no \"Your move.\" while reconnecting"
     );
 }
+
+/// Feeds `lines` as the transport reads them, tournament lines too.
+fn feed_all(client: &mut Client, lines: &str) -> Vec<Action> {
+    let mut all = Vec::new();
+    for line in lines.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match super::tournament::parse(line) {
+            Some(told) => all.extend(client.handle(Event::Tournament(told))),
+            None => all.extend(feed(client, line)),
+        }
+    }
+    all
+}
+
+#[test]
+fn a_tournament_player_signs_in_waits_is_called_and_its_game_starts() {
+    use super::tournament::TournamentLine;
+    let token = Identity::Token("rvt_secret".into());
+    let mut c = Client::new().with_identity(Some(token.clone()));
+    assert_eq!(
+        c.handle(Event::User(Request::Tournament(3))),
+        vec![Action::Open]
+    );
+    assert_eq!(
+        c.handle(Event::Opened(Ok(()))),
+        vec![Action::Identify(token)]
+    );
+    let actions = feed_all(&mut c, "GAME SIGNEDIN Bob");
+    assert_eq!(
+        actions[1],
+        Action::SendLine("GAME TOURNAMENT PLAY 3".into())
+    );
+    // Waiting: the news, a bye, another tournament's call (not this one's: nothing), the call.
+    let waiting = feed_all(
+        &mut c,
+        "GAME NEWS waiting for your games of tournament 3
+         GAME BYE 3 1 1
+         GAME PAIRED 4 2 1 Ann Bob
+         GAME PAIRED 3 2 1 Ann Bob
+         GAME NEWS Club round 2 board 1: your game is starting",
+    );
+    let bye = TournamentLine::Bye {
+        id: 3,
+        round: 1,
+        points: "1".into(),
+    };
+    let paired = TournamentLine::Paired {
+        id: 3,
+        round: 2,
+        board: 1,
+        first: "Ann".into(),
+        second: "Bob".into(),
+    };
+    assert_eq!(
+        waiting,
+        vec![
+            Action::Show(Notice::News(
+                "waiting for your games of tournament 3".into()
+            )),
+            Action::Show(Notice::Called(bye)),
+            Action::Show(Notice::Called(paired)),
+            Action::Show(Notice::News(
+                "Club round 2 board 1: your game is starting".into()
+            )),
+        ]
+    );
+    assert!(c.game().is_none());
+    // The game starts as any game does.
+    let start = feed_all(&mut c, START);
+    assert!(start.contains(&Action::Show(Notice::Started)), "{start:?}");
+    assert_eq!(c.game().unwrap().team(), Some(2));
+    // Tournament lines in a game are not calls.
+    assert_eq!(feed_all(&mut c, "GAME PAIRED 3 3 1 Bob Ann"), vec![]);
+}
+
+#[test]
+fn a_tournament_wait_refused_ends_the_connection_with_the_reason() {
+    let mut c = Client::new().with_identity(Some(Identity::Token("rvt_x".into())));
+    c.handle(Event::User(Request::Tournament(9)));
+    c.handle(Event::Opened(Ok(())));
+    feed_all(&mut c, "GAME SIGNEDIN Bob");
+    let actions = feed_all(&mut c, "ERROR Bob is not registered in tournament 9");
+    assert!(actions.contains(&Action::Show(Notice::Denied(
+        "Bob is not registered in tournament 9".into()
+    ))));
+    assert!(!c.is_connected());
+    // Closed while waiting (the tournament finished): not a finished game.
+    let mut c = Client::new().with_identity(Some(Identity::Token("rvt_x".into())));
+    c.handle(Event::User(Request::Tournament(9)));
+    c.handle(Event::Opened(Ok(())));
+    feed_all(&mut c, "GAME SIGNEDIN Bob");
+    let actions = c.handle(Event::Eof);
+    assert!(actions.contains(&Action::Show(Notice::Closed { finished: false })));
+}

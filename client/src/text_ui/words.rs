@@ -307,6 +307,25 @@ pub fn notice(notice: &Notice, game: Option<&Game>) -> Option<String> {
             "{} offers a rematch: r (or rematch) accepts, n (or decline) declines",
             team(game, *k)
         ),
+        Notice::Called(line) => called(line)?,
+    })
+}
+
+/// A tournament's call: "round 3 board 2: Ann (moves first) against Bob".
+fn called(line: &reversi_client::text::tournament::TournamentLine) -> Option<String> {
+    use reversi_client::text::tournament::TournamentLine;
+    Some(match line {
+        TournamentLine::Paired {
+            round,
+            board,
+            first,
+            second,
+            ..
+        } => format!("round {round} board {board}: {first} (moves first) against {second}"),
+        TournamentLine::Bye { round, points, .. } => {
+            format!("round {round}: you sit it out (a bye, {points} points)")
+        }
+        _ => return None,
     })
 }
 

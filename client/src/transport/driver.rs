@@ -82,6 +82,12 @@ impl Driver {
         self.reader_sink = Some(sink);
     }
 
+    /// Another handle on the open text connection (read in place), to close it from
+    /// another thread: the blocked [`Driver::next_event`] then reads EOF.
+    pub fn connection_handle(&self) -> Option<std::net::TcpStream> {
+        self.reader.as_ref()?.handle()
+    }
+
     /// When [`Event::Redial`] is due, if a reconnection waits.
     pub fn redial_due(&self) -> Option<Instant> {
         self.redial_at
@@ -134,6 +140,16 @@ impl Driver {
                         };
                         if let Err(err) = sent {
                             log::debug!("saying who this client is failed: {err}");
+                            events.push_back(Event::Eof);
+                        }
+                    }
+                    Action::SendLine(line) => {
+                        let sent = match &mut self.writer {
+                            Some(writer) => writer.send_line(&line),
+                            None => Err(std::io::ErrorKind::NotConnected.into()),
+                        };
+                        if let Err(err) = sent {
+                            log::debug!("sending {line} failed: {err}");
                             events.push_back(Event::Eof);
                         }
                     }

@@ -31,6 +31,14 @@ pub enum Reader {
 }
 
 impl Reader {
+    /// Another handle on a text connection, to close it from elsewhere.
+    pub fn handle(&self) -> Option<std::net::TcpStream> {
+        match self {
+            Reader::Text(reader) => reader.handle(),
+            Reader::Binary(_) => None,
+        }
+    }
+
     /// Blocks for the next event; after the last one, EOF for ever.
     pub fn next_event(&mut self) -> Event {
         match self {

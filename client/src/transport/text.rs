@@ -38,6 +38,12 @@ pub struct LineReader {
 }
 
 impl LineReader {
+    /// Another handle on the connection, to close it from elsewhere (a waiting read
+    /// then ends with EOF).
+    pub fn handle(&self) -> Option<TcpStream> {
+        self.stream.try_clone().ok()
+    }
+
     /// Blocks until the next event: a message, a bad line, a pause
     /// ([`Event::Quiet`], before a read that may block), or EOF (for good).
     pub fn next_event(&mut self) -> Event {
@@ -54,6 +60,10 @@ impl LineReader {
                         // Later versions may add messages (spec §1): not a fault.
                         Err(ParseError::UnknownCommand(what)) => match players::parse(&line) {
                             Some(players) => return Event::Players(players),
+                            None if crate::text::tournament::parse(&line).is_some() => {
+                                let told = crate::text::tournament::parse(&line);
+                                return Event::Tournament(told.expect("just read"));
+                            }
                             None => {
                                 log::debug!("ignored a message this client does not know: {what}")
                             }
