@@ -27,6 +27,9 @@ pub struct Terms {
     pub hurry: bool,
     /// The game moves its players' ratings (a rated challenge between two accounts).
     pub rated: bool,
+    /// One game, no automatic rematch whatever the game's default (a tournament's game:
+    /// the pairing is one game, and its players are called to their next one).
+    pub single: bool,
 }
 
 /// Who sits in a seat, as the supervisor knew the connection when the game started.

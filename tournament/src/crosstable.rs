@@ -195,6 +195,8 @@ fn cell(seat: Seat, round: u32, history: &History, rank_of: &[usize]) -> Cell {
 
 /// A tie-break value the way crosstables print it: `12`, `12.5`, `12.25`.
 fn format_value(value: f64) -> String {
+    // An empty sum is -0.0 in Rust; -0.001 rounds to "-0.00": neither is a "-0" to show.
+    let value = if value.abs() < 0.005 { 0.0 } else { value };
     let text = format!("{value:.2}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
@@ -204,5 +206,19 @@ fn csv_field(text: &str) -> String {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
         text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_value;
+
+    #[test]
+    fn an_empty_tie_break_reads_0_not_minus_0() {
+        let empty: f64 = [].iter().sum();
+        assert_eq!(format_value(empty), "0");
+        assert_eq!(format_value(-0.001), "0");
+        assert_eq!(format_value(-1.5), "-1.5");
+        assert_eq!(format_value(2.25), "2.25");
     }
 }

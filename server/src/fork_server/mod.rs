@@ -20,7 +20,7 @@
 //!
 //! | message | bytes | descriptors (SCM_RIGHTS) |
 //! |---|---|---|
-//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout; bit 2: rated), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token, the player (`u8` 0 anonymous; 1 guest, then name length `u8` and name; 2 account, then its id `i64`, name length `u8`, name, rating points `u16` with 0 for none, provisional `u8`) | one socket per seat in order, then the viewers' listener |
+//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout; bit 2: rated; bit 3: single, one game without an automatic rematch, a tournament's), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token, the player (`u8` 0 anonymous; 1 guest, then name length `u8` and name; 2 account, then its id `i64`, name length `u8`, name, rating points `u16` with 0 for none, provisional `u8`) | one socket per seat in order, then the viewers' listener |
 //! | reopen the log | `2` | the new stderr |
 //! | the fork server is ready (its first message) | `3` | none |
 //! | answer to a start | the session's pid as `i32`, or minus an errno | none |
@@ -131,7 +131,8 @@ impl Request {
                 out.push(
                     u8::from(terms.teams_by_seat)
                         | u8::from(terms.hurry) << 1
-                        | u8::from(terms.rated) << 2,
+                        | u8::from(terms.rated) << 2
+                        | u8::from(terms.single) << 3,
                 );
                 out.push(seats.len() as u8);
                 for seat in seats {
@@ -165,6 +166,7 @@ impl Request {
                     teams_by_seat: flags & 1 != 0,
                     hurry: flags & 2 != 0,
                     rated: flags & 4 != 0,
+                    single: flags & 8 != 0,
                 };
                 let count = usize::from(r.byte()?);
                 if count > MAX_SEATS {
@@ -357,6 +359,7 @@ mod tests {
                 teams_by_seat: true,
                 hurry: true,
                 rated: false,
+                single: true,
             },
             seats: vec![
                 SeatHeader {
@@ -380,8 +383,8 @@ mod tests {
     #[test]
     fn a_start_message_in_bytes() {
         let mut expected = vec![1, 7, 0, 0, 0, 0, 0, 0, 0, 3, b't', b't', b't'];
-        // The default control, seats in team order and in a hurry, two seats.
-        expected.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 3, 2]);
+        // The default control, seats in team order, in a hurry and single, two seats.
+        expected.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0b1011, 2]);
         expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE\0\0");
         expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0\0\0");
         assert_eq!(start().encode(), expected);

@@ -232,6 +232,7 @@ impl<'a> Session<'a> {
         let mut rules = rules_for(config, silent || group.terms.hurry);
         referee::adapt_rules(&mut rules, group.terms.control, &group.seats);
         rules.fixed_teams |= group.terms.teams_by_seat;
+        rules.rematch &= !group.terms.single;
         let (mut referee, seed) = new_referee(config, rules, group.module, group.id, peers.clone());
         let returns = group.seats.iter().map(seat_return).collect();
         referee.hold_seats(config.grace, returns);

@@ -336,6 +336,7 @@ impl Supervisor {
             control,
             teams_by_seat: true,
             rated: pairing.rated,
+            single: true,
             ..Terms::default()
         };
         for account in [&pairing.first, &pairing.second] {
