@@ -28,7 +28,10 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
 use mio::unix::pipe::{self, Receiver, Sender};
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal};
 
-static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+/// The pipe's write end plus one; 0 for none. Zero at start, so it lies in .bss with the
+/// flags below, which a session writes too: a session then copies one page of the
+/// binary's data less (README, a session's memory).
+static WAKE_FD: AtomicI32 = AtomicI32::new(0);
 static HANGUP: AtomicBool = AtomicBool::new(false);
 /// A child's exit could not be written to the pipe: ask every child.
 static SWEEP: AtomicBool = AtomicBool::new(false);
@@ -161,7 +164,7 @@ pub struct SelfPipe {
 extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
     // SAFETY: errno is saved and restored around write, which is async-signal-safe.
     let saved = unsafe { *libc::__errno_location() };
-    let fd = WAKE_FD.load(Ordering::SeqCst);
+    let fd = WAKE_FD.load(Ordering::SeqCst) - 1;
     let mut message = [0u8; 5];
     let mut len = 1;
     match signo {
@@ -208,7 +211,7 @@ impl SelfPipe {
     /// Creates the pipe and installs the handler for `signals`.
     pub fn install(signals: &[Signal]) -> io::Result<SelfPipe> {
         let (sender, receiver) = pipe::new()?;
-        WAKE_FD.store(sender.as_raw_fd(), Ordering::SeqCst);
+        WAKE_FD.store(sender.as_raw_fd() + 1, Ordering::SeqCst);
         let action = SigAction::new(
             SigHandler::SigAction(on_signal),
             SaFlags::SA_RESTART | SaFlags::SA_NOCLDSTOP | SaFlags::SA_SIGINFO,
@@ -324,7 +327,7 @@ pub fn restore_mask(old: &SigSet) {
 /// cleared, the wake fd forgotten (the caller closes it). Signals stay blocked until
 /// [`unblock_all`].
 pub fn reset_in_child() {
-    WAKE_FD.store(-1, Ordering::SeqCst);
+    WAKE_FD.store(0, Ordering::SeqCst);
     HANGUP.store(false, Ordering::SeqCst);
     STOP.store(0, Ordering::SeqCst);
     DRAIN.store(NO_DRAIN_NEWS, Ordering::SeqCst);
