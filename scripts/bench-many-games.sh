@@ -8,7 +8,8 @@
 # server and every session: utime+stime of each from /proc/PID/stat, the reaped sessions'
 # through the supervisor's cutime+cstime) with none held and with HOLD held, their ratio;
 # with HOLD held, the supervisor's descriptors and RSS and the Private_Dirty of a few
-# sessions (/proc/PID/smaps_rollup) and what MemAvailable fell by, a game; after the held games end, how long until every one
+# sessions (/proc/PID/smaps_rollup; and the last one's mappings that hold them, from
+# /proc/PID/smaps) and what MemAvailable fell by, a game; after the held games end, how long until every one
 # was reaped and whether any zombie is left; and how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
 # PERF_DATA=PREFIX: also profile the supervisor (perf record, call graphs) during the set-ups
@@ -111,8 +112,11 @@ echo "held           : $running sessions running (of $hold asked) after $(awk -v
 echo "machine memory : MemAvailable $(( (avail_before - $(avail)) / 1024 )) MiB less than before: $(( (avail_before - $(avail)) / (running > 0 ? running : 1) )) KiB a game, kernel and load processes included (other work on the machine too)"
 echo "supervisor     : $(ls /proc/$server/fd | wc -l) descriptors, RSS $(awk '/VmRSS/ {print $2}' /proc/$server/status) KiB"
 for pid in $(cat /proc/"$server"/task/*/children | tr ' ' '\n' | tail -n 5); do
-  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB"
+  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB"
+  last=$pid
 done
+echo "session $last's dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
+  /^Private_Dirty/ && $2 > 0 {printf "%s%s %s", sep, $2, m; sep = ", "}' /proc/$last/smaps)"
 held=$(setups held)
 echo "$running held   : $held"
 awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | cut -d' ' -f1)" \

@@ -4,15 +4,22 @@
 //! writes to the pipe (ignoring a full pipe: one pending byte is enough to
 //! wake the loop). The loop drains the pipe and reads the flags.
 //!
-//! Sessions forked by the supervisor itself are started with [`exit_signal`],
-//! a real-time signal, as their exit signal instead of SIGCHLD: real-time
-//! signals queue, one per exit, each with the child's pid, so the handler
-//! writes that pid to the pipe and the supervisor collects exactly that child.
-//! The fork server and the sessions it clones end with SIGCHLD, which does not
-//! queue: its pid is written to the pipe all the same, but one SIGCHLD may
-//! stand for several exits, so it also says "ask every child soon"
-//! ([`Pending::sigchld`]); a full pipe says "ask every child now"
-//! ([`Pending::sweep`]). Either way no descriptor is spent on watching a child.
+//! Sessions end with [`exit_signal`], a real-time signal: real-time signals
+//! queue, one per exit, each with the sender's pid, so the handler writes that
+//! pid to the pipe and the supervisor collects exactly that child. Sessions
+//! forked by the supervisor itself have it as their exit signal, sent by the
+//! kernel. Sessions cloned by the fork server cannot: exec resets the fork
+//! server's exit signal to SIGCHLD and `CLONE_PARENT` children inherit it
+//! (kernel: `de_thread`, `copy_process`). They announce their end themselves,
+//! [`announce_end`], the same signal sent with `sigqueue` just before they
+//! exit, and then end with a SIGCHLD, which does not queue: its pid is written
+//! to the pipe too ([`Pending::sigchld_pids`]), but one SIGCHLD may stand for
+//! several exits ([`Pending::sigchld`]). A session whose announcement did not
+//! fit in the queue (`RLIMIT_SIGPENDING`: `sigqueue` fails with EAGAIN) sends
+//! [`lost_signal`] instead, with `kill`, which the kernel delivers at least
+//! once even to a full queue: "ask every child soon" ([`Pending::lost`]); a
+//! full pipe says "ask every child now" ([`Pending::sweep`]). Either way no
+//! descriptor is spent on watching a child (supervisor/reaper.rs for the rest).
 
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
@@ -21,12 +28,17 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
 use mio::unix::pipe::{self, Receiver, Sender};
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal};
 
-static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+/// The pipe's write end plus one; 0 for none. Zero at start, so it lies in .bss with the
+/// flags below, which a session writes too: a session then copies one page of the
+/// binary's data less (README, a session's memory).
+static WAKE_FD: AtomicI32 = AtomicI32::new(0);
 static HANGUP: AtomicBool = AtomicBool::new(false);
 /// A child's exit could not be written to the pipe: ask every child.
 static SWEEP: AtomicBool = AtomicBool::new(false);
 /// A SIGCHLD arrived: some exits may have folded into it.
 static SIGCHLD: AtomicBool = AtomicBool::new(false);
+/// A session's end announcement was lost (queue full): ask every child soon.
+static LOST: AtomicBool = AtomicBool::new(false);
 /// SIGTERM and SIGINT together: the first asks for a smart shutdown, the second for a fast one.
 static STOP: AtomicUsize = AtomicUsize::new(0);
 /// The last of SIGUSR1 (drain) and SIGUSR2 (resume) since the last take: [`Drain`] as a byte.
@@ -57,7 +69,7 @@ impl Drain {
 }
 
 /// The signals the supervisor handles. SIGCHLD is how the fork server and the sessions
-/// it clones announce their ends (see the module doc).
+/// it clones end (see the module doc).
 pub const SUPERVISOR: &[Signal] = &[
     Signal::SIGCHLD,
     Signal::SIGTERM,
@@ -78,20 +90,59 @@ pub fn exit_signal() -> libc::c_int {
     libc::SIGRTMIN() + 1
 }
 
+/// The signal a session sends the supervisor when its [`exit_signal`] announcement
+/// did not fit in the queue (see the module doc).
+pub fn lost_signal() -> libc::c_int {
+    libc::SIGRTMIN() + 2
+}
+
+/// The real-time signals the supervisor handles besides [`SUPERVISOR`].
+fn supervisor_rt() -> [libc::c_int; 2] {
+    [exit_signal(), lost_signal()]
+}
+
+/// In a session cloned by the fork server, as its last act before it exits: tells its
+/// parent, the supervisor, that it ends, by [`exit_signal`] with its pid (see the module
+/// doc). The supervisor may look before the exit is done, and looks again on the
+/// SIGCHLD that follows.
+pub fn announce_end() {
+    // SAFETY: getppid, sigqueue and kill have no memory effects here.
+    unsafe {
+        let parent = libc::getppid();
+        if parent <= 1 {
+            return; // orphaned: nobody to tell
+        }
+        let value = libc::sigval {
+            sival_ptr: std::ptr::null_mut(),
+        };
+        if libc::sigqueue(parent, exit_signal(), value) != 0
+            && *libc::__errno_location() == libc::EAGAIN
+        {
+            libc::kill(parent, lost_signal());
+        }
+    }
+}
+
 /// What arrived since the last [`SelfPipe::take`].
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Pending {
     pub hangup: bool,
     /// Total SIGTERM + SIGINT received so far (not reset by `take`).
     pub stops: usize,
-    /// Children that exited (their exit signal's pid).
+    /// Children that exited or are about to: the pids of their [`exit_signal`]s.
     pub exited: Vec<i32>,
+    /// The pids of SIGCHLDs: children that exited, the fork server or a session it
+    /// cloned (others may have folded into each).
+    pub sigchld_pids: Vec<i32>,
     /// Some exits did not fit in the pipe: every child must be asked (`waitpid(-1)`
     /// until none is left).
     pub sweep: bool,
-    /// A SIGCHLD arrived: its pid is in `exited`, but others may have folded into it
-    /// (standard signals do not queue), so every child must be asked before long.
+    /// A SIGCHLD arrived: its pid is in `sigchld_pids` (unless the pipe was full), but
+    /// others may have folded into it (standard signals do not queue).
     pub sigchld: bool,
+    /// A session's end announcement was lost ([`lost_signal`], or an [`exit_signal`]
+    /// that came without its pid): every child must be asked soon.
+    pub lost: bool,
     /// The last drain or resume asked for, if any.
     pub drain: Option<Drain>,
     /// An upgrade in place was asked for.
@@ -100,6 +151,8 @@ pub struct Pending {
 
 /// A pid in the pipe is written as a tag byte and four bytes; a plain wake-up as one 0 byte.
 const EXIT_TAG: u8 = 2;
+/// As [`EXIT_TAG`], for a SIGCHLD's pid.
+const SIGCHLD_TAG: u8 = 3;
 
 /// The pipe the handlers write to. Keep it alive while the handlers are installed.
 pub struct SelfPipe {
@@ -111,7 +164,7 @@ pub struct SelfPipe {
 extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
     // SAFETY: errno is saved and restored around write, which is async-signal-safe.
     let saved = unsafe { *libc::__errno_location() };
-    let fd = WAKE_FD.load(Ordering::SeqCst);
+    let fd = WAKE_FD.load(Ordering::SeqCst) - 1;
     let mut message = [0u8; 5];
     let mut len = 1;
     match signo {
@@ -122,15 +175,23 @@ extern "C" fn on_signal(signo: libc::c_int, info: *mut libc::siginfo_t, _: *mut 
         libc::SIGUSR1 => DRAIN.store(DRAIN_START, Ordering::SeqCst),
         libc::SIGUSR2 => DRAIN.store(DRAIN_STOP, Ordering::SeqCst),
         libc::SIGWINCH => UPGRADE.store(true, Ordering::SeqCst),
+        _ if signo == lost_signal() => LOST.store(true, Ordering::SeqCst),
         _ if !info.is_null() => {
-            if signo == libc::SIGCHLD {
-                SIGCHLD.store(true, Ordering::SeqCst);
-            }
             // SAFETY: the kernel passed a valid siginfo for a signal installed with SA_SIGINFO.
             let pid = unsafe { (*info).si_pid() };
-            message[0] = EXIT_TAG;
+            message[0] = if signo == libc::SIGCHLD {
+                SIGCHLD.store(true, Ordering::SeqCst);
+                SIGCHLD_TAG
+            } else {
+                EXIT_TAG
+            };
             message[1..].copy_from_slice(&pid.to_ne_bytes());
             len = 5;
+            if pid == 0 {
+                // A kill()ed real-time signal that found the queue full comes without its pid.
+                LOST.store(true, Ordering::SeqCst);
+                len = 1;
+            }
         }
         _ => SWEEP.store(true, Ordering::SeqCst),
     }
@@ -150,7 +211,7 @@ impl SelfPipe {
     /// Creates the pipe and installs the handler for `signals`.
     pub fn install(signals: &[Signal]) -> io::Result<SelfPipe> {
         let (sender, receiver) = pipe::new()?;
-        WAKE_FD.store(sender.as_raw_fd(), Ordering::SeqCst);
+        WAKE_FD.store(sender.as_raw_fd() + 1, Ordering::SeqCst);
         let action = SigAction::new(
             SigHandler::SigAction(on_signal),
             SaFlags::SA_RESTART | SaFlags::SA_NOCLDSTOP | SaFlags::SA_SIGINFO,
@@ -166,20 +227,11 @@ impl SelfPipe {
         })
     }
 
-    /// As [`SelfPipe::install`], and also catches the children's [`exit_signal`].
+    /// As [`SelfPipe::install`], and also catches the children's [`exit_signal`] and
+    /// [`lost_signal`].
     pub fn install_supervisor() -> io::Result<SelfPipe> {
         let pipe = SelfPipe::install(SUPERVISOR)?;
-        // SAFETY: as above; nix has no Signal for real-time signals, so libc is called.
-        let rc = unsafe {
-            let mut raw: libc::sigaction = std::mem::zeroed();
-            raw.sa_sigaction = on_signal as *const () as usize;
-            raw.sa_flags = libc::SA_RESTART | libc::SA_SIGINFO;
-            libc::sigemptyset(&mut raw.sa_mask);
-            libc::sigaction(exit_signal(), &raw, std::ptr::null_mut())
-        };
-        if rc != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        catch_realtime()?;
         Ok(pipe)
     }
 
@@ -201,11 +253,16 @@ impl SelfPipe {
             }
         }
         let mut exited = Vec::new();
+        let mut sigchld_pids = Vec::new();
         let mut rest = &bytes[..];
         while let [tag, tail @ ..] = rest {
-            match (tag, tail) {
-                (&EXIT_TAG, [a, b, c, d, more @ ..]) => {
-                    exited.push(i32::from_ne_bytes([*a, *b, *c, *d]));
+            match (*tag, tail) {
+                (EXIT_TAG | SIGCHLD_TAG, [a, b, c, d, more @ ..]) => {
+                    let pid = i32::from_ne_bytes([*a, *b, *c, *d]);
+                    match *tag {
+                        EXIT_TAG => exited.push(pid),
+                        _ => sigchld_pids.push(pid),
+                    }
                     rest = more;
                 }
                 _ => rest = tail,
@@ -215,8 +272,10 @@ impl SelfPipe {
             hangup: HANGUP.swap(false, Ordering::SeqCst),
             stops: STOP.load(Ordering::SeqCst),
             exited,
+            sigchld_pids,
             sweep: SWEEP.swap(false, Ordering::SeqCst),
             sigchld: SIGCHLD.swap(false, Ordering::SeqCst),
+            lost: LOST.swap(false, Ordering::SeqCst),
             drain: match DRAIN.swap(NO_DRAIN_NEWS, Ordering::SeqCst) {
                 DRAIN_START => Some(Drain::Start),
                 DRAIN_STOP => Some(Drain::Stop),
@@ -225,6 +284,25 @@ impl SelfPipe {
             upgrade: UPGRADE.swap(false, Ordering::SeqCst),
         }
     }
+}
+
+/// Installs the handler for [`exit_signal`] and [`lost_signal`].
+fn catch_realtime() -> io::Result<()> {
+    for signo in supervisor_rt() {
+        // SAFETY: as in SelfPipe::install; nix has no Signal for real-time signals, so
+        // libc is called.
+        let rc = unsafe {
+            let mut raw: libc::sigaction = std::mem::zeroed();
+            raw.sa_sigaction = on_signal as *const () as usize;
+            raw.sa_flags = libc::SA_RESTART | libc::SA_SIGINFO;
+            libc::sigemptyset(&mut raw.sa_mask);
+            libc::sigaction(signo, &raw, std::ptr::null_mut())
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Blocks every signal; returns the previous mask for [`restore_mask`]. Used around fork so
@@ -249,20 +327,23 @@ pub fn restore_mask(old: &SigSet) {
 /// cleared, the wake fd forgotten (the caller closes it). Signals stay blocked until
 /// [`unblock_all`].
 pub fn reset_in_child() {
-    WAKE_FD.store(-1, Ordering::SeqCst);
+    WAKE_FD.store(0, Ordering::SeqCst);
     HANGUP.store(false, Ordering::SeqCst);
     STOP.store(0, Ordering::SeqCst);
     DRAIN.store(NO_DRAIN_NEWS, Ordering::SeqCst);
     UPGRADE.store(false, Ordering::SeqCst);
     SWEEP.store(false, Ordering::SeqCst);
     SIGCHLD.store(false, Ordering::SeqCst);
+    LOST.store(false, Ordering::SeqCst);
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
     for &sig in SUPERVISOR {
         // SAFETY: installing SIG_DFL.
         let _ = unsafe { signal::sigaction(sig, &default) };
     }
-    // SAFETY: SIG_DFL for the exit signal too.
-    unsafe { libc::signal(exit_signal(), libc::SIG_DFL) };
+    for signo in supervisor_rt() {
+        // SAFETY: SIG_DFL for the real-time ones too.
+        unsafe { libc::signal(signo, libc::SIG_DFL) };
+    }
     // SIGPIPE stays ignored (as Rust's runtime set it): a write to a dead peer is an EPIPE error.
 }
 
@@ -339,7 +420,53 @@ mod tests {
         let got = pipe.take();
         assert!(got.sigchld);
         assert!(!got.sweep, "nothing was lost from the pipe");
-        assert_eq!(got.exited, vec![std::process::id() as i32]);
+        assert_eq!(got.sigchld_pids, vec![std::process::id() as i32]);
+        let me = std::process::id() as i32;
+        assert!(!got.exited.contains(&me), "a SIGCHLD is no exit signal");
         assert!(!pipe.take().sigchld);
+    }
+
+    /// Queues `signo` to this thread with this process's pid, as a session's `sigqueue`
+    /// does to the supervisor (to the thread, so it is handled before this returns).
+    fn queue_to_self(signo: libc::c_int) {
+        // SAFETY: a zeroed siginfo with the fields of sigqueue's filled in: si_pid and
+        // si_uid are the first two ints of the union, which starts at byte 16 on 64-bit
+        // Linux (12 on 32-bit); then a syscall to this thread.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            info.si_signo = signo;
+            info.si_code = libc::SI_QUEUE;
+            let union = (&mut info as *mut libc::siginfo_t as *mut u8)
+                .add(3 * 4 + 4 * usize::from(cfg!(target_pointer_width = "64")));
+            *(union as *mut i32) = libc::getpid();
+            let rc = libc::syscall(
+                libc::SYS_rt_tgsigqueueinfo,
+                libc::getpid(),
+                libc::gettid(),
+                signo,
+                &info,
+            );
+            assert_eq!(rc, 0, "{}", io::Error::last_os_error());
+        }
+    }
+
+    #[test]
+    fn exit_signals_queue_each_with_its_pid_and_a_lost_one_asks_for_a_sweep() {
+        let _one = SIGNALS.lock().unwrap();
+        let mut pipe = SelfPipe::install(&[]).unwrap();
+        catch_realtime().unwrap();
+        for _ in 0..3 {
+            queue_to_self(exit_signal());
+        }
+        let got = pipe.take();
+        let me = std::process::id() as i32;
+        // Other tests' children may end with the exit signal too: only ours are counted.
+        let ours = got.exited.iter().filter(|&&pid| pid == me).count();
+        assert_eq!(ours, 3, "{:?}", got.exited);
+        assert!(!got.lost && !got.sweep && !got.sigchld);
+        queue_to_self(lost_signal());
+        let got = pipe.take();
+        assert!(got.lost && !got.exited.contains(&me));
+        assert!(!pipe.take().lost);
     }
 }

@@ -24,8 +24,9 @@ pub enum Parent {
     /// The caller's, with the real-time exit signal (see crate::signals).
     Caller,
     /// The caller's parent's (`CLONE_PARENT`): the fork server starting a session for the
-    /// supervisor. The kernel then gives the child the caller's own exit signal, which
-    /// is why the supervisor starts the fork server with the real-time one.
+    /// supervisor. The kernel then gives the child the caller's own exit signal, SIGCHLD
+    /// since the fork server was executed (exec resets it), so the child announces its
+    /// end itself before it exits ([`signals::announce_end`]).
     CallersParent,
 }
 
@@ -58,7 +59,7 @@ pub fn fork_child<T>(
             signals::restore_mask(&old_mask);
             Err((err, data))
         }
-        0 => child(keep, name, data, body),
+        0 => child(keep, name, parent, data, body),
         pid => {
             signals::restore_mask(&old_mask);
             Ok((Pid::from_raw(pid), data))
@@ -66,7 +67,13 @@ pub fn fork_child<T>(
     }
 }
 
-fn child<T>(keep: &[RawFd], name: &str, data: T, body: impl FnOnce(T, SelfPipe) -> i32) -> ! {
+fn child<T>(
+    keep: &[RawFd],
+    name: &str,
+    parent: Parent,
+    data: T,
+    body: impl FnOnce(T, SelfPipe) -> i32,
+) -> ! {
     crate::log::refresh_pid();
     // Listeners, the parent's epoll instance, the signal pipe, every other waiting
     // client, other children's pidfds and control sockets, the pid file: closed by
@@ -83,14 +90,23 @@ fn child<T>(keep: &[RawFd], name: &str, data: T, body: impl FnOnce(T, SelfPipe) 
         Ok(pipe) => pipe,
         Err(e) => {
             log::error!("session set-up failed: {e}");
-            std::process::exit(1)
+            end(parent, 1)
         }
     };
     signals::unblock_all();
     // A panic ends the child here (the hook has logged it): unwinding further would run
     // the supervisor's frames, and whatever catches panics above them, in the session.
     let code = panic::catch_unwind(AssertUnwindSafe(|| body(data, abort))).unwrap_or(PANICKED);
+    end(parent, code)
+}
+
+/// Ends the child with `code`, the log flushed and, for a session cloned by the fork server,
+/// its end announced to the supervisor.
+fn end(parent: Parent, code: i32) -> ! {
     log::logger().flush();
+    if parent == Parent::CallersParent {
+        signals::announce_end();
+    }
     std::process::exit(code)
 }
 

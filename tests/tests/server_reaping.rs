@@ -150,3 +150,32 @@ fn sessions_start_while_others_end_and_the_fork_server_stays() {
         assert!(!logs.contains(trouble), "{logs}");
     }
 }
+
+#[test]
+fn sessions_cloned_by_the_fork_server_are_reaped_by_their_own_signal() {
+    // Sessions cloned by the fork server end with SIGCHLD, which folds: each announces
+    // its end with a queued signal that names it, so that none waits for a sweep of every
+    // child (reaper.rs). Many ending at once fold many SIGCHLDs together.
+    const ENDING: usize = 100;
+    let server = Server::start_with_log(&[], "info,reversid::supervisor::forking=debug");
+    let games: Vec<(Client, Client)> = (0..ENDING).map(|_| server.pair()).collect();
+    server.wait_logs("started: game ", ENDING);
+    wait_for_children(&server, ENDING + 1);
+    drop(games);
+    server.wait_logs(" exited with status ", ENDING);
+    wait_for_children(&server, 1);
+    let logs = server.logs().join("\n");
+    assert!(
+        !logs.contains("a sweep is needed"),
+        "a session ended unannounced, or its announcement was lost:\n{logs}"
+    );
+    for sweep in logs
+        .lines()
+        .filter(|l| l.contains("swept every exited child"))
+    {
+        assert!(
+            sweep.contains(": 0 sessions"),
+            "a sweep collected sessions that had announced their end: {sweep}"
+        );
+    }
+}

@@ -50,6 +50,8 @@ use referee::{Delivery, Now, Referee, Rules, Seating, Who};
 
 const SIGNAL: Token = Token(usize::MAX - 1);
 const CONTROL: Token = Token(usize::MAX - 2);
+/// Readiness events taken from one poll (32 of 12 bytes: under a tenth of a page).
+const EVENTS_A_POLL: usize = 32;
 /// After the last message, how long a client gets to close before we do (spec §12).
 const LINGER: Duration = Duration::from_secs(2);
 /// Stop reading from a player while this much output waits for it.
@@ -304,7 +306,10 @@ impl<'a> Session<'a> {
 
     /// The loop: read and write, judge deadlines, keep finished games, wait for more.
     fn serve(&mut self) -> io::Result<()> {
-        let mut events = Events::with_capacity(256);
+        // A session polls a few descriptors (its players, its viewers' listener and
+        // viewers, its signal pipe); events past these wait for the next poll. Small, as
+        // its heap pages are each a page of private memory (README, a session's memory).
+        let mut events = Events::with_capacity(EVENTS_A_POLL);
         loop {
             self.new_turn();
             self.pump_all();

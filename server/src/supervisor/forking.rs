@@ -3,42 +3,27 @@
 //! supervisor learns that they ended.
 //!
 //! A session forked from the supervisor exits with the real-time signal that
-//! names it (see [`crate::signals`]). One cloned by the fork server cannot: the
-//! fork server was executed afresh, exec resets its exit signal to SIGCHLD, and
-//! `CLONE_PARENT` children inherit their creator's. Those sessions, and the fork
-//! server itself, are collected on SIGCHLD by a sweep of every exited child
-//! (see `super::reaper`): watching them costs no descriptor.
+//! names it (see [`crate::signals`]). One cloned by the fork server ends with
+//! SIGCHLD (exec reset the fork server's exit signal to it, and `CLONE_PARENT`
+//! children inherit their creator's), so it announces its end with the same
+//! real-time signal just before it exits. Either way each end is collected by
+//! its pid; a sweep of every exited child is the backstop (see `super::reaper`).
+//! Watching them costs no descriptor.
 
 use std::io;
 use std::os::fd::OwnedFd;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use log::{error, info, warn};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
+use super::reaper::{self, Named};
 use super::Supervisor;
 use crate::fork_server::handle::{Failure, ForkServer};
 use crate::session::{self, Group, SessionConfig};
 use crate::spawn;
-
-/// How long after a SIGCHLD every child is asked whether it has exited (see
-/// [`Supervisor::on_exits`]) when few run: a session whose SIGCHLD folded into another's
-/// stays a zombie this long.
-const SWEEP_DELAY: Duration = Duration::from_millis(200);
-
-/// The delay a running child adds to [`SWEEP_DELAY`]. One `waitpid(-1)` walks every child
-/// in the kernel, about 0.3 us each (3.1 ms with 10,000 children on the project's
-/// machine), so sweeps, at most one per delay, cost the supervisor under 1% of a core
-/// however many games run; a folded exit waits 1 s with 25,000 games, 4 s with 100,000.
-const SWEEP_DELAY_PER_CHILD: Duration = Duration::from_micros(40);
-
-/// How long after a SIGCHLD the sweep comes, with `running` children.
-pub(super) fn sweep_delay(running: usize) -> Duration {
-    let scaled = SWEEP_DELAY_PER_CHILD.saturating_mul(u32::try_from(running).unwrap_or(u32::MAX));
-    scaled.max(SWEEP_DELAY)
-}
 
 /// The running fork server.
 pub(super) struct Forks {
@@ -103,17 +88,29 @@ impl Supervisor {
             let pid = Pid::from_raw(pid);
             if self.children.contains(pid) {
                 reaped.extend(self.children.reap(pid));
-            } else if self.fork_server.as_ref().map(|f| f.server.pid()) == Some(pid)
-                || self.tls_ended(pid)
-            {
-                others.extend(super::reaper::collect(pid));
+            } else if self.is_other_child(pid) {
+                others.extend(reaper::collect(pid));
             }
         }
         if sweep {
             let swept = self.children.sweep();
+            log::debug!(
+                "swept every exited child: {} sessions and {} others",
+                swept.sessions.len(),
+                swept.others.len()
+            );
             reaped.extend(swept.sessions);
             others.extend(swept.others);
         }
+        self.record_ends(reaped, others);
+    }
+
+    /// Whether `pid` is a child that is no session: the fork server or the TLS terminator.
+    fn is_other_child(&self, pid: Pid) -> bool {
+        self.fork_server.as_ref().map(|f| f.server.pid()) == Some(pid) || self.tls_ended(pid)
+    }
+
+    fn record_ends(&mut self, reaped: Vec<(reaper::Child, WaitStatus)>, others: Vec<WaitStatus>) {
         for (child, status) in &reaped {
             self.ended(child, *status);
         }
@@ -125,21 +122,53 @@ impl Supervisor {
         }
     }
 
-    /// Signals arrived: collects the children they name now, and every child that has
-    /// exited now if the pipe lost some, or within [`sweep_delay`] of a SIGCHLD (which may
-    /// stand for several exits). The delay lets one sweep, which walks every child in the
-    /// kernel, serve every SIGCHLD of a burst.
+    /// Signals arrived: collects the children they name now (a session's exit signal may
+    /// come before its exit is done: it is collected on the SIGCHLD that follows), and
+    /// sets the sweep for ends that may have gone unnamed (`reaper::sweep_need`).
     pub(super) fn on_exits(&mut self, got: &crate::signals::Pending, now: Instant) {
-        self.collect_children(&got.exited, got.sweep);
-        if got.sweep {
-            self.sweep_at = None;
-        } else if got.sigchld && self.sweep_at.is_none() {
-            self.sweep_at = Some(now + sweep_delay(self.children.len()));
+        let mut reaped = Vec::new();
+        let mut others = Vec::new();
+        // Exit signals first: a session's SIGCHLD may come in the same batch as its
+        // announcement, and must not count as unannounced.
+        for &pid in &got.exited {
+            let pid = Pid::from_raw(pid);
+            if self.children.contains(pid) {
+                reaped.extend(self.children.announced(pid));
+            } else if self.is_other_child(pid) {
+                others.extend(reaper::collect(pid));
+            }
         }
+        let mut named = Vec::new();
+        for &pid in &got.sigchld_pids {
+            let pid = Pid::from_raw(pid);
+            if self.children.contains(pid) {
+                named.push(if self.children.is_ending(pid) {
+                    Named::Announced
+                } else {
+                    Named::Unannounced
+                });
+                reaped.extend(self.children.reap(pid));
+            } else {
+                named.push(Named::Other);
+                if self.is_other_child(pid) {
+                    others.extend(reaper::collect(pid));
+                }
+            }
+        }
+        if got.sigchld || !got.sigchld_pids.is_empty() {
+            reaped.extend(self.children.reap_ending());
+        }
+        self.record_ends(reaped, others);
+        let need = reaper::sweep_need(got.sweep, got.lost, got.sigchld, &named);
+        if need >= reaper::SweepNeed::Soon {
+            log::debug!("a sweep is needed ({need:?}): {named:?}, lost {}", got.lost);
+        }
+        self.sweep_at = reaper::next_sweep(self.sweep_at, need, now, self.children.len());
+        self.sweep_when_due(now, false);
     }
 
-    /// The sweep a SIGCHLD asked for, when it is due; at once while shutting down, so
-    /// shutdown never waits on a session that has ended.
+    /// The sweep set by [`Supervisor::on_exits`], when it is due; at once while shutting
+    /// down, so shutdown never waits on a session that has ended.
     pub(super) fn sweep_when_due(&mut self, now: Instant, shutting_down: bool) {
         let due = self.sweep_at.is_some_and(|at| at <= now || shutting_down);
         if due {
@@ -231,17 +260,4 @@ fn fork_directly(
         group,
         move |group, abort| session::play(&config, group, abort, viewers),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_sweep_waits_longer_the_more_children_it_would_walk() {
-        assert_eq!(sweep_delay(0), SWEEP_DELAY);
-        assert_eq!(sweep_delay(1000), SWEEP_DELAY);
-        assert_eq!(sweep_delay(25_000), Duration::from_secs(1));
-        assert_eq!(sweep_delay(100_000), Duration::from_secs(4));
-    }
 }

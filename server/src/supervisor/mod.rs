@@ -135,8 +135,8 @@ pub struct Supervisor {
     challenges: inviting::Registry,
     /// Resume tokens of the running sessions.
     tokens: tokens::Tokens,
-    /// When every child is next asked whether it has exited (after a SIGCHLD; see
-    /// [`forking::sweep_delay`]).
+    /// When every child is next asked whether it has exited (the backstop after a
+    /// SIGCHLD; see [`reaper::next_sweep`]).
     sweep_at: Option<Instant>,
     /// The store, when one is on: its archive is started by `run` (after any daemon fork,
     /// as it runs a thread).

@@ -1,22 +1,29 @@
 //! The running session children, and reaping them.
 //!
 //! Watching and reaping a child costs the supervisor no descriptor, so no
-//! open-files limit can leave a session unreaped. A session forked by the
-//! supervisor itself exits with a real-time signal that carries its pid
-//! ([`crate::signals`]): the supervisor collects exactly that child with
-//! `waitpid(pid)` ([`Children::reap`]). The fork server and the sessions it
-//! clones (`CLONE_PARENT`: the supervisor's children too) end with SIGCHLD,
-//! which does not queue, so on each one the supervisor collects every child
-//! that has exited, `waitpid(-1, WNOHANG)` until none is left
-//! ([`Children::sweep`]), and maps each pid to its session. A SIGCHLD names one
-//! child, which is collected at once with `waitpid(pid)`; the sweep, for those
-//! whose SIGCHLD folded into another's, follows later (the more children, the
-//! later), once for a whole burst, since each `waitpid(-1)` walks every child in the kernel
-//! (`super::forking`, README "Operations" for the cost).
+//! open-files limit can leave a session unreaped. Every session's end is
+//! named by a queued real-time signal that carries its pid
+//! ([`crate::signals`]): sent by the kernel for a session forked by the
+//! supervisor itself, which is collected at once with `waitpid(pid)`
+//! ([`Children::reap`]); sent by the session itself just before it exits for
+//! one cloned by the fork server (those end with SIGCHLD: exec reset the fork
+//! server's exit signal, and `CLONE_PARENT` children inherit it), which is
+//! collected at once if its exit is done, else when the SIGCHLD that follows
+//! arrives ([`Children::announced`], [`Children::reap_ending`]). No step walks
+//! every child.
+//!
+//! The sweep, `waitpid(-1, WNOHANG)` until no exited child is left
+//! ([`Children::sweep`]), walks every child in the kernel for each child it
+//! finds (about 0.3 us a child): it is the backstop, for ends that were not
+//! announced ([`SweepNeed`]): a session killed by a signal (its SIGCHLD names a
+//! session that did not announce: soon), an announcement that did not fit in
+//! the signal queue (the session then sends the lost signal: soon), a full
+//! self-pipe (now), and a killed session whose SIGCHLD folded into another's
+//! (any SIGCHLD: the backstop, later; the more children, the later).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use log::{debug, info, warn};
 use nix::errno::Errno;
@@ -50,6 +57,9 @@ pub struct Swept {
 #[derive(Default)]
 pub struct Children {
     running: HashMap<Pid, Child>,
+    /// Running sessions that announced their end, whose exit was not done when they were
+    /// asked: collected on the next SIGCHLD ([`Children::reap_ending`]).
+    ending: HashSet<Pid>,
 }
 
 /// Children started with an exit signal other than SIGCHLD are "clone" children:
@@ -101,8 +111,33 @@ impl Children {
         }
     }
 
-    /// Collects every child that has exited (`waitpid(-1)` until none is left): on
-    /// SIGCHLD, and for exits whose signal was lost.
+    /// Session `pid` announced its end (or the kernel did, if its exit signal is the
+    /// real-time one): collected now if its exit is done, else remembered as ending.
+    pub fn announced(&mut self, pid: Pid) -> Option<(Child, WaitStatus)> {
+        let reaped = self.reap(pid);
+        if reaped.is_none() && self.running.contains_key(&pid) {
+            self.ending.insert(pid);
+        }
+        reaped
+    }
+
+    /// Whether session `pid` announced its end and is not collected yet.
+    pub fn is_ending(&self, pid: Pid) -> bool {
+        self.ending.contains(&pid)
+    }
+
+    /// Collects the sessions that announced their end and have exited since (on a
+    /// SIGCHLD, which may stand for several exits).
+    pub fn reap_ending(&mut self) -> Vec<(Child, WaitStatus)> {
+        let ending: Vec<Pid> = self.ending.iter().copied().collect();
+        ending
+            .into_iter()
+            .filter_map(|pid| self.reap(pid))
+            .collect()
+    }
+
+    /// Collects every child that has exited (`waitpid(-1)` until none is left): the
+    /// backstop for ends that were not announced (see the module doc).
     pub fn sweep(&mut self) -> Swept {
         let mut reaped = Swept::default();
         loop {
@@ -128,6 +163,7 @@ impl Children {
         if !is_an_end(status) {
             return None;
         }
+        self.ending.remove(&pid);
         match self.running.remove(&pid) {
             Some(child) => {
                 log_exit(&child, status);
@@ -148,6 +184,85 @@ impl Children {
             }
         }
     }
+}
+
+/// How soon every child must be asked whether it has exited ([`Children::sweep`]), from
+/// one batch of exit news. Ordered: the more urgent, the greater.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SweepNeed {
+    /// No exit can have gone unnamed.
+    None,
+    /// A SIGCHLD came: the end of a killed session may have folded into it.
+    Backstop,
+    /// A session ended without announcing it, or its announcement was lost: other ends may
+    /// have folded into its SIGCHLD. Not at once: a lost announcement is sent before the
+    /// exit, which the sweep must find done.
+    Soon,
+    /// Exit news did not fit in the self-pipe.
+    Now,
+}
+
+/// Whom a SIGCHLD named, as the supervisor finds it once the exit signals of the same
+/// batch are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    /// A running session that announced its end.
+    Announced,
+    /// A running session that did not: killed by a signal.
+    Unannounced,
+    /// No running session: the fork server, the TLS terminator, or a session collected
+    /// already (its announcement read first).
+    Other,
+}
+
+/// What one batch of exit news asks of the sweep: `pipe_full` (news did not fit in the
+/// self-pipe), `lost` (an announcement did not fit in the signal queue), `sigchld` (a
+/// SIGCHLD came), `named` (whom the SIGCHLDs named).
+pub fn sweep_need(pipe_full: bool, lost: bool, sigchld: bool, named: &[Named]) -> SweepNeed {
+    if pipe_full {
+        SweepNeed::Now
+    } else if lost || named.contains(&Named::Unannounced) {
+        SweepNeed::Soon
+    } else if sigchld || !named.is_empty() {
+        SweepNeed::Backstop
+    } else {
+        SweepNeed::None
+    }
+}
+
+/// The least delay of a sweep that is not needed now.
+const SWEEP_DELAY: Duration = Duration::from_millis(200);
+/// The delay a running child adds to a [`SweepNeed::Soon`] sweep: one `waitpid(-1)` walks
+/// every child in the kernel, about 0.3 us each, so such sweeps cost the supervisor under
+/// 1% of a core however many games run; a folded killed session waits 1 s with 25,000
+/// games, 4 s with 100,000.
+const SWEEP_DELAY_PER_CHILD: Duration = Duration::from_micros(40);
+/// The least delay of a [`SweepNeed::Backstop`] sweep.
+const BACKSTOP_DELAY: Duration = Duration::from_secs(2);
+/// The delay a running child adds to a backstop sweep: 5 s with 25,000 games, whose walk
+/// (7.5 ms) then costs 0.15% of a core while games end.
+const BACKSTOP_DELAY_PER_CHILD: Duration = Duration::from_micros(200);
+
+fn scaled(least: Duration, per_child: Duration, running: usize) -> Duration {
+    let running = u32::try_from(running).unwrap_or(u32::MAX);
+    per_child.saturating_mul(running).max(least)
+}
+
+/// When the next sweep comes, after news that `need` it with `running` children: the
+/// sooner of the one due at `due` and the one this news asks for.
+pub fn next_sweep(
+    due: Option<Instant>,
+    need: SweepNeed,
+    now: Instant,
+    running: usize,
+) -> Option<Instant> {
+    let asked = match need {
+        SweepNeed::None => return due,
+        SweepNeed::Backstop => now + scaled(BACKSTOP_DELAY, BACKSTOP_DELAY_PER_CHILD, running),
+        SweepNeed::Soon => now + scaled(SWEEP_DELAY, SWEEP_DELAY_PER_CHILD, running),
+        SweepNeed::Now => now,
+    };
+    Some(due.map_or(asked, |due| due.min(asked)))
 }
 
 /// Collects child `pid` (no session) if it has ended: how it ended.
@@ -188,5 +303,61 @@ fn log_exit(child: &Child, status: WaitStatus) {
             warn!("session {pid} killed by {sig} after {lived:.3}s ({who})")
         }
         _ => warn!("session {pid} gone after {lived:.3}s ({who})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use Named::{Announced, Other, Unannounced};
+
+    #[test]
+    fn what_each_kind_of_news_asks_of_the_sweep() {
+        // (pipe full, announcement lost, SIGCHLD, named) -> need
+        let table: &[(bool, bool, bool, &[Named], SweepNeed)] = &[
+            (false, false, false, &[], SweepNeed::None),
+            (false, false, true, &[], SweepNeed::Backstop),
+            (false, false, true, &[Announced], SweepNeed::Backstop),
+            (false, false, true, &[Other, Announced], SweepNeed::Backstop),
+            (
+                false,
+                false,
+                true,
+                &[Announced, Unannounced],
+                SweepNeed::Soon,
+            ),
+            (false, true, false, &[], SweepNeed::Soon),
+            (false, true, true, &[Announced], SweepNeed::Soon),
+            (true, false, false, &[], SweepNeed::Now),
+            (true, true, true, &[Unannounced], SweepNeed::Now),
+        ];
+        for &(pipe_full, lost, sigchld, named, want) in table {
+            let got = sweep_need(pipe_full, lost, sigchld, named);
+            assert_eq!(got, want, "{pipe_full} {lost} {sigchld} {named:?}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_comes_no_later_than_the_news_asks() {
+        let now = Instant::now();
+        let s = Duration::from_secs;
+        // (due, need, running) -> next
+        let table: &[(Option<Duration>, SweepNeed, usize, Option<Duration>)] = &[
+            (None, SweepNeed::None, 0, None),
+            (Some(s(3)), SweepNeed::None, 0, Some(s(3))),
+            (None, SweepNeed::Backstop, 0, Some(s(2))),
+            (None, SweepNeed::Backstop, 25_000, Some(s(5))),
+            (None, SweepNeed::Soon, 0, Some(Duration::from_millis(200))),
+            (None, SweepNeed::Soon, 25_000, Some(s(1))),
+            (None, SweepNeed::Soon, 100_000, Some(s(4))),
+            (Some(s(5)), SweepNeed::Soon, 25_000, Some(s(1))),
+            (Some(s(1)), SweepNeed::Backstop, 25_000, Some(s(1))),
+            (Some(s(1)), SweepNeed::Now, 25_000, Some(s(0))),
+        ];
+        for &(due, need, running, want) in table {
+            let got = next_sweep(due.map(|d| now + d), need, now, running);
+            assert_eq!(got, want.map(|d| now + d), "{due:?} {need:?} {running}");
+        }
     }
 }
