@@ -108,6 +108,9 @@ struct Held {
     games: BTreeMap<(u32, u32), u64>,
     /// The archive's record id of each board's game that ended with a result.
     records: BTreeMap<(u32, u32), String>,
+    /// The `GAME BYE` line of the round's bye, by round and account: told again to a
+    /// player that comes to wait after its round was paired, as its calls are.
+    byes: BTreeMap<u32, (String, String)>,
 }
 
 /// Every tournament of the server.
@@ -158,6 +161,7 @@ impl Director {
                 .iter()
                 .map(|(k, r)| ((k.round, k.board), r.clone()))
                 .collect(),
+            byes: BTreeMap::new(),
         };
         if let Phase::Running { round, .. } = *held.machine.phase() {
             let accounts = held.machine.accounts();
@@ -203,6 +207,7 @@ impl Director {
             boards: BTreeMap::new(),
             games: BTreeMap::new(),
             records: BTreeMap::new(),
+            byes: BTreeMap::new(),
         };
         self.tournaments.insert(id, held);
         (id, vec![self.save(id)])
@@ -416,10 +421,11 @@ impl Director {
                 round,
                 account,
                 points,
-            } => vec![Action::Tell {
-                account,
-                line: format!("GAME BYE {id} {round} {points}"),
-            }],
+            } => {
+                let line = format!("GAME BYE {id} {round} {points}");
+                held.byes.insert(round, (account.clone(), line.clone()));
+                vec![Action::Tell { account, line }]
+            }
             Command::StopGame { round, board, .. } => {
                 match held.boards.insert((round, board), Board::Ended) {
                     Some(Board::Playing { game }) => {
@@ -534,11 +540,17 @@ impl Director {
             .collect()
     }
 
-    /// The `GAME PAIRED` lines of the games `account` is called to now (for a player that
-    /// comes after its round was paired).
+    /// The `GAME PAIRED` lines of the games `account` is called to now, and the `GAME BYE`
+    /// of a running round it sits out (for a player that comes after its round was paired).
     pub fn calls(&self, account: &str) -> Vec<String> {
         let mut lines = Vec::new();
         for (id, held) in &self.tournaments {
+            if let Phase::Running { round, .. } = *held.machine.phase() {
+                match held.byes.get(&round) {
+                    Some((sits_out, line)) if sits_out == account => lines.push(line.clone()),
+                    _ => {}
+                }
+            }
             for (&(round, board), state) in &held.boards {
                 if let Board::Called { first, second, .. } = state {
                     if first == account || second == account {

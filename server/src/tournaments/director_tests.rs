@@ -255,6 +255,9 @@ fn a_swiss_bye_is_told() {
     let mut d = with_players(Format::Swiss { rounds: 2 }, &["a", "b", "c"]);
     let (_, actions) = d.order(Some("org"), Order::Start(1), 0).unwrap();
     assert_eq!(told(&actions, "c"), ["GAME BYE 1 1 1"]);
+    // One who comes to wait later is told it too, with its calls.
+    assert_eq!(d.calls("c"), ["GAME BYE 1 1 1"]);
+    assert_eq!(d.calls("a"), ["GAME PAIRED 1 1 1 a b"]);
 }
 
 #[test]
