@@ -126,6 +126,11 @@ impl Archive {
         self.game_journal.len()
     }
 
+    /// Games stored since the start (a game stored already is not counted).
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
     /// When [`Archive::on_timer`] has work.
     pub fn deadline(&self) -> Option<Instant> {
         if !self.answers.is_empty() {
