@@ -345,3 +345,81 @@ fn figures_a_burst_of_games_ending_together() {
     server.wait_exit();
     println!("{}", server.wait_log("games archived; the longest"));
 }
+
+/// Sets the soft file size limit (RLIMIT_FSIZE) of process `pid`, one of ours, to `bytes`
+/// (at most the hard limit, which stays, so that the soft one can be lifted again).
+fn limit_file_size(pid: i32, bytes: libc::rlim_t) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: prlimit reads and writes one rlimit each.
+    let rc = unsafe { libc::prlimit(pid, libc::RLIMIT_FSIZE, std::ptr::null(), &mut limit) };
+    assert_eq!(
+        rc,
+        0,
+        "reading RLIMIT_FSIZE: {}",
+        std::io::Error::last_os_error()
+    );
+    limit.rlim_cur = bytes.min(limit.rlim_max);
+    // SAFETY: as above.
+    let rc = unsafe { libc::prlimit(pid, libc::RLIMIT_FSIZE, &limit, std::ptr::null_mut()) };
+    assert_eq!(
+        rc,
+        0,
+        "setting RLIMIT_FSIZE: {}",
+        std::io::Error::last_os_error()
+    );
+}
+
+/// The database's disk full: the supervisor (its writer thread) may write no byte past the
+/// first of any file (RLIMIT_FSIZE of 1 byte, on the supervisor alone: its sessions, forked
+/// by the fork server it started before, write their journals as ever). Games that end then
+/// wait in their journals with one error line; once the limit is lifted every game is in the
+/// archive, exactly once, and no journal is left, also after a restart.
+#[test]
+fn games_that_end_while_the_disk_is_full_are_archived_once_when_it_has_room() {
+    let data = Scratch::new("store-full");
+    let dir = data.path().to_str().unwrap();
+    let args = ["--data-dir", dir, "--fixed-colours"];
+    let server = Server::start(&args);
+    one_move_game(&server);
+    archived(&data, 1);
+    limit_file_size(server.pid(), 1);
+    for _ in 0..4 {
+        one_move_game(&server);
+    }
+    server.wait_log("games stay in their journals until the store takes them");
+    let journals = data.path().join("journals");
+    assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 4);
+    assert_eq!(
+        SqliteStore::open(data.path())
+            .unwrap()
+            .recent_games(100)
+            .unwrap()
+            .len(),
+        1,
+        "nothing stored while the disk is full"
+    );
+    limit_file_size(server.pid(), libc::RLIM_INFINITY);
+    server.wait_log("the store takes games again");
+    let stored = archived(&data, 5);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_dir(&journals).unwrap().count() > 0 {
+        assert!(Instant::now() < deadline, "journals left after archiving");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let ids: std::collections::HashSet<_> = stored.iter().map(|g| g.id.clone()).collect();
+    assert_eq!(ids.len(), 5, "each game once");
+    assert!(stored.iter().all(|g| g.moves.len() == 1), "{stored:?}");
+    let errors = server
+        .logs()
+        .into_iter()
+        .filter(|l| l.contains("ERROR"))
+        .count();
+    assert_eq!(errors, 1, "one error line: {:#?}", server.logs());
+    drop(server);
+    let again = Server::start(&args);
+    one_move_game(&again);
+    archived(&data, 6);
+}

@@ -80,6 +80,7 @@ impl Archive {
         records: Option<PathBuf>,
         wake: Wake,
     ) -> std::io::Result<Archive> {
+        survive_file_size_limits();
         let host = fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_owned())
             .unwrap_or_default();
@@ -396,6 +397,14 @@ impl Archive {
             self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
         }
     }
+}
+
+/// A file size limit (`ulimit -f`: RLIMIT_FSIZE) that the database's files reach fails
+/// the write (EFBIG, an I/O error to SQLite), as a full disk does, and the games wait in
+/// their journals; left to its default action, SIGXFSZ would kill the server instead.
+fn survive_file_size_limits() {
+    // SAFETY: installing SIG_IGN, which every later write failing with EFBIG can live with.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
 
 /// The supervisor pid in a journal's name, `.journal-<pid>-<id>`.
