@@ -123,6 +123,9 @@ pub struct Snapshot {
     pub draining: bool,
     /// Games with the store's writer, not yet written.
     pub store_queue: usize,
+    /// Finished games the store's writer has stored since the start (a count the
+    /// archive keeps; 0 without a store).
+    pub games_stored: u64,
 }
 
 /// Every metric the supervisor keeps, and the registry that names them.
@@ -139,6 +142,7 @@ pub struct Metrics {
     draining: Gauge,
     move_seconds: Histogram,
     store_queue: Gauge,
+    games_stored: Counter,
     turn_seconds: Histogram,
     turn_longest: Gauge<f64, AtomicU64>,
     /// Kept on the loop only: a cell, so that every method takes `&self`.
@@ -256,6 +260,12 @@ impl Metrics {
             "Finished games handed to the store's writer and not yet written (0 without a store)",
             store_queue.clone(),
         );
+        let games_stored = Counter::default();
+        registry.register(
+            "games_stored",
+            "Finished games the store's writer has stored since the start (one a round; a game stored already not counted again)",
+            games_stored.clone(),
+        );
         // 50 µs to about 0.3 s, each bucket √2 times the one before: fine enough to
         // tell a 3 ms stall from a 5 ms one.
         let turn_seconds =
@@ -277,6 +287,7 @@ impl Metrics {
             turns: std::cell::Cell::new(TurnWindows::new(Instant::now())),
             move_seconds,
             store_queue,
+            games_stored,
             registry,
             connections,
             refusals,
@@ -344,6 +355,10 @@ impl Metrics {
         }
         self.draining.set(i64::from(now.draining));
         self.store_queue.set(gauge_value(now.store_queue));
+        // The archive counts; the counter catches up with it at each scrape.
+        let seen = self.games_stored.get();
+        self.games_stored
+            .inc_by(now.games_stored.saturating_sub(seen));
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
@@ -487,6 +502,7 @@ mod tests {
             sessions: vec![("reversi", 0), ("tictactoe", 2)],
             draining: true,
             store_queue: 2,
+            games_stored: 5,
         };
         let text = m.render(&now);
         for expected in [
@@ -501,6 +517,7 @@ mod tests {
             "reversid_sessions{game=\"reversi\"} 0",
             "reversid_draining 1",
             "reversid_store_queue_depth 2",
+            "reversid_games_stored_total 5",
         ] {
             assert!(text.contains(expected), "{expected} missing from:\n{text}");
         }

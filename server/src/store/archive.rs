@@ -1,9 +1,11 @@
 //! The supervisor's side of the archive: journals in, finished games to the store's
 //! [`Writer`], journals removed once their games are stored. Nothing here waits on the
 //! database: a full queue or a failing database leaves the journal where it is, and it is
-//! tried again later (every [`RETRY`]), and at the next start.
+//! tried again later (every [`RETRY`]), and at the next start. Nothing here takes long on
+//! the loop either: journals are read a few a turn ([`JOURNALS_A_TURN`]) while the writer
+//! has room, so a burst of sessions ending together is read over many short turns.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -18,6 +20,8 @@ use crate::session::journal;
 const RETRY: Duration = Duration::from_secs(5);
 /// Games waiting for the writer at most.
 const QUEUE: usize = 1024;
+/// Journals read and handed to the writer in one turn at most.
+const JOURNALS_A_TURN: usize = 16;
 /// The writer's answers dealt with in one call (each may remove a journal): a burst's
 /// answers are spread over several turns of the loop.
 const ANSWERS_A_TURN: usize = 16;
@@ -32,8 +36,16 @@ pub struct Archive {
     game_journal: HashMap<GameId, PathBuf>,
     /// The writer's answers not dealt with yet.
     answers: VecDeque<reversi_store::Written>,
+    /// Journals to hand over, a few a turn, while the writer has room.
+    arrived: VecDeque<PathBuf>,
+    /// Set when the writer's queue was full: nothing more is handed over until it answers
+    /// (or [`RETRY`] has passed).
+    writer_full: bool,
     /// Journals to hand over again at `retry_at`.
     later: VecDeque<PathBuf>,
+    /// Every journal in `arrived` or `later`: each is queued once (a set, as a burst or an
+    /// outage queues thousands).
+    queued_paths: HashSet<PathBuf>,
     retry_at: Option<Instant>,
     /// Journals of an earlier server that a live session still writes: looked for again.
     rescan: bool,
@@ -80,6 +92,7 @@ impl Archive {
         records: Option<PathBuf>,
         wake: Wake,
     ) -> std::io::Result<Archive> {
+        survive_file_size_limits();
         let host = fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_owned())
             .unwrap_or_default();
@@ -90,7 +103,10 @@ impl Archive {
             with_writer: HashMap::new(),
             game_journal: HashMap::new(),
             answers: VecDeque::new(),
+            arrived: VecDeque::new(),
+            writer_full: false,
             later: VecDeque::new(),
+            queued_paths: HashSet::new(),
             retry_at: None,
             failing: false,
             rescan: true,
@@ -104,14 +120,34 @@ impl Archive {
         Ok(archive)
     }
 
-    /// The journal of a session that ended: its games go to the writer.
+    /// The journal of a session that ended: its games go to the writer (read in a later
+    /// turn, [`Archive::on_timer`]'s).
     pub fn take(&mut self, supervisor: u32, id: u64) {
-        let started = (Instant::now(), thread_cpu());
         let path = journal::path(&self.dir, supervisor, id);
         if path.exists() {
+            self.arrive(path);
+        }
+    }
+
+    /// Queues the journal at `path` to be read and handed over, unless it is queued already.
+    fn arrive(&mut self, path: PathBuf) {
+        if self.queued_paths.insert(path.clone()) {
+            self.arrived.push_back(path);
+        }
+    }
+
+    /// Reads and hands over a few of the journals that arrived, while the writer has room.
+    fn hand_over_arrived(&mut self) {
+        for _ in 0..JOURNALS_A_TURN {
+            if self.writer_full {
+                return;
+            }
+            let Some(path) = self.arrived.pop_front() else {
+                return;
+            };
+            self.queued_paths.remove(&path);
             self.hand_over(path);
         }
-        self.timed(started);
     }
 
     /// Notes how long the loop spent in a call that began at `started` (`cpu`: the
@@ -126,29 +162,34 @@ impl Archive {
         self.game_journal.len()
     }
 
+    /// Games stored since the start (a game stored already is not counted).
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
     /// When [`Archive::on_timer`] has work.
     pub fn deadline(&self) -> Option<Instant> {
-        if !self.answers.is_empty() {
+        if !self.answers.is_empty() || !(self.arrived.is_empty() || self.writer_full) {
             return Some(Instant::now());
         }
         self.retry_at
     }
 
+    /// Called every turn of the loop: a few answers, a few journals, and the retries when due.
     pub fn on_timer(&mut self, now: Instant) {
         if !self.answers.is_empty() {
             self.on_written();
         }
-        if self.retry_at.is_none_or(|t| t > now) {
-            return;
-        }
         let started = (Instant::now(), thread_cpu());
-        self.retry_at = None;
-        if self.rescan {
-            self.take_leftovers();
+        if self.retry_at.is_some_and(|t| t <= now) {
+            self.retry_at = None;
+            self.writer_full = false;
+            if self.rescan {
+                self.take_leftovers();
+            }
+            self.arrived.extend(std::mem::take(&mut self.later));
         }
-        for path in std::mem::take(&mut self.later) {
-            self.hand_over(path);
-        }
+        self.hand_over_arrived();
         self.timed(started);
     }
 
@@ -156,7 +197,10 @@ impl Archive {
     pub fn on_written(&mut self) {
         let started = (Instant::now(), thread_cpu());
         if let Some(writer) = &self.writer {
+            let before = self.answers.len();
             self.answers.extend(writer.written());
+            // The writer took games from its queue: there is room again.
+            self.writer_full &= self.answers.len() == before;
         }
         let count = self.answers.len().min(ANSWERS_A_TURN);
         let turn: Vec<_> = self.answers.drain(..count).collect();
@@ -202,7 +246,7 @@ impl Archive {
             self.longest.as_secs_f64() * 1000.0,
             self.longest_cpu.as_secs_f64() * 1000.0
         );
-        let left = self.with_writer.len() + self.later.len();
+        let left = self.with_writer.len() + self.later.len() + self.arrived.len();
         if left > 0 {
             warn!("{left} journals not archived yet; the next start stores them");
         }
@@ -292,7 +336,7 @@ impl Archive {
                 Ok(()) => {
                     self.game_journal.insert(id, path.clone());
                 }
-                Err(Submit::Full(_) | Submit::Stopped(_)) => {
+                Err(refused @ (Submit::Full(_) | Submit::Stopped(_))) => {
                     // The games handed over already stay with the writer; all are
                     // handed over again later (storing twice is harmless).
                     if i > 0 {
@@ -301,6 +345,12 @@ impl Archive {
                             again: true,
                         };
                         self.with_writer.insert(path.clone(), kept);
+                    } else if let Submit::Full(_) = refused {
+                        // Read again once the writer has room: the first of those waiting.
+                        self.queued_paths.insert(path.clone());
+                        self.arrived.push_front(path);
+                        self.writer_full = true;
+                        self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
                     } else {
                         self.try_later(path);
                     }
@@ -345,7 +395,7 @@ impl Archive {
     }
 
     fn try_later(&mut self, path: PathBuf) {
-        if !self.later.contains(&path) {
+        if self.queued_paths.insert(path.clone()) {
             self.later.push_back(path);
         }
         self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
@@ -373,7 +423,10 @@ impl Archive {
             let Some(pid) = supervisor_of(&path) else {
                 continue;
             };
-            if pid == own || self.with_writer.contains_key(&path) || self.later.contains(&path) {
+            if pid == own
+                || self.with_writer.contains_key(&path)
+                || self.queued_paths.contains(&path)
+            {
                 continue;
             }
             if journal::in_use(&path) {
@@ -381,7 +434,7 @@ impl Archive {
                 continue;
             }
             found += 1;
-            self.hand_over(path);
+            self.arrive(path);
         }
         if found > 0 {
             info!("archiving {found} journals left by an earlier run");
@@ -391,6 +444,14 @@ impl Archive {
             self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
         }
     }
+}
+
+/// A file size limit (`ulimit -f`: RLIMIT_FSIZE) that the database's files reach fails
+/// the write (EFBIG, an I/O error to SQLite), as a full disk does, and the games wait in
+/// their journals; left to its default action, SIGXFSZ would kill the server instead.
+fn survive_file_size_limits() {
+    // SAFETY: installing SIG_IGN, which every later write failing with EFBIG can live with.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
 
 /// The supervisor pid in a journal's name, `.journal-<pid>-<id>`.

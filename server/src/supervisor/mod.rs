@@ -475,6 +475,7 @@ impl Supervisor {
             sessions,
             draining: self.drained,
             store_queue: self.archive.as_ref().map_or(0, |a| a.queued()),
+            games_stored: self.archive.as_ref().map_or(0, |a| a.stored()),
         })
     }
 
