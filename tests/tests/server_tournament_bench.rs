@@ -75,23 +75,31 @@ fn organiser(addr: SocketAddr) -> TextClient {
 #[derive(Debug)]
 struct Turns {
     longest: f64,
+    longest_cpu: f64,
     buckets: BTreeMap<String, u64>,
 }
 
 fn turns(addr: SocketAddr) -> Turns {
     let page = get(addr, "/metrics");
     let mut longest = f64::NAN;
+    let mut longest_cpu = f64::NAN;
     let mut buckets = BTreeMap::new();
     for line in page.lines() {
         if let Some(v) = line.strip_prefix("reversid_loop_turn_longest_seconds ") {
             longest = v.trim().parse().unwrap();
+        } else if let Some(v) = line.strip_prefix("reversid_loop_turn_cpu_longest_seconds ") {
+            longest_cpu = v.trim().parse().unwrap();
         } else if let Some(rest) = line.strip_prefix("reversid_loop_turn_seconds_bucket{le=\"") {
             let (le, count) = rest.split_once("\"} ").unwrap();
             buckets.insert(le.to_owned(), count.trim().parse().unwrap());
         }
     }
     assert!(!longest.is_nan(), "no loop metrics: {page}");
-    Turns { longest, buckets }
+    Turns {
+        longest,
+        longest_cpu,
+        buckets,
+    }
 }
 
 /// The turns between two readings, by bucket (non-cumulative: each bucket's own count).
@@ -209,6 +217,10 @@ fn a_round_robin_of_sixty_four_plays_its_two_thousand_and_sixteen_games() {
     println!(
         "reversid_loop_turn_longest_seconds: {:.6} before the resume (idle), {:.6} after the {boards_a_round} starts",
         before.longest, after.longest
+    );
+    println!(
+        "reversid_loop_turn_cpu_longest_seconds (the loop thread's own CPU time): {:.6} before, {:.6} after",
+        before.longest_cpu, after.longest_cpu
     );
     println!("loop turns from before the resume to after the {boards_a_round} starts, by bucket (le: count):");
     for (le, count) in turns_between(&before, &after) {

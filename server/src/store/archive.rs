@@ -10,6 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::metrics::thread_cpu;
+
 use log::{debug, error, info, warn};
 use reversi_store::{GameId, Recorded, Store, Submit, Wake, Writer};
 
@@ -60,17 +62,6 @@ pub struct Archive {
     stored: u64,
     longest: Duration,
     longest_cpu: Duration,
-}
-
-/// The calling thread's CPU time so far.
-fn thread_cpu() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// A journal whose games are with the writer.

@@ -397,7 +397,7 @@ impl Supervisor {
                 }
                 return Err(e);
             }
-            let began = Instant::now();
+            let began = crate::metrics::TurnStart::now();
             for event in events.iter() {
                 match event.token() {
                     SIGNAL => self.on_signals(),
@@ -430,7 +430,7 @@ impl Supervisor {
             if std::mem::take(&mut helpers_due) {
                 self.start_helpers()?;
             }
-            self.metrics.loop_turn(began, Instant::now());
+            self.metrics.loop_turn(began);
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();

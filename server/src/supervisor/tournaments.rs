@@ -19,9 +19,10 @@ use crate::tournaments::{Action, Director};
 
 /// How often the director is given the time.
 pub(super) const TICK: Duration = Duration::from_secs(1);
-/// Most tournament games started in one turn of the loop: a round's games start a few a
-/// turn, so that the loop serves everyone else between them (each start is a fork).
-const STARTS_A_TURN: usize = 2;
+/// Most tournament games started in one turn of the loop: a round's games start one a
+/// turn, so that the loop serves everyone else between them (each start waits for the
+/// fork server's answer).
+const STARTS_A_TURN: usize = 1;
 /// A called player's grace when no game has one (`--grace 0`).
 const DEFAULT_GRACE: u64 = 60;
 
