@@ -4,63 +4,29 @@
 //! prints it. Passwords are read from the terminal without echo (or stdin's first
 //! line), never from the command line; tokens' secrets are printed only when made.
 
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
-use std::net::TcpStream;
+use std::io::{self, BufRead, IsTerminal, Write};
 
 use reversi_client::exit;
 use reversi_client::text::players::{self, Archived, Identity, PlayersLine};
 
 use crate::cli::{AccountCmd, TokenCmd};
-
-/// A text connection for one conversation.
-struct Talk {
-    writer: TcpStream,
-    reader: BufReader<TcpStream>,
-}
+use crate::talk::Talk;
 
 impl Talk {
-    fn open(addr: &str) -> Result<Talk, String> {
-        let stream = TcpStream::connect(addr).map_err(|e| format!("cannot reach {addr}: {e}"))?;
-        let reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-        Ok(Talk {
-            writer: stream,
-            reader,
-        })
-    }
-
-    /// Sends one line (not logged: it may hold a password or a token).
-    fn say(&mut self, line: &str) -> Result<(), String> {
-        (self.writer.write_all(format!("{line}\n").as_bytes()))
-            .map_err(|e| format!("the server closed the connection: {e}"))
-    }
-
     /// The next players' line, skipping the others (a ping, the greeting);
     /// `ERROR` and the end of the connection are errors.
-    fn next(&mut self) -> Result<PlayersLine, String> {
+    fn next_players(&mut self) -> Result<PlayersLine, String> {
         loop {
-            let mut line = String::new();
-            match self.reader.read_line(&mut line) {
-                Ok(0) => return Err("the server closed the connection".to_owned()),
-                Ok(_) => {}
-                Err(e) => return Err(format!("reading the server failed: {e}")),
-            }
-            let line = line.trim_end_matches(['\r', '\n']);
-            if let Some(why) = line.strip_prefix("ERROR ") {
-                return Err(format!("the server refused: {why}"));
-            }
-            if let Some(ping) = line.strip_prefix("GAME PING ") {
-                self.say(&format!("GAME PONG {ping}"))?;
-            }
-            if let Some(answer) = players::parse(line) {
+            if let Some(answer) = players::parse(&self.line()?) {
                 return Ok(answer);
             }
         }
     }
 
     /// Signs in (or registers) and returns the `GAME SIGNEDIN` line's words.
-    fn sign_in(&mut self, line: &str) -> Result<String, String> {
+    fn sign_in_with(&mut self, line: &str) -> Result<String, String> {
         self.say(line)?;
-        match self.next()? {
+        match self.next_players()? {
             PlayersLine::SignedIn { name, ratings } if ratings.is_empty() => {
                 Ok(format!("signed in as {name} (no rating yet)"))
             }
@@ -94,7 +60,7 @@ pub fn account(addr: &str, action: &AccountCmd) -> u8 {
             AccountCmd::Signin { name } => ("SIGNIN", name),
         };
         let password = password(name)?;
-        Talk::open(addr)?.sign_in(&format!("GAME {verb} {name} {password}"))
+        Talk::open(addr)?.sign_in_with(&format!("GAME {verb} {name} {password}"))
     })();
     finish(result, "account")
 }
@@ -109,21 +75,15 @@ pub fn token(addr: &str, action: &TokenCmd) -> u8 {
         };
         let password = password(name)?;
         let mut talk = Talk::open(addr)?;
-        talk.sign_in(&format!("GAME SIGNIN {name} {password}"))?;
+        talk.sign_in_with(&format!("GAME SIGNIN {name} {password}"))?;
         match action {
             TokenCmd::New { label, .. } => new_token(&mut talk, label),
             TokenCmd::List { .. } => list_tokens(&mut talk),
             TokenCmd::Revoke { id, .. } => {
                 talk.say(&format!("GAME APITOKEN REVOKE {id}"))?;
-                // Answered with GAME NEWS, which is no players' line: wait for it.
-                let mut line = String::new();
-                talk.reader
-                    .read_line(&mut line)
-                    .map_err(|e| e.to_string())?;
-                match line.trim_end().strip_prefix("ERROR ") {
-                    Some(why) => Err(format!("the server refused: {why}")),
-                    None => Ok(format!("token {id} revoked")),
-                }
+                // Answered with GAME NEWS, which is no players' line (an ERROR is an Err).
+                talk.line()?;
+                Ok(format!("token {id} revoked"))
             }
         }
     })();
@@ -132,7 +92,7 @@ pub fn token(addr: &str, action: &TokenCmd) -> u8 {
 
 fn new_token(talk: &mut Talk, label: &str) -> Result<String, String> {
     talk.say(&format!("GAME APITOKEN NEW {label}"))?;
-    match talk.next()? {
+    match talk.next_players()? {
         PlayersLine::Token(token) => {
             let secret = token.secret.ok_or("the server sent no secret")?;
             Ok(format!(
@@ -151,7 +111,7 @@ fn list_tokens(talk: &mut Talk) -> Result<String, String> {
     talk.say("GAME APITOKENS")?;
     let mut lines = Vec::new();
     loop {
-        match talk.next()? {
+        match talk.next_players()? {
             PlayersLine::Token(token) => lines.push(format!("{}  {}", token.id, token.label)),
             PlayersLine::Tokens(_) => break,
             other => return Err(format!("the server answered {other:?} in a token list")),
@@ -174,7 +134,7 @@ pub fn history(
     let result = (|| {
         let mut talk = Talk::open(addr)?;
         if let (Some(identity @ Identity::Token(_)), None) = (&identity, name) {
-            talk.sign_in(&identity.line())?;
+            talk.sign_in_with(&identity.line())?;
         }
         // `name=`: an account may be called like a game (TEXT-PROTOCOL.md §4.4).
         let name = name.map(|n| format!("name={n}"));
@@ -185,7 +145,7 @@ pub fn history(
         talk.say(&format!("GAME HISTORY {} {count}", words.join(" ")))?;
         let mut games = Vec::new();
         loop {
-            match talk.next()? {
+            match talk.next_players()? {
                 PlayersLine::Archived(game) => games.push(game),
                 PlayersLine::History(_) => break,
                 other => return Err(format!("the server answered {other:?} in a history")),
@@ -249,12 +209,12 @@ pub fn export(addr: &str, id: &str, format: Option<&str>) -> u8 {
 pub fn fetch(addr: &str, id: &str, format: Option<&str>) -> Result<Vec<String>, String> {
     let mut talk = Talk::open(addr)?;
     talk.say(&format!("GAME EXPORT {id} {}", format.unwrap_or("")))?;
-    let PlayersLine::File { lines, .. } = talk.next()? else {
+    let PlayersLine::File { lines, .. } = talk.next_players()? else {
         return Err("the server answered without GAME FILE".to_owned());
     };
     let mut text = Vec::new();
     for _ in 0..lines {
-        match talk.next()? {
+        match talk.next_players()? {
             PlayersLine::Line(line) => text.push(line),
             other => return Err(format!("the server answered {other:?} inside a file")),
         }

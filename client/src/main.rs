@@ -9,6 +9,7 @@ mod escapes;
 mod game_bot;
 mod replay;
 mod stdin_lines;
+mod talk;
 mod text_ui;
 mod tools;
 mod tournament;

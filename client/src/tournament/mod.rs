@@ -8,62 +8,20 @@ pub mod bot;
 pub mod play;
 pub mod screen;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::time::Duration;
 
 use reversi_client::exit;
 use reversi_client::text::tournament::{self, BoardGame, Listed, TournamentLine};
 use reversi_client::text::Identity;
 
-/// One text connection for a few lines.
-struct Talk {
-    writer: TcpStream,
-    reader: BufReader<TcpStream>,
-}
+use crate::talk::Talk;
 
 impl Talk {
-    fn open(addr: &str) -> Result<Talk, String> {
-        let stream = reversi_client::connection::connect(addr)?;
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-        let reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-        Ok(Talk {
-            writer: stream,
-            reader,
-        })
-    }
-
-    /// Sends one line (not logged: it may hold a token).
-    fn say(&mut self, line: &str) -> Result<(), String> {
-        (self.writer.write_all(format!("{line}\n").as_bytes()))
-            .map_err(|e| format!("the server closed the connection: {e}"))
-    }
-
-    /// The next line that is not a ping (answered); `ERROR` is an error.
-    fn next(&mut self) -> Result<String, String> {
-        loop {
-            let mut line = String::new();
-            match self.reader.read_line(&mut line) {
-                Ok(0) => return Err("the server closed the connection".to_owned()),
-                Ok(_) => {}
-                Err(e) => return Err(format!("reading the server failed: {e}")),
-            }
-            let line = line.trim_end_matches(['\r', '\n']);
-            if let Some(why) = line.strip_prefix("ERROR ") {
-                return Err(format!("the server refused: {why}"));
-            }
-            if let Some(ping) = line.strip_prefix("GAME PING ") {
-                self.say(&format!("GAME PONG {ping}"))?;
-                continue;
-            }
-            return Ok(line.to_owned());
-        }
-    }
-
     /// The next tournament line, skipping the others (the greeting, news).
     fn next_tournament(&mut self) -> Result<TournamentLine, String> {
         loop {
-            if let Some(line) = tournament::parse(&self.next()?) {
+            if let Some(line) = tournament::parse(&self.line()?) {
                 return Ok(line);
             }
         }
@@ -78,7 +36,7 @@ impl Talk {
         }
         self.say(&identity.line())?;
         loop {
-            if self.next()?.starts_with("GAME SIGNEDIN ") {
+            if self.line()?.starts_with("GAME SIGNEDIN ") {
                 return Ok(());
             }
         }
@@ -145,7 +103,7 @@ pub fn register(addr: &str, id: u64, identity: Option<Identity>) -> u8 {
         talk.sign_in(&identity)?;
         talk.say(&format!("GAME TOURNAMENT REGISTER {id}"))?;
         loop {
-            let line = talk.next()?;
+            let line = talk.line()?;
             if let Some(news) = line.strip_prefix("GAME NEWS ") {
                 return Ok(news.to_owned());
             }

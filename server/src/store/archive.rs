@@ -31,6 +31,8 @@ const ANSWERS_A_TURN: usize = 16;
 pub struct Archive {
     /// Taken at exit only.
     writer: Option<Writer>,
+    /// Removes journals whose games are stored, off the loop (taken at exit).
+    unlinker: Option<super::unlinker::Unlinker>,
     dir: PathBuf,
     host: String,
     /// Journals whose games are with the writer.
@@ -89,6 +91,7 @@ impl Archive {
             .unwrap_or_default();
         let mut archive = Archive {
             writer: Some(Writer::try_start(store, QUEUE, Some(wake))?),
+            unlinker: Some(super::unlinker::Unlinker::start()?),
             dir: dir.to_owned(),
             host,
             with_writer: HashMap::new(),
@@ -237,6 +240,9 @@ impl Archive {
             self.longest.as_secs_f64() * 1000.0,
             self.longest_cpu.as_secs_f64() * 1000.0
         );
+        if let Some(unlinker) = self.unlinker.take() {
+            unlinker.finish();
+        }
         let left = self.with_writer.len() + self.later.len() + self.arrived.len();
         if left > 0 {
             warn!("{left} journals not archived yet; the next start stores them");
@@ -262,8 +268,13 @@ impl Archive {
             info!("the store takes games again");
             self.failing = false;
         }
-        if let Err(e) = fs::remove_file(&path) {
-            warn!("cannot remove the archived journal {}: {e}", path.display());
+        match &self.unlinker {
+            Some(unlinker) => unlinker.remove(path),
+            None => {
+                if let Err(e) = fs::remove_file(&path) {
+                    warn!("cannot remove the archived journal {}: {e}", path.display());
+                }
+            }
         }
     }
 

@@ -8,6 +8,7 @@ pub mod archive;
 pub mod journal_game;
 pub mod options;
 pub mod tournaments;
+mod unlinker;
 pub mod workers;
 
 use std::fs;
