@@ -81,28 +81,18 @@ impl Supervisor {
     /// SIGCHLD) with `waitpid(pid)`, and on `sweep` every child that has exited
     /// (`waitpid(-1)` until none is left). A named pid that is neither a running session's
     /// nor the fork server's was collected already (by a sweep).
-    pub(super) fn collect_children(&mut self, exited: &[i32], sweep: bool) {
-        let mut reaped = Vec::new();
-        let mut others = Vec::new();
-        for &pid in exited {
-            let pid = Pid::from_raw(pid);
-            if self.children.contains(pid) {
-                reaped.extend(self.children.reap(pid));
-            } else if self.is_other_child(pid) {
-                others.extend(reaper::collect(pid));
-            }
-        }
-        if sweep {
-            let swept = self.children.sweep();
-            log::debug!(
-                "swept every exited child: {} sessions and {} others",
-                swept.sessions.len(),
-                swept.others.len()
-            );
-            reaped.extend(swept.sessions);
-            others.extend(swept.others);
-        }
-        self.record_ends(reaped, others);
+    /// Sweeps: collects up to `most` children that exited, whatever named them; whether
+    /// more may be left.
+    pub(super) fn sweep_children(&mut self, most: usize) -> bool {
+        let swept = self.children.sweep(most);
+        log::debug!(
+            "swept exited children: {} sessions and {} others{}",
+            swept.sessions.len(),
+            swept.others.len(),
+            if swept.more { ", more left" } else { "" }
+        );
+        self.record_ends(swept.sessions, swept.others);
+        swept.more
     }
 
     /// Whether `pid` is a child that is no session: the fork server or the TLS terminator.
@@ -173,7 +163,13 @@ impl Supervisor {
         let due = self.sweep_at.is_some_and(|at| at <= now || shutting_down);
         if due {
             self.sweep_at = None;
-            self.collect_children(&[], true);
+            let most = match shutting_down {
+                true => usize::MAX,
+                false => reaper::SWEEP_A_TURN,
+            };
+            if self.sweep_children(most) {
+                self.sweep_at = Some(now);
+            }
         }
     }
 

@@ -704,7 +704,7 @@ impl Supervisor {
             }
             Phase::Aborting { kill_at } if kill_at <= now => {
                 // Never wait on a session that has already ended: ask every child first.
-                self.collect_children(&[], true);
+                self.sweep_children(usize::MAX);
                 if self.children.is_empty() {
                     return;
                 }
