@@ -112,18 +112,18 @@ impl Supervisor {
         }
     }
 
-    /// Signals arrived: collects the children they name now (a session's exit signal may
-    /// come before its exit is done: it is collected on the SIGCHLD that follows), and
-    /// sets the sweep for ends that may have gone unnamed (`reaper::sweep_need`).
+    /// Signals arrived: queues the sessions they name, to be collected a few a turn
+    /// ([`Supervisor::collect_due`]; a session's exit signal may come before its exit is
+    /// done: it is asked again at the SIGCHLD that follows), collects other children now,
+    /// and sets the sweep for ends that may have gone unnamed (`reaper::sweep_need`).
     pub(super) fn on_exits(&mut self, got: &crate::signals::Pending, now: Instant) {
-        let mut reaped = Vec::new();
         let mut others = Vec::new();
         // Exit signals first: a session's SIGCHLD may come in the same batch as its
         // announcement, and must not count as unannounced.
         for &pid in &got.exited {
             let pid = Pid::from_raw(pid);
             if self.children.contains(pid) {
-                reaped.extend(self.children.announced(pid));
+                self.children.announce(pid);
             } else if self.is_other_child(pid) {
                 others.extend(reaper::collect(pid));
             }
@@ -137,7 +137,7 @@ impl Supervisor {
                 } else {
                     Named::Unannounced
                 });
-                reaped.extend(self.children.reap(pid));
+                self.children.queue(pid);
             } else {
                 named.push(Named::Other);
                 if self.is_other_child(pid) {
@@ -146,15 +146,23 @@ impl Supervisor {
             }
         }
         if got.sigchld || !got.sigchld_pids.is_empty() {
-            reaped.extend(self.children.reap_ending());
+            self.children.queue_ending();
         }
-        self.record_ends(reaped, others);
+        self.record_ends(Vec::new(), others);
+        self.collect_due();
         let need = reaper::sweep_need(got.sweep, got.lost, got.sigchld, &named);
         if need >= reaper::SweepNeed::Soon {
             log::debug!("a sweep is needed ({need:?}): {named:?}, lost {}", got.lost);
         }
         self.sweep_at = reaper::next_sweep(self.sweep_at, need, now, self.children.len());
         self.sweep_when_due(now, false);
+    }
+
+    /// Collects a few of the sessions whose ends were named ([`reaper::COLLECTED_A_TURN`]);
+    /// the loop comes back at once while more wait ([`Supervisor::next_deadline`]).
+    pub(super) fn collect_due(&mut self) {
+        let collected = self.children.collect_due(reaper::COLLECTED_A_TURN);
+        self.record_ends(collected, Vec::new());
     }
 
     /// The sweep set by [`Supervisor::on_exits`], when it is due; at once while shutting

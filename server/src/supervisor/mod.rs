@@ -568,6 +568,7 @@ impl Supervisor {
         let summary = Some(self.hosts.next_summary());
         [
             self.sweep_at,
+            self.children.has_due().then(Instant::now),
             self.pending.next_deadline(),
             self.backoff_until,
             phase,
@@ -658,6 +659,7 @@ impl Supervisor {
         self.log_summary(now);
         self.expire_challenges(now);
         self.trial_timer(now);
+        self.collect_due();
         self.sweep_when_due(now, self.phase != Phase::Running);
         self.tick_tournaments(now);
         self.control_timers(now);

@@ -4,13 +4,14 @@
 //! open-files limit can leave a session unreaped. Every session's end is
 //! named by a queued real-time signal that carries its pid
 //! ([`crate::signals`]): sent by the kernel for a session forked by the
-//! supervisor itself, which is collected at once with `waitpid(pid)`
-//! ([`Children::reap`]); sent by the session itself just before it exits for
+//! supervisor itself; sent by the session itself just before it exits for
 //! one cloned by the fork server (those end with SIGCHLD: exec reset the fork
-//! server's exit signal, and `CLONE_PARENT` children inherit it), which is
-//! collected at once if its exit is done, else when the SIGCHLD that follows
-//! arrives ([`Children::announced`], [`Children::reap_ending`]). No step walks
-//! every child.
+//! server's exit signal, and `CLONE_PARENT` children inherit it). A named
+//! session is queued and collected with `waitpid(pid)` at the next turns,
+//! [`COLLECTED_A_TURN`] a turn, so that a thousand ends in one batch do not
+//! hold the loop ([`Children::announce`], [`Children::collect_due`]); one that
+//! announced before its exit was done is asked again at the SIGCHLD that
+//! follows. No step walks every child.
 //!
 //! The sweep, `waitpid(-1, WNOHANG)` until no exited child is left
 //! ([`Children::sweep`]), walks every child in the kernel for each child it
@@ -61,13 +62,22 @@ pub struct Swept {
 /// Past this many it goes on at the next turn, while the ends' own signals collect most.
 pub const SWEEP_A_TURN: usize = 8;
 
+/// The most sessions one turn collects by name ([`Children::collect_due`]). Collecting one
+/// costs the kernel 20-50 us (`release_task` drops its /proc entries), so a batch of a
+/// thousand announcements collected in one turn held the loop for 30-50 ms of CPU when
+/// 10,000 games ended together; the rest wait, as zombies, for the next turns.
+pub const COLLECTED_A_TURN: usize = 64;
+
 /// Running sessions by pid.
 #[derive(Default)]
 pub struct Children {
     running: HashMap<Pid, Child>,
-    /// Running sessions that announced their end, whose exit was not done when they were
-    /// asked: collected on the next SIGCHLD ([`Children::reap_ending`]).
+    /// Running sessions that announced their end and are not collected yet.
     ending: HashSet<Pid>,
+    /// Sessions to ask for their exit at the next turns, a few a turn (announced, or named
+    /// by a SIGCHLD), each once ([`Children::collect_due`]).
+    due: std::collections::VecDeque<Pid>,
+    queued: HashSet<Pid>,
 }
 
 /// Children started with an exit signal other than SIGCHLD are "clone" children:
@@ -119,29 +129,52 @@ impl Children {
         }
     }
 
-    /// Session `pid` announced its end (or the kernel did, if its exit signal is the
-    /// real-time one): collected now if its exit is done, else remembered as ending.
-    pub fn announced(&mut self, pid: Pid) -> Option<(Child, WaitStatus)> {
-        let reaped = self.reap(pid);
-        if reaped.is_none() && self.running.contains_key(&pid) {
+    /// Session `pid` announced its end: asked for its exit at a next turn.
+    pub fn announce(&mut self, pid: Pid) {
+        if self.running.contains_key(&pid) {
             self.ending.insert(pid);
+            self.queue(pid);
         }
-        reaped
+    }
+
+    /// Session `pid` is to be asked for its exit at a next turn (a SIGCHLD named it).
+    pub fn queue(&mut self, pid: Pid) {
+        if self.running.contains_key(&pid) && self.queued.insert(pid) {
+            self.due.push_back(pid);
+        }
+    }
+
+    /// A SIGCHLD came, which may stand for several exits: every session that announced
+    /// its end is asked again.
+    pub fn queue_ending(&mut self) {
+        let ending: Vec<Pid> = self.ending.iter().copied().collect();
+        for pid in ending {
+            self.queue(pid);
+        }
+    }
+
+    /// Whether sessions wait to be asked ([`Children::collect_due`]).
+    pub fn has_due(&self) -> bool {
+        !self.due.is_empty()
+    }
+
+    /// Asks up to `most` queued sessions for their exit; those done are collected (one
+    /// that announced but has not exited yet stays ending, asked again at a SIGCHLD).
+    pub fn collect_due(&mut self, most: usize) -> Vec<(Child, WaitStatus)> {
+        let mut collected = Vec::new();
+        for _ in 0..most {
+            let Some(pid) = self.due.pop_front() else {
+                break;
+            };
+            self.queued.remove(&pid);
+            collected.extend(self.reap(pid));
+        }
+        collected
     }
 
     /// Whether session `pid` announced its end and is not collected yet.
     pub fn is_ending(&self, pid: Pid) -> bool {
         self.ending.contains(&pid)
-    }
-
-    /// Collects the sessions that announced their end and have exited since (on a
-    /// SIGCHLD, which may stand for several exits).
-    pub fn reap_ending(&mut self) -> Vec<(Child, WaitStatus)> {
-        let ending: Vec<Pid> = self.ending.iter().copied().collect();
-        ending
-            .into_iter()
-            .filter_map(|pid| self.reap(pid))
-            .collect()
     }
 
     /// Collects children that have exited (`waitpid(-1)` until none is left, or `most`
@@ -176,6 +209,7 @@ impl Children {
             return None;
         }
         self.ending.remove(&pid);
+        // Left in `due` if there: asked again, it is no child any more (ECHILD: nothing).
         match self.running.remove(&pid) {
             Some(child) => {
                 log_exit(&child, status);

@@ -141,6 +141,11 @@ impl Supervisor {
         self.finish_players();
         self.finish_tournaments();
         let retired = self.fork_server.take().map(|f| f.server.pid().as_raw());
+        // Ends already named are collected here: their signals are spent, and the new
+        // image would hear of them only at a sweep.
+        while self.children.has_due() {
+            self.collect_due();
+        }
         let state = self.upgrade_state(retired);
         info!(
             "upgrading to {}: {} sessions, {} waiting connections carried over ({} ms to here)",
