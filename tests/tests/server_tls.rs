@@ -266,6 +266,21 @@ fn a_text_game_is_played_inside_tls_beside_a_plain_one() {
 }
 
 #[test]
+fn a_challenge_s_link_is_https_when_the_server_serves_tls() {
+    let ca = Ca::new("test CA");
+    let (server, _dir) = tls_server(&ca.issue(&["localhost"], VALID));
+    let stream = tunnel(server.addr(), &ca, "localhost").expect("the handshake succeeds");
+    let mut alice = TextClient::from_stream(stream);
+    alice.send("GAME INVITE tictactoe");
+    let code = alice.next_is("GAME CODE ");
+    let code = code.split_whitespace().nth(2).expect("a code").to_owned();
+    assert_eq!(
+        alice.next_is("GAME LINK "),
+        format!("GAME LINK https://{}/#join={code}", server.addr())
+    );
+}
+
+#[test]
 fn behind_a_balancer_the_tls_client_keeps_the_address_its_proxy_header_gave() {
     let ca = Ca::new("test CA");
     let (server, _dir) = tls_server_with(

@@ -381,7 +381,8 @@ impl Supervisor {
         }
     }
 
-    /// Where the page is, for `GAME LINK`: `--public-url`, else the first listener's.
+    /// Where the page is, for `GAME LINK`: `--public-url`, else the first listener's (https
+    /// when the server serves TLS: a browser then gets the page and its sign-in encrypted).
     fn public_url(&self) -> String {
         let first = self.listeners.first().map(|l| l.addr);
         match (
@@ -389,6 +390,7 @@ impl Supervisor {
             first.or(self.config.listen.first().copied()),
         ) {
             (Some(url), _) => url.clone(),
+            (None, Some(addr)) if self.config.tls.is_some() => format!("https://{addr}/"),
             (None, Some(addr)) => format!("http://{addr}/"),
             (None, None) => "/".to_owned(),
         }
