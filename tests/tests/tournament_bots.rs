@@ -4,11 +4,10 @@
 //! crosstable must show every pair meeting twice, once with each side, points adding up
 //! to the games played, and the strongest players on top.
 //!
-//! Ignored by default: each run takes over two minutes, whatever the machine. A bot signs
-//! in again for each of its 14 games, and the server allows one API token 10 sign-ins at
-//! once, then one every 30 s (store/src/limiter.rs, `Limits::ACCOUNT`), so a bot's 14th
-//! game cannot start before 120 s (each took 182 s here, on 2 cores under a load of 14:
-//! round 11 began at about 60 s, then every bot waited for its token). Run them with
+//! Ignored by default: each runs eight bot processes for 14 rounds, about 34 s (Reversi) and
+//! 49 s (draughts) on an idle 2-core machine, debug build (2026-11-27; 182 s each before right
+//! token sign-ins stopped counting against a class's bots, store/src/limiter.rs), and under a
+//! loaded CI the strength order of close players would be a coin toss. Run them with
 //!
 //! ```text
 //! cargo build -p reversi-server -p reversi-client
@@ -81,7 +80,7 @@ fn check_order(rows: &[support::Row], strongest: &str, strong: &[&str], weak: &[
 /// moves in the first run (14 points of 14 for depth 5, 11 for depths 3 and 2, 7 for
 /// depth 1, 5 and 4 for the Monte Carlo player, 2.5 and 1.5 for random moves; 183 s).
 #[test]
-#[ignore = "over two minutes: a token's sign-ins are rate-limited (see the module's comment)"]
+#[ignore = "eight bot processes for 14 rounds, about a minute: run by hand (see the module's comment)"]
 fn eight_bots_play_a_double_round_robin_of_reversi() {
     const ENTRANTS: [Entrant; 8] = [
         Entrant {
@@ -132,7 +131,7 @@ fn eight_bots_play_a_double_round_robin_of_reversi() {
 /// and the 100 ms Monte Carlo player: random moves hang pieces every few moves, and
 /// these players take them.
 #[test]
-#[ignore = "over two minutes: a token's sign-ins are rate-limited (see the module's comment)"]
+#[ignore = "eight bot processes for 14 rounds, about a minute: run by hand (see the module's comment)"]
 fn eight_bots_play_a_double_round_robin_of_draughts() {
     const ENTRANTS: [Entrant; 8] = [
         Entrant {
