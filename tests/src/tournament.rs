@@ -175,6 +175,23 @@ impl Control {
     }
 }
 
+/// Every player of `players` playing its games of tournament `id` at `server` on a thread of
+/// its own ([`play`]); each thread answers what its player saw.
+pub fn play_all(
+    server: &Address,
+    players: &[Player],
+    id: u64,
+    control: &Arc<Control>,
+) -> Vec<std::thread::JoinHandle<Vec<Seen>>> {
+    players
+        .iter()
+        .map(|p| {
+            let (server, p, control) = (server.clone(), p.clone(), control.clone());
+            std::thread::spawn(move || play(&server, &p, id, &control))
+        })
+        .collect()
+}
+
 /// Plays `player`'s games of tournament `id` at `server` until told it is done, coming back
 /// after each game (a new connection, signed in again) and after the server goes away.
 pub fn play(server: &Address, player: &Player, id: u64, control: &Control) -> Vec<Seen> {

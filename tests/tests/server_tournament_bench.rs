@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use reversi_tests::text::TextClient;
 use reversi_tests::tournament::{
-    answer, get, loopback, play, register, sign_in, standings, tournament_line, wait_finished,
+    answer, get, loopback, play_all, register, sign_in, standings, tournament_line, wait_finished,
     Address, Control, Player, PASSWORD, SIGN_INS_EACH,
 };
 use reversi_tests::Server;
@@ -149,13 +149,7 @@ fn a_round_robin_of_sixty_four_plays_its_two_thousand_and_sixteen_games() {
         answer(&mut org, "GAME TOURNAMENT START 1"),
         format!("GAME TOURNAMENT 1 running 1 {rounds} {n} tictactoe rr move:30 Bench")
     );
-    let threads: Vec<_> = players
-        .into_iter()
-        .map(|p| {
-            let (address, control) = (address.clone(), control.clone());
-            std::thread::spawn(move || play(&address, &p, 1, &control))
-        })
-        .collect();
+    let threads = play_all(&address, &players, 1, &control);
 
     // Round 32 paired with every player away; paused; the players back; the loop idle past
     // the gauge's window; then resumed.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use reversi_tests::browser::{chromium, Browser};
 use reversi_tests::tournament::{
-    answer, loopback, play, register, wait_finished, Address, Control, Player,
+    answer, loopback, play_all, register, wait_finished, Address, Control, Player,
 };
 use reversi_tests::{target_dir, Server};
 
@@ -71,13 +71,7 @@ fn the_tournament_page_shows_the_crosstable_while_running_and_after() {
     set_up(&server, &players);
     let address = Address::new(server.addr());
     let control = Control::new();
-    let threads: Vec<_> = players
-        .iter()
-        .map(|p| {
-            let (address, p, control) = (address.clone(), p.clone(), control.clone());
-            std::thread::spawn(move || play(&address, &p, 1, &control))
-        })
-        .collect();
+    let threads = play_all(&address, &players, 1, &control);
     let shots = target_dir().join("browser");
     std::fs::create_dir_all(&shots).unwrap();
     let url = format!("http://{}/tournaments/1", server.addr());

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use reversi_tests::scratch::Scratch;
 use reversi_tests::tournament::{
-    answer, loopback, play, register, standings, wait_finished, Address, Control, Player, Seen,
+    answer, loopback, play_all, register, standings, wait_finished, Address, Control, Player, Seen,
 };
 use reversi_tests::{Server, Signal};
 
@@ -62,13 +62,7 @@ fn stopped_mid_round(signal: Signal) -> (BTreeMap<(u32, u32), usize>, Vec<String
     set_up(&first, &players);
     let address = Address::new(first.addr());
     let control = Control::new();
-    let threads: Vec<_> = players
-        .iter()
-        .map(|p| {
-            let (address, p, control) = (address.clone(), p.clone(), control.clone());
-            std::thread::spawn(move || play(&address, &p, 1, &control))
-        })
-        .collect();
+    let threads = play_all(&address, &players, 1, &control);
     first.wait_log("tournament 1 round 2 board 1: game");
     first.wait_log("tournament 1 round 2 board 2: game");
     std::thread::sleep(Duration::from_millis(300));
