@@ -258,8 +258,11 @@ fn a_sign_in_at_the_token_cap_gives_up_the_stalest_page_token() {
     let mut cy = TextClient::connect(server.addr());
     cy.send(&format!("GAME REGISTER Cyd {PASSWORD}"));
     cy.next_is("GAME SIGNEDIN Cyd");
+    // Each made in a millisecond of its own: the page orders unused tokens by the
+    // millisecond they were made, and two made in one are equally stale.
     let ids: Vec<String> = (0..20)
         .map(|_| {
+            std::thread::sleep(Duration::from_millis(2));
             cy.send("GAME APITOKEN NEW browser");
             let made = cy.next_is("GAME APITOKEN ");
             made.split_whitespace().nth(2).unwrap().to_owned()
