@@ -60,7 +60,7 @@ pub use backend::postgres::PostgresStore;
 pub use backend::sqlite::SqliteStore;
 pub use database::Database;
 pub use glicko2::{Glicko2, Rating, Score, PROVISIONAL_DEVIATION};
-pub use limiter::{Limits, SignInLimiter, TooMany};
+pub use limiter::{AddressLimiter, Limits, SignInLimiter, TooMany};
 pub use names::{Name, NameError};
 pub use secret::{ApiToken, Password, PasswordError, TokenId};
 pub use store::{Store, StoreError};

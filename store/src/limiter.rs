@@ -199,6 +199,36 @@ impl SignInLimiter {
     }
 }
 
+/// A limit on one kind of request per address alone (the store's reads: its pages, a
+/// history, an export), for requests that name no account.
+pub struct AddressLimiter {
+    addresses: Cells<IpAddr>,
+}
+
+impl AddressLimiter {
+    pub fn new(limits: Limits) -> AddressLimiter {
+        AddressLimiter {
+            addresses: Cells::new(limits),
+        }
+    }
+
+    /// A request from `address` at `now_ms`: counted if allowed; refused (and not counted)
+    /// if not, with the wait before the next one is allowed.
+    pub fn attempt(&mut self, address: IpAddr, now_ms: u64) -> Result<(), TooMany> {
+        let key = address_key(address);
+        match self.addresses.wait(&key, now_ms) {
+            0 => {
+                self.addresses.take(&key, now_ms);
+                Ok(())
+            }
+            wait => Err(TooMany {
+                per_account: false,
+                retry_after_ms: wait,
+            }),
+        }
+    }
+}
+
 /// A token's key among the accounts' names': no name's key holds a control character.
 fn token_key(token: &TokenId) -> String {
     format!("\0token {token}")
@@ -235,6 +265,23 @@ mod tests {
 
     fn name(text: &str) -> Name {
         Name::new(text).unwrap()
+    }
+
+    #[test]
+    fn an_address_limiter_counts_each_address_and_ipv6_by_its_64() {
+        let mut limiter = AddressLimiter::new(SMALL);
+        for _ in 0..3 {
+            assert_eq!(limiter.attempt(ip("2001:db8::1"), 0), Ok(()));
+        }
+        // Another address of the same /64 is the same key.
+        let refused = limiter.attempt(ip("2001:db8::2"), 0).unwrap_err();
+        assert_eq!(refused.retry_after_ms, 1000);
+        assert!(!refused.per_account);
+        // A refusal is not counted: one more is allowed an interval later.
+        assert_eq!(limiter.attempt(ip("2001:db8::1"), 1000), Ok(()));
+        assert!(limiter.attempt(ip("2001:db8::1"), 1000).is_err());
+        assert_eq!(limiter.attempt(ip("2001:db8:0:1::1"), 1000), Ok(()));
+        assert_eq!(limiter.attempt(ip("10.0.0.1"), 1000), Ok(()));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod browser;
 pub mod capture;
 pub mod cut;
 pub mod delay;
+pub mod http;
 /// A private, throwaway PostgreSQL: the store's own test harness, shared.
 #[path = "../../store/tests/common/postgres.rs"]
 pub mod postgres;

@@ -69,19 +69,7 @@ pub fn register(addr: SocketAddr, from: IpAddr, name: &str) -> TextClient {
         .unwrap_or_else(|| panic!("{name} could not register"))
 }
 
-/// The answer to `GET path`, whole.
-pub fn get(addr: SocketAddr, path: &str) -> String {
-    use std::io::{Read, Write};
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    answer
-}
+pub use crate::http::get;
 
 /// The server's address, which a restart changes.
 #[derive(Clone)]

@@ -148,3 +148,64 @@ fn connection_floods_are_summarised_in_the_log() {
     assert_eq!(one_by_one, 3, "only the burst is logged one by one");
     assert!(summary.contains("127.0.0.1: 97 more"), "{summary}");
 }
+
+/// The whole answer to `GET path` from the loopback address `from`.
+fn page_from(server: &Server, from: [u8; 4], path: &str) -> String {
+    reversi_tests::http::get_from(server.addr(), from.into(), path)
+}
+
+#[test]
+fn an_address_asking_for_too_many_pages_is_told_to_wait_and_others_are_served() {
+    let server = Server::start(&["--store-reads-per-address", "3"]);
+    for _ in 0..3 {
+        let page = page_from(&server, [127, 0, 0, 1], "/leaderboard/reversi");
+        assert!(page.starts_with("HTTP/1.1 200 OK\r\n"), "{page}");
+    }
+    let refused = page_from(&server, [127, 0, 0, 1], "/leaderboard/reversi");
+    assert!(
+        refused.starts_with("HTTP/1.1 429 Too Many Requests\r\n")
+            && refused.contains("\r\nRetry-After: 1\r\n")
+            && refused.contains("try again in 1 s"),
+        "{refused}"
+    );
+    let other = page_from(&server, [127, 0, 0, 2], "/leaderboard/reversi");
+    assert!(other.starts_with("HTTP/1.1 200 OK\r\n"), "{other}");
+    // A text client's reads of the store count against the same limit.
+    let mut text =
+        reversi_tests::tournament::connect_from(server.addr(), [127, 0, 0, 1].into()).unwrap();
+    text.send("GAME HISTORY nobody1");
+    let line = text.next_is("ERROR ");
+    assert!(
+        line.contains("too many requests from your address"),
+        "{line}"
+    );
+}
+
+/// Clients that ask for a page and then neither read nor close held a page worker each
+/// (it waited for their close), so a hundred of them left every other reader a 503: the
+/// loop now sends the pages, and a worker is free as soon as its page is made.
+#[test]
+fn clients_that_never_close_hold_no_page_worker() {
+    use std::io::Write;
+    let server = Server::start(&[
+        "--max-pending-per-address",
+        "200",
+        "--store-reads-per-address",
+        "1000",
+    ]);
+    let stalled: Vec<std::net::TcpStream> = (0..100)
+        .map(|_| {
+            let mut stream =
+                reversi_tests::http::tcp_from(server.addr(), [127, 0, 0, 1].into()).unwrap();
+            write!(
+                stream,
+                "GET /leaderboard/reversi HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            .unwrap();
+            stream
+        })
+        .collect();
+    let page = page_from(&server, [127, 0, 0, 2], "/leaderboard/reversi");
+    assert!(page.starts_with("HTTP/1.1 200 OK\r\n"), "{page}");
+    drop(stalled);
+}

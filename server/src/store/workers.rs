@@ -1,69 +1,80 @@
-//! The store's workers: a few threads, each with a store connection of its own, that make
-//! the store's pages ([`crate::protocols::pages`]) off the supervisor's loop. The loop
-//! hands a worker the page asked for *and the connection* that asked (a request is answered
-//! and closed: nothing comes back to the loop); the worker writes the answer with a timeout.
-//! A full queue hands the connection back, and the loop answers 503 itself.
+//! The store's page workers: a few threads, each with a store connection of its own, that
+//! make the store's pages ([`crate::protocols::pages`]) off the supervisor's loop. The loop
+//! hands a worker the page asked for with a ticket, and keeps the connection; the worker
+//! hands the whole response back (through a channel and the loop's waker), and the loop
+//! sends it as it sends every answer: without blocking, within the connection's output
+//! limit, lingering for the close. So a client that reads slowly, or never closes, holds no
+//! worker (spec/STORE.md §11). A full queue is refused at once, and the loop answers 503.
 
-use std::io::Write;
-use std::net::{Shutdown, TcpStream};
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use log::{debug, warn};
 use reversi_store::{Store, UnixMillis};
 
+use super::accounts::Busy;
 use super::Setting;
 use crate::protocols::pages::{self, Page};
 
-/// Threads, and requests waiting for one at most.
+/// Threads, and pages waiting for one at most.
 const THREADS: usize = 2;
 const QUEUE: usize = 64;
-/// A client that does not take its page within this is dropped.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
-struct Job {
-    stream: TcpStream,
-    page: Page,
+/// The connection that asked, as the loop names it: its index and its request's ticket.
+pub type Ticket = (usize, u64);
+
+/// A page to make for the connection of `ticket`.
+pub struct PageJob {
+    pub ticket: Ticket,
+    pub page: Page,
+}
+
+/// A page made: the HTTP response to send on the connection of `ticket`.
+pub struct Made {
+    pub ticket: Ticket,
+    pub response: Vec<u8>,
 }
 
 pub struct Workers {
-    jobs: Option<SyncSender<Job>>,
+    jobs: Option<SyncSender<PageJob>>,
+    made: Receiver<Made>,
     threads: Vec<JoinHandle<()>>,
 }
 
 impl Workers {
     /// Starts the threads, each with a connection of its own (opened now: a bad database
-    /// fails here).
-    pub fn start(setting: &Setting) -> std::io::Result<Workers> {
-        let (jobs, queue) = mpsc::sync_channel::<Job>(QUEUE);
+    /// fails here); `wake` tells the loop a page is made.
+    pub fn start(setting: &Setting, wake: Arc<dyn Fn() + Send + Sync>) -> std::io::Result<Workers> {
+        let (jobs, queue) = mpsc::sync_channel::<PageJob>(QUEUE);
+        let (answers, made) = mpsc::channel();
         let queue = Arc::new(Mutex::new(queue));
         let mut threads = Vec::with_capacity(THREADS);
         for n in 0..THREADS {
             let store = super::open(setting)?;
-            let queue = Arc::clone(&queue);
+            let (queue, answers, wake) = (Arc::clone(&queue), answers.clone(), Arc::clone(&wake));
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("store-pages-{n}"))
-                    .spawn(move || serve(store, &queue))?,
+                    .spawn(move || serve(store, &queue, &answers, &*wake))?,
             );
         }
         Ok(Workers {
             jobs: Some(jobs),
+            made,
             threads,
         })
     }
 
-    /// Hands `stream` (its request read) to a worker, which answers `page` and closes it;
-    /// the stream comes back when every worker is busy and the queue full.
-    pub fn hand(&self, stream: TcpStream, page: Page) -> Result<(), TcpStream> {
-        let Some(jobs) = &self.jobs else {
-            return Err(stream);
-        };
-        jobs.try_send(Job { stream, page }).map_err(|e| match e {
-            TrySendError::Full(job) | TrySendError::Disconnected(job) => job.stream,
-        })
+    /// Queues `job`; refused when every worker is busy and the queue is full.
+    pub fn submit(&self, job: PageJob) -> Result<(), Busy> {
+        let jobs = self.jobs.as_ref().ok_or(Busy)?;
+        jobs.try_send(job).map_err(|_| Busy)
+    }
+
+    /// The pages made since the last call.
+    pub fn made(&self) -> Vec<Made> {
+        self.made.try_iter().collect()
     }
 }
 
@@ -76,36 +87,29 @@ impl Drop for Workers {
     }
 }
 
-fn serve(mut store: Box<dyn Store>, queue: &Mutex<Receiver<Job>>) {
+fn serve(
+    mut store: Box<dyn Store>,
+    queue: &Mutex<Receiver<PageJob>>,
+    answers: &Sender<Made>,
+    wake: &(dyn Fn() + Send + Sync),
+) {
     loop {
         let job = match queue.lock() {
             Ok(queue) => queue.recv(),
             Err(_) => return,
         };
-        let Ok(Job { stream, page }) = job else {
+        let Ok(PageJob { ticket, page }) = job else {
             return;
         };
         let made = pages::make(store.as_mut(), &page, UnixMillis::now());
         debug!("page {page:?}: {}", made.status);
         let response =
             crate::protocols::http_response(made.status, made.kind, &[], made.body.as_bytes());
-        if let Err(e) = send(stream, &response) {
-            debug!("page {page:?} not delivered: {e}");
+        if answers.send(Made { ticket, response }).is_err() {
+            return;
         }
+        wake();
     }
-}
-
-fn send(mut stream: TcpStream, response: &[u8]) -> std::io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
-    stream.write_all(response)?;
-    stream.shutdown(Shutdown::Write)?;
-    // Read what the client still sends until it closes (or the timeout), so the close does
-    // not reset what it has not read yet.
-    stream.set_read_timeout(Some(Duration::from_secs(1)))?;
-    let mut sink = [0u8; 512];
-    while matches!(std::io::Read::read(&mut stream, &mut sink), Ok(n) if n > 0) {}
-    Ok(())
 }
 
 /// What a busy server answers itself.
@@ -116,6 +120,21 @@ pub fn busy() -> Vec<u8> {
         "text/plain; charset=utf-8",
         &[("Retry-After", "1")],
         b"503 Service Unavailable: busy, try again\n",
+    )
+}
+
+/// What an address that asked for too many of the store's reads lately answers, with the
+/// seconds before it may ask again.
+pub fn too_many(retry_after_s: u64) -> Vec<u8> {
+    let seconds = retry_after_s.to_string();
+    let body = format!(
+        "429 Too Many Requests: your address asked for too many pages lately; try again in {seconds} s\n"
+    );
+    crate::protocols::http_response(
+        "429 Too Many Requests",
+        "text/plain; charset=utf-8",
+        &[("Retry-After", &seconds)],
+        body.as_bytes(),
     )
 }
 

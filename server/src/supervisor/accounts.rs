@@ -86,14 +86,22 @@ impl Players {
         request: Request,
         account: Option<(AccountId, Name)>,
     ) -> Result<u64, Busy> {
+        let ticket = self.next_ticket();
         let workers = self.workers.as_ref().ok_or(Busy)?;
-        self.next_ticket += 1;
         let job = Job {
-            ticket: (index, self.next_ticket),
+            ticket: (index, ticket),
             request,
             account,
         };
-        workers.submit(job).map(|()| self.next_ticket)
+        workers.submit(job).map(|()| ticket)
+    }
+
+    /// A new ticket for a connection's request: one sequence for the account workers and the
+    /// page workers (reads.rs), so that an answer for a connection that has gone is never
+    /// taken for one of another request on the same index.
+    pub(super) fn next_ticket(&mut self) -> u64 {
+        self.next_ticket += 1;
+        self.next_ticket
     }
 
     /// A sign-in from `address` was right: its account's count is given back (only wrong
@@ -127,6 +135,15 @@ impl Players {
     }
 }
 
+/// Whether `request` counts against its address's reads of the store (reads.rs): every
+/// request a worker answers but sign-ins and registrations, which have limits of their own.
+fn counts_as_a_read(request: &Request) -> bool {
+    !matches!(
+        request,
+        Request::SignIn(_) | Request::Register { .. } | Request::SignOut
+    )
+}
+
 impl Supervisor {
     /// A player's request of connection `index`.
     pub(super) fn player_request(&mut self, index: usize, request: Request) {
@@ -144,6 +161,13 @@ impl Supervisor {
         if self.players.workers.is_none() {
             let answer = self.players.unserved(request);
             return self.apply(index, answer, None, None);
+        }
+        if counts_as_a_read(&request) {
+            if let Err(limit) = self.reads.attempt(peer.ip()) {
+                let why = super::reads::too_many(limit);
+                self.note(peer, format_args!("{peer}: {why}"));
+                return self.tell(index, &Told::Error(why));
+            }
         }
         let now_ms = reversi_store::UnixMillis::now().0.max(0) as u64;
         if let Err(limit) = self.players.attempt(peer.ip(), &request, now_ms) {

@@ -23,6 +23,7 @@ mod options;
 mod origin;
 mod pending;
 mod ratings;
+mod reads;
 mod reaper;
 mod relaying;
 mod sessions;
@@ -148,6 +149,8 @@ pub struct Supervisor {
     pages: Option<crate::store::workers::Workers>,
     /// Players' requests: the account workers and the sign-in limits (accounts.rs).
     players: accounts::Players,
+    /// The store's reads per address (reads.rs).
+    reads: reads::Reads,
     /// Upgrading in place: the binary, the trial under way (upgrading.rs).
     upgrades: upgrading::Upgrades,
     /// The TLS terminator, once a TLS client came (listener.rs).
@@ -198,6 +201,7 @@ impl Supervisor {
         let hosts = Hosts::new(config.limits.clone(), Instant::now());
         let challenges = challenges::Challenges::new(config.challenges);
         let grace = games.sessions.values().filter_map(|c| c.grace).max();
+        let reads = reads::Reads::new(config.store_reads);
         let mut sup = Supervisor {
             games,
             next_id: 0,
@@ -233,6 +237,7 @@ impl Supervisor {
             data_dir_lock: None,
             pages: None,
             players: accounts::Players::default(),
+            reads,
             upgrades: upgrading::Upgrades::default(),
             cluster: None,
             request: Vec::new(),
@@ -265,6 +270,7 @@ impl Supervisor {
         let store = crate::store::open(setting)?;
         let waker = self.waker()?;
         let players = std::sync::Arc::clone(&waker);
+        let pages = std::sync::Arc::clone(&waker);
         let wake = Box::new(move || {
             let _ = waker.wake();
         });
@@ -275,7 +281,12 @@ impl Supervisor {
                 let _ = players.wake();
             }),
         );
-        match crate::store::workers::Workers::start(setting) {
+        match crate::store::workers::Workers::start(
+            setting,
+            std::sync::Arc::new(move || {
+                let _ = pages.wake();
+            }),
+        ) {
             Ok(workers) => self.pages = Some(workers),
             Err(e) => {
                 error!("cannot start the store's page workers: {e}; its pages are not served")
@@ -325,31 +336,6 @@ impl Supervisor {
     /// What `GET /health` says of the cluster, with `--cluster`.
     fn cluster_health(&self) -> Option<String> {
         self.cluster.as_ref().map(|c| c.health_line())
-    }
-
-    /// An HTTP request for a store's page: the connection goes to a page worker, which
-    /// answers and closes it; the loop answers itself only when there is none or all are busy.
-    fn serve_page(&mut self, index: usize, page: crate::protocols::pages::Page) {
-        use std::os::fd::{FromRawFd, IntoRawFd};
-        let Some(mut conn) = self.pending.remove(index) else {
-            return;
-        };
-        let _ = self.poll.registry().deregister(&mut conn.stream);
-        self.metrics
-            .connection(conn.wire.map_or("none", crate::protocols::WireKind::name));
-        // SAFETY: the descriptor moves from the mio stream to a std one.
-        let stream = unsafe { std::net::TcpStream::from_raw_fd(conn.stream.into_raw_fd()) };
-        let refusal = match &self.pages {
-            Some(workers) => match workers.hand(stream, page) {
-                Ok(()) => return,
-                Err(stream) => (stream, crate::store::workers::busy()),
-            },
-            None => (stream, crate::store::workers::no_store()),
-        };
-        // One short write to a socket that has sent only its request: it fits.
-        let (mut stream, bytes) = refusal;
-        let _ = io::Write::write(&mut stream, &bytes);
-        let _ = stream.shutdown(std::net::Shutdown::Write);
     }
 
     /// What to do on SIGHUP (default: log it).
@@ -411,6 +397,7 @@ impl Supervisor {
                             archive.on_written();
                         }
                         self.on_player_answers();
+                        self.on_pages_made();
                         self.on_control_answers();
                         if let Some(cluster) = &mut self.cluster {
                             cluster.on_wake();

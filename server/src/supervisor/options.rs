@@ -104,6 +104,12 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_challenges: u64,
 
+    /// Reads of the store one address (an IPv6 /64) may ask for at once: its pages, and the
+    /// text protocol's `GAME HISTORY`, `GAME EXPORT` and other account requests but sign-ins
+    /// and registrations (which have limits of their own); one more every 100 ms after.
+    #[arg(long, value_name = "N", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    pub store_reads_per_address: u32,
+
     /// The web page's address as players reach it, for the links that join a challenge
     /// (`GAME LINK`). Default: http:// and the first --listen address.
     #[arg(long, value_name = "URL")]
@@ -160,6 +166,8 @@ pub struct SupervisorConfig {
     pub metrics: bool,
     /// Join codes' life and how many challenges may be open.
     pub challenges: super::challenges::Limits,
+    /// The store's reads per address (reads.rs).
+    pub store_reads: reversi_store::Limits,
     /// `--public-url`; `None`: the first listener's.
     pub public_url: Option<String>,
     /// Start sessions through a fork server started so; `None`: fork them from the supervisor.
@@ -227,6 +235,7 @@ impl Options {
                 ttl: Duration::from_secs(self.code_ttl),
                 max: count(self.max_challenges),
             },
+            store_reads: super::reads::limits(self.store_reads_per_address),
             public_url: self.public_url.clone(),
             tls: self.tls.files(),
         }

@@ -232,7 +232,7 @@ impl Supervisor {
 
     /// Sends `farewell` and closes: the connection lingers ([`LINGER`]) so that the
     /// client reads it before the close.
-    fn linger(&mut self, index: usize, farewell: &[u8]) {
+    pub(super) fn linger(&mut self, index: usize, farewell: &[u8]) {
         self.linger_at(index, farewell, Instant::now());
     }
 
