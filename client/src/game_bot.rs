@@ -14,6 +14,7 @@ use reversi_client::bots::{self, RandomOpening, Strength};
 use reversi_client::drawn::DrawnGame;
 use reversi_client::exit;
 use reversi_client::follow::Follower;
+use reversi_client::text::tournament::TournamentLine;
 use reversi_client::text::{Event, Game as Drawn, Notice, Offer, Request, Standing};
 use reversi_client::transport::{Driver, Protocol};
 use reversi_games::registry::Module;
@@ -160,6 +161,8 @@ pub(crate) struct Run<'a> {
     round: u32,
     /// Why the server refused the request or the sign-in (`ERROR`), if it did.
     pub(crate) denied: Option<String>,
+    /// The server ended the bot's wait for its tournament's games: it was withdrawn.
+    pub(crate) withdrawn: bool,
 }
 
 impl<'a> Run<'a> {
@@ -175,6 +178,7 @@ impl<'a> Run<'a> {
             ended: Vec::new(),
             round: 0,
             denied: None,
+            withdrawn: false,
         }
     }
 
@@ -264,13 +268,15 @@ impl<'a> Run<'a> {
                 use std::io::Write;
                 let _ = std::io::stdout().flush();
             }
-            // A tournament's wait closed (the tournament finished): no game was cut short.
-            Notice::Closed { finished: false }
-                if game.is_none()
-                    && matches!(self.options.together, Some(Request::Tournament(_))) => {}
             Notice::Denied(why) => {
                 self.denied = Some(why.clone());
                 eprintln!("reversi {}: the server refused: {why}", self.options.name);
+            }
+            Notice::Called(TournamentLine::Released { withdrawn, .. }) => {
+                self.withdrawn = *withdrawn;
+                if let Some(text) = crate::text_ui::notice_words(notice, game) {
+                    eprintln!("reversi {}: {text}", self.options.name);
+                }
             }
             Notice::Called(_) if self.options.report => {
                 if let Some(text) = crate::text_ui::notice_words(notice, game) {

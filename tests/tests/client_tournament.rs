@@ -201,3 +201,45 @@ fn bots_sit_out_their_rest_and_win_by_forfeit_against_an_absent_player() {
         .filter(|w| w.ends_with("f-") || w.ends_with("s-"));
     assert_eq!(lost.count(), 2, "two forfeits lost: {ghost}");
 }
+
+/// A bot withdrawn while it waits for its game is told so by the server and ends at once,
+/// successfully, saying why (it used to wait for the tournament's end).
+#[test]
+fn a_bot_withdrawn_while_it_waits_ends_saying_so() {
+    let server = Server::start_with_log(
+        &["--organisers", "Org", "--grace", "30"],
+        "info,reversid::supervisor::tournaments=debug",
+    );
+    let addr = server.addr();
+    // Ann and Bob never come: the tournament goes on after Cat leaves it.
+    let entrants = [
+        Entrant {
+            name: "Ann",
+            strength: &[],
+        },
+        Entrant {
+            name: "Bob",
+            strength: &[],
+        },
+        Entrant {
+            name: "Cat",
+            strength: &["--player", "random"],
+        },
+    ];
+    let tokens = support::organise(addr, "tictactoe", "rr", "move:30", &entrants);
+    let cat = support::start_bot(addr, "tictactoe", 2, &tokens[2], &entrants[2]);
+    server.wait_log("Cat waits for tournament 1's games");
+    let mut org = support::connect_from(addr, std::net::Ipv4Addr::LOCALHOST.into());
+    org.send(&format!(
+        "GAME SIGNIN Org {}",
+        reversi_tests::tournament::PASSWORD
+    ));
+    org.expect("GAME SIGNEDIN Org");
+    org.send("GAME TOURNAMENT REMOVE 1 Cat");
+    org.expect("GAME TOURNAMENT 1 running ");
+    let output = support::wait_for_bots(vec![cat], Duration::from_secs(30)).remove(0);
+    assert!(
+        output.contains("you were withdrawn from tournament 1: no more games for you"),
+        "{output}"
+    );
+}

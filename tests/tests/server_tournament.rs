@@ -207,3 +207,81 @@ fn a_double_round_robin_of_four_runs_from_registration_to_final_standings() {
         .sum();
     assert_eq!(points, 12.0, "{table:?}");
 }
+
+/// The lines a waiting player is sent until its wait ends (`GAME RELEASED`), the end's included.
+fn until_released(c: &mut TextClient) -> Vec<String> {
+    let mut lines = Vec::new();
+    loop {
+        let line = c.recv().expect("the wait ends with GAME RELEASED");
+        let released = line.starts_with("GAME RELEASED ");
+        lines.push(line);
+        if released {
+            return lines;
+        }
+    }
+}
+
+/// A waiting player is told when its wait ends without a game (spec/TOURNAMENTS.md §7):
+/// withdrawn by the organiser, or the tournament over; the connection is back in the
+/// lobby, and a wait asked for once the tournament is over ends at once.
+#[test]
+fn a_wait_ends_with_the_news_when_the_player_is_withdrawn_or_the_tournament_is_over() {
+    let server = Server::start(&["--organisers", "Org", "--grace", "30"]);
+    let addr = server.addr();
+    let mut org = signed_in(addr, "Org", true);
+    answer(
+        &mut org,
+        "GAME TOURNAMENT CREATE name=Short game=tictactoe format=rr time=move:30",
+    );
+    answer(&mut org, "GAME TOURNAMENT OPEN 1");
+    for name in ["Ann", "Bob", "Cat"] {
+        let mut c = signed_in(addr, name, true);
+        answer(&mut c, "GAME TOURNAMENT REGISTER 1");
+    }
+    answer(&mut org, "GAME TOURNAMENT START 1");
+    let mut cat = signed_in(addr, "Cat", false);
+    cat.send("GAME TOURNAMENT PLAY 1");
+    cat.next_is("GAME NEWS waiting for your games of tournament 1");
+    answer(&mut org, "GAME TOURNAMENT REMOVE 1 Cat");
+    let lines = until_released(&mut cat);
+    assert_eq!(
+        lines[lines.len() - 2..],
+        [
+            "GAME NEWS withdrawn from Short",
+            "GAME RELEASED 1 withdrawn"
+        ],
+        "{lines:?}"
+    );
+    // Back in the lobby: the connection answers as any waiting one, and waits no more.
+    assert_eq!(
+        answer(&mut cat, "GAME TOURNAMENTS").split(' ').nth(2),
+        Some("1")
+    );
+    cat.expect("GAME TOURNAMENTS 1");
+    assert_eq!(
+        answer(&mut cat, "GAME TOURNAMENT PLAY 1"),
+        "ERROR Cat was withdrawn from tournament 1"
+    );
+
+    // Ann and Bob play their one game; Cat's are forfeits. Whoever waits next is told the end.
+    let threads: Vec<_> = ["Ann", "Bob"]
+        .into_iter()
+        .map(|name| std::thread::spawn(move || player(addr, name, 1)))
+        .collect();
+    for t in threads {
+        t.join().expect("a player played its game");
+    }
+    for name in ["Ann", "Bob"] {
+        let mut c = signed_in(addr, name, false);
+        c.send("GAME TOURNAMENT PLAY 1");
+        let lines = until_released(&mut c);
+        assert_eq!(
+            lines[lines.len() - 2..],
+            [
+                "GAME TOURNAMENT 1 finished 3 3 3 tictactoe rr move:30 Short",
+                "GAME RELEASED 1 finished"
+            ],
+            "{name}: {lines:?}"
+        );
+    }
+}

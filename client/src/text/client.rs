@@ -584,6 +584,22 @@ impl Client {
             Event::Players(line) if self.is_connected() => self.players_line(line),
             Event::Players(_) => Vec::new(),
             Event::Tournament(line) => match self.phase {
+                // The end of a tournament is a normal end; a withdrawal is the server's.
+                Phase::Called(id) if released(&line, id) => {
+                    let withdrawn = matches!(
+                        line,
+                        TournamentLine::Released {
+                            withdrawn: true,
+                            ..
+                        }
+                    );
+                    let code = if withdrawn {
+                        exit::SERVER_GONE
+                    } else {
+                        exit::OK
+                    };
+                    self.finish(Notice::Called(line), code)
+                }
                 Phase::Called(id) if called(&line, id) => vec![Action::Show(Notice::Called(line))],
                 _ => Vec::new(),
             },
@@ -1078,6 +1094,11 @@ impl Client {
 }
 
 /// Whether `line` calls a player waiting for tournament `id`: its game, or a bye.
+/// Whether `line` ends the wait for tournament `id`'s games.
+fn released(line: &TournamentLine, id: u64) -> bool {
+    matches!(line, TournamentLine::Released { id: of, .. } if *of == id)
+}
+
 fn called(line: &TournamentLine, id: u64) -> bool {
     matches!(line, TournamentLine::Paired { id: of, .. } | TournamentLine::Bye { id: of, .. } if *of == id)
 }

@@ -258,11 +258,39 @@ fn a_tournament_wait_refused_ends_the_connection_with_the_reason() {
         "Bob is not registered in tournament 9".into()
     ))));
     assert!(!c.is_connected());
-    // Closed while waiting (the tournament finished): not a finished game.
+    // Closed while waiting: not a finished game.
     let mut c = Client::new().with_identity(Some(Identity::Token("rvt_x".into())));
     c.handle(Event::User(Request::Tournament(9)));
     c.handle(Event::Opened(Ok(())));
     feed_all(&mut c, "GAME SIGNEDIN Bob");
     let actions = c.handle(Event::Eof);
     assert!(actions.contains(&Action::Show(Notice::Closed { finished: false })));
+}
+
+#[test]
+fn a_tournament_wait_the_server_releases_ends_the_connection_without_a_game() {
+    use super::tournament::TournamentLine;
+    for (word, withdrawn, code) in [
+        ("finished", false, crate::exit::OK),
+        ("withdrawn", true, crate::exit::SERVER_GONE),
+    ] {
+        let mut c = Client::new().with_identity(Some(Identity::Token("rvt_x".into())));
+        c.handle(Event::User(Request::Tournament(9)));
+        c.handle(Event::Opened(Ok(())));
+        feed_all(&mut c, "GAME SIGNEDIN Bob");
+        // Another tournament's end is not this wait's.
+        assert_eq!(feed_all(&mut c, &format!("GAME RELEASED 8 {word}")), vec![]);
+        assert!(c.is_connected());
+        let actions = feed_all(&mut c, &format!("GAME RELEASED 9 {word}"));
+        let released = TournamentLine::Released { id: 9, withdrawn };
+        assert_eq!(
+            actions,
+            vec![
+                Action::Close,
+                Action::Show(Notice::Called(released)),
+                Action::Exit(code)
+            ]
+        );
+        assert!(!c.is_connected());
+    }
 }

@@ -70,6 +70,12 @@ pub enum TournamentLine {
         id: u64,
         lines: u32,
     },
+    /// `GAME RELEASED id finished|withdrawn`: the wait for this tournament's games ended
+    /// without a game (the tournament is over, or the player was withdrawn).
+    Released {
+        id: u64,
+        withdrawn: bool,
+    },
 }
 
 /// The tournament line `line` is, if it is one. `GAME BOARD` is read as a tournament's
@@ -130,6 +136,14 @@ pub fn parse(line: &str) -> Option<TournamentLine> {
             id: n(0)?,
             lines: small(1)?,
         },
+        ("RELEASED", 2) => TournamentLine::Released {
+            id: n(0)?,
+            withdrawn: match words[1] {
+                "withdrawn" => true,
+                "finished" => false,
+                _ => return None,
+            },
+        },
         _ => return None,
     })
 }
@@ -137,6 +151,26 @@ pub fn parse(line: &str) -> Option<TournamentLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_released_wait_says_why_and_nothing_else_is_read_as_one() {
+        assert_eq!(
+            parse("GAME RELEASED 4 withdrawn"),
+            Some(TournamentLine::Released {
+                id: 4,
+                withdrawn: true
+            })
+        );
+        assert_eq!(
+            parse("GAME RELEASED 4 finished"),
+            Some(TournamentLine::Released {
+                id: 4,
+                withdrawn: false
+            })
+        );
+        assert_eq!(parse("GAME RELEASED 4 bored"), None);
+        assert_eq!(parse("GAME RELEASED x finished"), None);
+    }
 
     #[test]
     fn every_tournament_line_is_read_and_others_are_not() {

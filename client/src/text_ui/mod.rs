@@ -147,31 +147,18 @@ pub fn play_together(
 /// `reversi tournament play`: waits for the account's next game of tournament `id` and
 /// plays it; `opened` gets a handle on the connection once it is open (to close the
 /// wait when the tournament finishes: the server tells a waiting player nothing then).
-pub fn play_tournament_game(
-    addr: &str,
-    id: u64,
-    identity: Option<Identity>,
-    opened: &mut dyn FnMut(std::net::TcpStream),
-) -> u8 {
+pub fn play_tournament_game(addr: &str, id: u64, identity: Option<Identity>) -> u8 {
     let driver = Driver::new(addr, Protocol::Text)
         .identified(identity)
         .checking_moves();
-    session_watched(driver, Request::Tournament(id), opened)
+    session_with(driver, Request::Tournament(id))
 }
 
 fn session(addr: &str, request: Request, protocol: Protocol) -> u8 {
     session_with(Driver::new(addr, protocol).checking_moves(), request)
 }
 
-fn session_with(driver: Driver, request: Request) -> u8 {
-    session_watched(driver, request, &mut |_| {})
-}
-
-fn session_watched(
-    mut driver: Driver,
-    request: Request,
-    opened: &mut dyn FnMut(std::net::TcpStream),
-) -> u8 {
+fn session_with(mut driver: Driver, request: Request) -> u8 {
     let output = Output::detect();
     // Connect before taking the screen, so a failure is one plain line.
     let mut early = Vec::new();
@@ -184,9 +171,6 @@ fn session_watched(
             }
         }
         return code;
-    }
-    if let Some(connection) = driver.connection_handle() {
-        opened(connection);
     }
     let (tx, rx) = mpsc::channel();
     if let Some(reader) = driver.take_reader() {

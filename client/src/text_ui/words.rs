@@ -325,6 +325,13 @@ fn called(line: &reversi_client::text::tournament::TournamentLine) -> Option<Str
         TournamentLine::Bye { round, points, .. } => {
             format!("round {round}: you sit it out (a bye, {points} points)")
         }
+        TournamentLine::Released {
+            id,
+            withdrawn: true,
+        } => format!("you were withdrawn from tournament {id}: no more games for you"),
+        TournamentLine::Released { id, .. } => {
+            format!("tournament {id} is over: no more games for you")
+        }
         _ => return None,
     })
 }

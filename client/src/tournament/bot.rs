@@ -3,21 +3,16 @@
 //! signs in again with its token and waits (`GAME TOURNAMENT PLAY`) until it is called
 //! and seated; it plays the game as `reversi bot` does (its time by the game's clock, a
 //! dropped connection resumed with the seat's token), and comes back for the next, until
-//! the tournament is finished. A bye or an absent opponent's forfeit needs nothing: the
-//! server calls the bot again for its next round on the same waiting connection.
+//! the server ends its wait (`GAME RELEASED`: the tournament finished, or the bot was
+//! withdrawn). A bye or an absent opponent's forfeit needs nothing: the server calls the
+//! bot again for its next round on the same waiting connection.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use reversi_client::exit;
 use reversi_client::text::{Event, Identity, Request};
 
 use crate::game_bot::{self, Options, Run};
-
-/// How often a waiting bot asks whether the tournament has finished (the server tells
-/// waiting players nothing when it does).
-const POLL: Duration = Duration::from_secs(2);
 
 /// Plays every game of tournament `id` it is called to; the exit code.
 pub fn run(addr: &str, id: u64, options: &Options) -> u8 {
@@ -42,13 +37,16 @@ pub fn run(addr: &str, id: u64, options: &Options) -> u8 {
             }
         }
         run.reconnect(addr);
-        let code = one_connection(&mut run, addr, id);
+        let code = one_connection(&mut run, id);
+        if run.withdrawn {
+            return exit::OK;
+        }
         match run.denied.take() {
             Some(why) => match retry_after(&why) {
                 Some(wait) => std::thread::sleep(wait),
                 None => return code,
             },
-            // A game over, or a wait ended because the tournament finished.
+            // A game over, or a wait the tournament's end ended.
             None if code == exit::OK || code == exit::SERVER_GONE => {}
             None => return code,
         }
@@ -62,32 +60,13 @@ pub fn run(addr: &str, id: u64, options: &Options) -> u8 {
     exit::OK
 }
 
-/// One connection: signed in, waiting for the game, the game. While it waits, a watchdog
-/// closes it if the tournament finishes (the bot would wait for ever otherwise).
-fn one_connection(run: &mut Run<'_>, addr: &str, id: u64) -> u8 {
+/// One connection: signed in, waiting for the game, the game (or the end of the wait).
+fn one_connection(run: &mut Run<'_>, id: u64) -> u8 {
     if let Some(code) = run.feed(Event::User(Request::Tournament(id))) {
         return code;
     }
-    let done = Arc::new(AtomicBool::new(false));
-    if let Some(connection) = run.driver.connection_handle() {
-        let (addr, done) = (addr.to_owned(), done.clone());
-        std::thread::spawn(move || watch(&addr, id, connection, &done));
-    }
     let event = run.driver.next_event();
-    let code = game_bot::drive(run, event);
-    done.store(true, Ordering::Relaxed);
-    code
-}
-
-/// Closes `connection` once tournament `id` is finished, unless `done` first.
-pub(super) fn watch(addr: &str, id: u64, connection: std::net::TcpStream, done: &AtomicBool) {
-    while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(POLL);
-        if super::find(addr, id).is_ok_and(|t| t.is_finished()) {
-            let _ = connection.shutdown(std::net::Shutdown::Both);
-            return;
-        }
-    }
+    game_bot::drive(run, event)
 }
 
 /// The wait a refusal asks for: "too many sign-in attempts; try again in 12 s".

@@ -5,9 +5,6 @@
 
 use std::time::{Duration, Instant};
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
 use reversi_client::exit;
 use reversi_client::text::Identity;
 
@@ -37,16 +34,10 @@ pub fn run(addr: &str, id: u64, identity: Option<Identity>) -> u8 {
             }
         }
         println!("waiting for your next game of tournament {id} (q twice leaves)");
-        let done = Arc::new(AtomicBool::new(false));
-        let mut watch = |connection| {
-            let (addr, done) = (addr.to_owned(), done.clone());
-            std::thread::spawn(move || super::bot::watch(&addr, id, connection, &done));
-        };
-        let code = crate::text_ui::play_tournament_game(addr, id, identity.clone(), &mut watch);
-        done.store(true, Ordering::Relaxed);
-        // A wait the tournament's end closed shows the final standings next.
-        let finished = || super::find(addr, id).is_ok_and(|t| t.is_finished());
-        if code != exit::OK && !finished() {
+        let code = crate::text_ui::play_tournament_game(addr, id, identity.clone());
+        // A game, or a wait the tournament's end ended (its final standings next); a
+        // withdrawal ends here, after its news.
+        if code != exit::OK {
             return code;
         }
     }

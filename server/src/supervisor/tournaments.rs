@@ -7,13 +7,14 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use log::{error, info, warn};
+use log::{debug, error, info, warn};
 
 use super::pending::State;
 use super::Supervisor;
 use crate::protocols::Told;
 use crate::terms::{Terms, TimeControl};
 use crate::tournaments::director::Kept;
+use crate::tournaments::director::Released;
 use crate::tournaments::orders::{Order, Request};
 use crate::tournaments::{Action, Director};
 
@@ -30,8 +31,9 @@ const DEFAULT_GRACE: u64 = 60;
 pub(super) struct Tournaments {
     pub director: Director,
     pub options: crate::tournaments::options::Organising,
-    /// Connections waiting for their tournament games, by account name.
-    waiting: HashMap<String, usize>,
+    /// Connections waiting for their tournament games, by account name, with the
+    /// tournament they asked to play.
+    waiting: HashMap<String, (usize, u64)>,
     /// When the director is next given the time.
     next_tick: Option<Instant>,
     /// Each changed tournament's latest state, for the keeper.
@@ -121,8 +123,17 @@ impl Supervisor {
             .director
             .get(id)
             .ok_or_else(|| format!("no tournament {id}"))?;
-        if !t.accounts().contains(&account) {
-            return Err(format!("{account} is not registered in tournament {id}"));
+        match t.entrants().iter().find(|e| e.account == account) {
+            None => return Err(format!("{account} is not registered in tournament {id}")),
+            Some(e) if e.withdrawn => {
+                return Err(format!("{account} was withdrawn from tournament {id}"))
+            }
+            Some(_) => {}
+        }
+        if matches!(t.phase(), reversi_tournament::Phase::Finished { .. }) {
+            // Nothing to wait for: the wait ends as it would have ended had it begun.
+            let line = self.tournaments.director.line(id).unwrap_or_default();
+            return Ok(vec![line, released_line(id, Released::Finished)]);
         }
         if self
             .pending
@@ -135,7 +146,10 @@ impl Supervisor {
             "GAME NEWS waiting for your games of tournament {id}"
         )];
         lines.extend(self.tournaments.director.calls(&account));
-        self.tournaments.waiting.insert(account, index);
+        if let Some(conn) = self.pending.get(index) {
+            debug!("{}: {account} waits for tournament {id}'s games", conn.peer);
+        }
+        self.tournaments.waiting.insert(account, (index, id));
         self.tournaments.next_tick = Some(Instant::now());
         Ok(lines)
     }
@@ -158,10 +172,19 @@ impl Supervisor {
             Order::Withdraw(_) => Some("withdrawn from"),
             _ => None,
         };
+        let withdraws = matches!(order, Order::Withdraw(_));
         let (id, actions) = self
             .tournaments
             .director
             .order(Some(&account), order, unix_now())?;
+        // A player withdrawing from the connection that waits for its games is answered
+        // here, its wait's end included, rather than told the news twice.
+        let own_wait = withdraws && self.tournaments.waiting.get(&account) == Some(&(index, id));
+        if own_wait {
+            self.tournaments.waiting.remove(&account);
+            self.pending
+                .release(index, Instant::now() + self.config.handshake_timeout);
+        }
         self.tournament_actions(actions);
         self.tournaments.next_tick.get_or_insert_with(Instant::now);
         let line = self.tournaments.director.line(id).unwrap_or_default();
@@ -172,10 +195,14 @@ impl Supervisor {
                     .director
                     .get(id)
                     .map(|t| t.settings().name.clone());
-                vec![
+                let mut lines = vec![
                     format!("GAME NEWS {verb} {}", name.unwrap_or_default()),
                     line,
-                ]
+                ];
+                if own_wait {
+                    lines.push(released_line(id, Released::Withdrawn));
+                }
+                lines
             }
             None => vec![line],
         })
@@ -268,7 +295,7 @@ impl Supervisor {
             .tournaments
             .waiting
             .iter()
-            .filter(|(account, &index)| {
+            .filter(|(account, &(index, _))| {
                 self.account_name(index).as_deref() != Some(account.as_str())
                     || self
                         .pending
@@ -287,10 +314,11 @@ impl Supervisor {
             match action {
                 Action::Start(pairing) => self.tournaments.starts.push_back(pairing),
                 Action::Tell { account, line } => {
-                    if let Some(&index) = self.tournaments.waiting.get(&account) {
+                    if let Some(&(index, _)) = self.tournaments.waiting.get(&account) {
                         self.tell(index, &Told::Lines(vec![line]));
                     }
                 }
+                Action::Release { account, id, why } => self.release_waiter(&account, id, why),
                 Action::Stop { game } => {
                     if let Some(child) = self.children.by_id(game) {
                         let _ =
@@ -302,6 +330,33 @@ impl Supervisor {
                 }
             }
         }
+    }
+
+    /// `account`'s wait for tournament `id`'s games ends without a game (`why`): its
+    /// connection is told, and is back in the lobby with a fresh handshake timeout. A wait
+    /// for another tournament's games goes on.
+    fn release_waiter(&mut self, account: &str, id: u64, why: Released) {
+        let Some(&(index, waits_for)) = self.tournaments.waiting.get(account) else {
+            return;
+        };
+        if waits_for != id {
+            return;
+        }
+        self.tournaments.waiting.remove(account);
+        let first = match why {
+            Released::Finished => self.tournaments.director.line(id).unwrap_or_default(),
+            Released::Withdrawn => {
+                let name = self
+                    .tournaments
+                    .director
+                    .get(id)
+                    .map(|t| t.settings().name.clone());
+                format!("GAME NEWS withdrawn from {}", name.unwrap_or_default())
+            }
+        };
+        self.pending
+            .release(index, Instant::now() + self.config.handshake_timeout);
+        self.tell(index, &Told::Lines(vec![first, released_line(id, why)]));
     }
 
     /// Starts the next few of the games the director started.
@@ -323,7 +378,7 @@ impl Supervisor {
             .copied()
             .find(|m| m.info.name == pairing.game);
         let indices = [&pairing.first, &pairing.second]
-            .map(|account| self.tournaments.waiting.get(account.as_str()).copied());
+            .map(|account| self.tournaments.waiting.get(account.as_str()).map(|w| w.0));
         let (Some(module), [Some(first), Some(second)]) = (module, indices) else {
             warn!(
                 "tournament game {:?} cannot start: its game or a player is gone",
@@ -484,4 +539,9 @@ impl Supervisor {
         };
         Ok(text.lines().map(str::to_owned).collect())
     }
+}
+
+/// `GAME RELEASED id finished|withdrawn`: the end of a wait for tournament `id`'s games.
+fn released_line(id: u64, why: Released) -> String {
+    format!("GAME RELEASED {id} {}", why.word())
 }

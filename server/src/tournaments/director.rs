@@ -57,6 +57,31 @@ pub enum Action {
     Stop { game: u64 },
     /// Keep the tournament in the store (through the writer thread).
     Save(Kept),
+    /// The account waits for tournament `id`'s games no more: end its wait, saying why.
+    Release {
+        account: String,
+        id: u64,
+        why: Released,
+    },
+}
+
+/// Why a player's wait for its tournament's games ended without a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Released {
+    /// The tournament is over: no game is left to call.
+    Finished,
+    /// The player was withdrawn (by itself, its organiser or the operator).
+    Withdrawn,
+}
+
+impl Released {
+    /// Its word in `GAME RELEASED id word` (spec/TOURNAMENTS.md §7).
+    pub fn word(self) -> &'static str {
+        match self {
+            Released::Finished => "finished",
+            Released::Withdrawn => "withdrawn",
+        }
+    }
 }
 
 /// What the store keeps of a tournament: the machine's snapshot and what only the server
@@ -375,6 +400,10 @@ impl Director {
         now: u64,
     ) -> Result<Vec<Action>, reversi_tournament::Refusal> {
         let is_tick = matches!(event, Event::Tick { .. });
+        let withdrawn = match &event {
+            Event::Withdraw { account } => Some(account.clone()),
+            _ => None,
+        };
         let held = self
             .tournaments
             .get_mut(&id)
@@ -383,7 +412,15 @@ impl Director {
         if is_tick && commands.is_empty() {
             return Ok(Vec::new());
         }
-        let mut actions = Vec::new();
+        // A withdrawn player's wait ends for its withdrawal, even if the tournament ends with it.
+        let mut actions: Vec<Action> = withdrawn
+            .map(|account| Action::Release {
+                account,
+                id,
+                why: Released::Withdrawn,
+            })
+            .into_iter()
+            .collect();
         for command in commands {
             actions.extend(self.command(id, command, now));
         }
@@ -395,7 +432,17 @@ impl Director {
         let grace = self.grace;
         let held = self.tournaments.get_mut(&id).expect("a known tournament");
         match command {
-            Command::RoundPaired { .. } | Command::Finished { .. } => Vec::new(),
+            Command::RoundPaired { .. } => Vec::new(),
+            Command::Finished { .. } => held
+                .machine
+                .accounts()
+                .iter()
+                .map(|account| Action::Release {
+                    account: account.clone(),
+                    id,
+                    why: Released::Finished,
+                })
+                .collect(),
             Command::StartGame {
                 round,
                 board,

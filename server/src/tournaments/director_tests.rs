@@ -44,6 +44,21 @@ fn told(actions: &[Action], account: &str) -> Vec<String> {
         .collect()
 }
 
+/// The accounts whose wait `actions` end, and why.
+fn released(actions: &[Action]) -> Vec<(String, Released)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Release {
+                account,
+                id: 1,
+                why,
+            } => Some((account.clone(), *why)),
+            _ => None,
+        })
+        .collect()
+}
+
 fn everyone(_: &str) -> bool {
     true
 }
@@ -164,6 +179,7 @@ fn a_double_round_robin_runs_to_its_end_from_game_results() {
     let mut d = with_players(Format::RoundRobin { double: true }, &players);
     d.order(Some("org"), Order::Start(1), 0).unwrap();
     let mut game = 0;
+    let mut last = Vec::new();
     for round in 1..=6u64 {
         assert_eq!(
             d.get(1).unwrap().phase(),
@@ -172,8 +188,14 @@ fn a_double_round_robin_runs_to_its_end_from_game_results() {
                 paused: false
             }
         );
-        play_round(&mut d, round, &mut game, Outcome::FirstWins);
+        assert!(released(&last).is_empty(), "no wait ends before the end");
+        last = play_round(&mut d, round, &mut game, Outcome::FirstWins);
     }
+    assert_eq!(
+        released(&last),
+        players.map(|p| (p.to_owned(), Released::Finished)),
+        "every player's wait ends with the tournament"
+    );
     let t = d.get(1).unwrap();
     assert_eq!(t.phase(), &Phase::Finished { early: None });
     assert_eq!(game, 12, "every pair met twice");
@@ -233,6 +255,22 @@ fn a_withdrawal_stops_the_running_game() {
     }
     let (_, actions) = d.order(Some("a"), Order::Withdraw(1), 2).unwrap();
     assert!(actions.contains(&Action::Stop { game: 10 }));
+    assert_eq!(released(&actions), [("a".to_owned(), Released::Withdrawn)]);
+    let (_, actions) = d
+        .order(
+            Some("org"),
+            Order::Remove {
+                id: 1,
+                account: "b".into(),
+            },
+            2,
+        )
+        .unwrap();
+    assert_eq!(released(&actions), [("b".to_owned(), Released::Withdrawn)]);
+    assert!(
+        d.order(Some("a"), Order::Withdraw(1), 2).is_err(),
+        "withdrawn already"
+    );
     assert!(!d.plays(10));
     assert!(
         d.ended(10, Some(Outcome::FirstWins), None, 3).is_empty(),
