@@ -2,8 +2,8 @@
 //! that share a private PostgreSQL learn of each other through it, and serve their own
 //! players alone while it is down, and relay a returning player whose token names another
 //! host there (directly, and behind HAProxy), and a joiner whose code is another host's
-//! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary)
-//! meet on one; a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
+//! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary,
+//! WebSocket, the seeds' Duell and Foxes clients) meet on one; a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
 //! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
@@ -803,4 +803,162 @@ fn s4_a_lone_websocket_waiter_meets_a_text_one_on_the_other_host() {
     until(&mut page, "READY");
     page.send(tungstenite::Message::text("MOVE a1")).unwrap();
     x.expect("GAME MOVED 2 a1");
+}
+
+/// Reads a seed 000 client's lines up to and including the next `READY` or `RESULT`.
+fn seed_000_until_ready(c: &mut TextClient) -> String {
+    loop {
+        let line = c
+            .recv()
+            .unwrap_or_else(|| panic!("closed; seen {:?}", c.seen));
+        if line == "READY" || line.starts_with("RESULT") {
+            return line;
+        }
+    }
+}
+
+/// Plays a seed 000 Duell game between `south` (first) and `north` to its end, both
+/// sides by the module's own bot; the two `RESULT` lines.
+fn seed_000_play_out(south: &mut TextClient, north: &mut TextClient) -> [String; 2] {
+    use reversi_games::{Action, Team};
+    let module = reversi_games::registry::find("duell").unwrap();
+    let mut game = (module.new_game)(&Default::default());
+    let mut bot = (module.own_bot().unwrap())(7);
+    assert_eq!(seed_000_until_ready(south), "READY");
+    for plies in 0.. {
+        assert!(plies < 2000, "the game does not end");
+        let team = game.turn().expect("the server said READY");
+        let action = bot.choose(&*game, team, Duration::from_millis(2)).unwrap();
+        game.play(team, &action, 0).unwrap();
+        let Action::Move(points) = &action else {
+            panic!("{action:?} is not a move");
+        };
+        let squares: Vec<String> = points.iter().map(|p| format!("{} {}", p.x, p.y)).collect();
+        let (mover, other) = match team == Team::FIRST {
+            true => (&mut *south, &mut *north),
+            false => (&mut *north, &mut *south),
+        };
+        mover.send(&format!("MOVE {} {}", points.len(), squares.join(" ")));
+        let heard = seed_000_until_ready(other);
+        if heard.starts_with("RESULT") {
+            return [heard, seed_000_until_ready(mover)];
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn s5_two_lone_seed_000_duell_clients_on_two_hosts_meet_and_play_to_the_end() {
+    let Some(db) = database() else { return };
+    let records = Scratch::new("cluster-duell-records");
+    let dir = records.path().to_str().unwrap();
+    let seed = ["--listen-seed", "duell=127.0.0.1:0"];
+    let (a, b) = two_hosts(&db, &[&seed[..], &["--record-dir", dir]].concat(), &seed);
+    // Seed 000's clients say nothing first: queued on arrival.
+    let mut south = TextClient::connect(a.seed_addr("duell"));
+    a.wait_log("cluster: 1 waiting alone for duell; told the other hosts");
+    let mut north = TextClient::connect(b.seed_addr("duell"));
+    b.wait_log("alone for duell; sent to host A");
+    // Nothing was said to north on B: its first lines are the game's, from A.
+    for c in [&mut south, &mut north] {
+        assert_eq!(c.recv().unwrap(), "GAME TYPE Conquest");
+        assert_eq!(c.recv().unwrap(), "GAME BOARD ConquestBoard 9 8");
+    }
+    let results = seed_000_play_out(&mut south, &mut north);
+    assert!(
+        results.iter().any(|r| r.starts_with("RESULT WIN"))
+            && results.iter().any(|r| r.starts_with("RESULT LOSE"))
+            || results.iter().all(|r| r.starts_with("RESULT DRAW")),
+        "{results:?}"
+    );
+    assert_eq!(south.board, north.board);
+    a.wait_log("game over: duell");
+    assert_eq!(recorded(&records).len(), 1, "one record, on host A");
+    assert!(
+        !b.logs().iter().any(|l| l.contains("game over")),
+        "no game on B"
+    );
+}
+
+/// Seed 002's Foxes & Dolphins, quick: a tide every 150 ms, over after 1.5 s without a catch.
+const QUICK_FOXES: &[&str] = &[
+    "--listen-seed",
+    "foxes=127.0.0.1:0",
+    "--game-option",
+    "foxes.cooldown-ms=10",
+    "--game-option",
+    "foxes.tide-ms=150",
+    "--game-option",
+    "foxes.quiet-ms=1500",
+];
+
+/// Plays a seed 002 client of `species` (its player's letter `me`) to the end with the
+/// module's bot, a step each time it is told it may move; the winner it is told.
+fn seed_002_play_out(
+    mut c: TextClient,
+    species: reversi_games::foxes::Species,
+    me: char,
+) -> String {
+    use reversi_games::foxes::{Board, FoxesBot};
+    let mut bot = FoxesBot::new(u64::from(me));
+    let (mut board, mut may_move) = (None, false);
+    loop {
+        let line = c
+            .recv()
+            .unwrap_or_else(|| panic!("closed; seen {:?}", c.seen));
+        let bytes = line.as_bytes();
+        assert!(
+            bytes.len() >= 3 && bytes[0] == b'B',
+            "not the board's: {line:?}"
+        );
+        match (bytes[1] == me as u8, bytes[2]) {
+            (false, b'B') => board = Some(Board::from_letters(&line[4..]).unwrap()),
+            (true, b'N') => may_move = true,
+            (true, b'S') => return line[4..].to_owned(),
+            _ => {}
+        }
+        let Some(board) = board.as_ref().filter(|_| may_move) else {
+            continue;
+        };
+        if let Some(step) = bot.plan(board, species) {
+            let (from, to) = (step.from, step.to);
+            c.send(&format!("{me}BM {} {} {} {}", from.x, from.y, to.x, to.y));
+            may_move = false;
+        }
+    }
+}
+
+#[test]
+fn s5_two_lone_seed_002_foxes_clients_on_two_hosts_meet_and_play_to_the_end() {
+    use reversi_games::foxes::Species;
+    let Some(db) = database() else { return };
+    let records = Scratch::new("cluster-foxes-records");
+    let dir = records.path().to_str().unwrap();
+    let (a, b) = two_hosts(
+        &db,
+        &[QUICK_FOXES, &["--record-dir", dir]].concat(),
+        QUICK_FOXES,
+    );
+    let mut fox = TextClient::connect(a.seed_addr("foxes"));
+    fox.send("PBJ");
+    a.wait_log("cluster: 1 waiting alone for foxes; told the other hosts");
+    // The seed's own client joins with PCJ: B writes its join again as PBJ, which means the same.
+    let mut dolphin = TextClient::connect(b.seed_addr("foxes"));
+    dolphin.send("PCJ");
+    b.wait_log("alone for foxes; sent to host A");
+    assert_eq!(
+        fox.recv().unwrap(),
+        "BPT F",
+        "the first to wait plays the foxes"
+    );
+    assert_eq!(dolphin.recv().unwrap(), "BPT D");
+    let foxes = std::thread::spawn(move || seed_002_play_out(fox, Species::Fox, 'F'));
+    let dolphins = seed_002_play_out(dolphin, Species::Dolphin, 'D');
+    assert_eq!(foxes.join().unwrap(), dolphins, "both told the same winner");
+    a.wait_log("game over: foxes");
+    assert_eq!(recorded(&records).len(), 1, "one record, on host A");
+    assert!(
+        !b.logs().iter().any(|l| l.contains("game over")),
+        "no game on B"
+    );
 }

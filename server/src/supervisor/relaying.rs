@@ -136,13 +136,7 @@ impl Supervisor {
             let Some(target) = cluster.meet(name, alone, now) else {
                 continue;
             };
-            let request = |wire| match wire {
-                WireKind::Binary => connect_pdu(),
-                WireKind::WebSocket => {
-                    crate::protocols::request_frame(&format!("GAME TYPE {name}"))
-                }
-                _ => format!("GAME TYPE {name}\n").into_bytes(),
-            };
+            let request = |wire| joining_request(wire, name);
             for index in movable {
                 let Some(conn) = self.pending.get(index) else {
                     continue;
@@ -160,8 +154,8 @@ impl Supervisor {
     }
 
     /// Whether queued connection `index` may move to another host: it speaks a protocol
-    /// whose joining request this host can write again (text, binary Reversi, WebSocket),
-    /// and was not moved here already (one hop).
+    /// whose joining request this host can write again (every protocol a queued player
+    /// speaks: [`joining_request`]), and was not moved here already (one hop).
     fn may_move(&self, index: usize) -> bool {
         let Some(conn) = self.pending.get(index) else {
             return false;
@@ -175,7 +169,13 @@ impl Supervisor {
         };
         let movable = matches!(
             conn.wire,
-            Some(WireKind::Text | WireKind::Binary | WireKind::WebSocket)
+            Some(
+                WireKind::Text
+                    | WireKind::Binary
+                    | WireKind::WebSocket
+                    | WireKind::Seed000
+                    | WireKind::Seed002
+            )
         );
         movable && !moved_here
     }
@@ -221,6 +221,22 @@ impl Supervisor {
     }
 }
 
+/// The request a waiter of protocol `wire` joined `game`'s queue with, written again for
+/// the host it moves to: the text `GAME TYPE game` line, the binary `connect`, for a
+/// WebSocket that line in a masked message; seed 002's `PBJ` (its `PCJ` means the same);
+/// nothing for seed 000, whose client says nothing before the server does (TLV 0xE0's
+/// kind 2 queues it on arrival). Nothing was said to a seed client while it waited, so
+/// nothing is said twice.
+fn joining_request(wire: WireKind, game: &str) -> Vec<u8> {
+    match wire {
+        WireKind::Binary => connect_pdu(),
+        WireKind::WebSocket => crate::protocols::request_frame(&format!("GAME TYPE {game}")),
+        WireKind::Seed000 => Vec::new(),
+        WireKind::Seed002 => b"PBJ\n".to_vec(),
+        WireKind::Text | WireKind::Tls => format!("GAME TYPE {game}\n").into_bytes(),
+    }
+}
+
 /// The binary Reversi protocol's `connect`: the request a binary waiter joined with.
 fn connect_pdu() -> Vec<u8> {
     let pdu = reversi_pdu::Pdu::Connect;
@@ -242,4 +258,23 @@ fn blocking(stream: mio::net::TcpStream) -> Option<std::net::TcpStream> {
     let stream = unsafe { std::net::TcpStream::from_raw_fd(stream.into_raw_fd()) };
     stream.set_nonblocking(false).ok()?;
     Some(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_moved_waiters_joining_request_is_written_in_its_own_protocol() {
+        assert_eq!(
+            joining_request(WireKind::Text, "duell"),
+            b"GAME TYPE duell\n"
+        );
+        assert_eq!(joining_request(WireKind::Binary, "reversi"), connect_pdu());
+        assert_eq!(joining_request(WireKind::Seed002, "foxes"), b"PBJ\n");
+        // Seed 000's client speaks second: kind 2 in the header queues it on arrival.
+        assert!(joining_request(WireKind::Seed000, "duell").is_empty());
+        let frame = joining_request(WireKind::WebSocket, "foxes");
+        assert_eq!(frame[0], 0x81, "one masked text frame");
+    }
 }
