@@ -3,7 +3,8 @@
 //! players alone while it is down, and relay a returning player whose token names another
 //! host there (directly, and behind HAProxy), and a joiner whose code is another host's
 //! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary,
-//! WebSocket, the seeds' Duell and Foxes clients) meet on one; a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
+//! WebSocket, the seeds' Duell and Foxes clients) meet on one; an account signed in on one
+//! host joins a rated challenge of the other (its identity relayed, believed from a host only); a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
 //! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
@@ -961,4 +962,149 @@ fn s5_two_lone_seed_002_foxes_clients_on_two_hosts_meet_and_play_to_the_end() {
         !b.logs().iter().any(|l| l.contains("game over")),
         "no game on B"
     );
+}
+
+const PASSWORD: &str = "correct horse battery";
+
+/// Two hosts that share one PostgreSQL store (`--database`) besides the cluster's bus:
+/// an account is the same on both.
+fn two_hosts_one_store(db: &postgres::Server, a_args: &[&str]) -> (Server, Server) {
+    db.create_db("store").expect("create the store's database");
+    let store = db.params("store");
+    let shared = ["--database", store.as_str()];
+    two_hosts(db, &[&shared[..], a_args].concat(), &shared)
+}
+
+/// A text connection to `server` that registers `name` (and is signed in as it).
+fn registered(server: &Server, name: &str) -> TextClient {
+    let mut c = TextClient::connect(server.addr());
+    c.send(&format!("GAME REGISTER {name} {PASSWORD}"));
+    assert_eq!(c.next_is("GAME SIGNEDIN "), format!("GAME SIGNEDIN {name}"));
+    c
+}
+
+/// `c` makes a rated Tic-Tac-Toe challenge in which it plays X; its code.
+fn invite_rated(c: &mut TextClient) -> String {
+    c.send("GAME INVITE tictactoe side=1 rated");
+    let line = c.next_is("GAME CODE ");
+    line.split_whitespace().nth(2).unwrap().to_owned()
+}
+
+/// `name`'s Tic-Tac-Toe rating as a sign-in on `server` reads it.
+fn tictactoe_rating(server: &Server, name: &str) -> u32 {
+    let mut c = TextClient::connect(server.addr());
+    c.send(&format!("GAME SIGNIN {name} {PASSWORD}"));
+    let signed = c.next_is("GAME SIGNEDIN ");
+    signed
+        .strip_prefix(&format!("GAME SIGNEDIN {name} tictactoe="))
+        .and_then(|r| r.trim_end_matches('?').parse().ok())
+        .unwrap_or_else(|| panic!("{name} has no tictactoe rating: {signed}"))
+}
+
+#[test]
+fn s5_an_account_signed_in_on_one_host_joins_a_rated_challenge_of_the_other() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts_one_store(&db, &[]);
+    let mut alice = registered(&a, "Alice");
+    let code = invite_rated(&mut alice);
+    // Bob signs in on B; his join is relayed to A with his account (TLV 0xE1).
+    let mut bob = registered(&b, "Bob");
+    bob.send(&format!("GAME JOIN {code}"));
+    alice.expect("GAME TEAM 1 X");
+    bob.expect("GAME TEAM 2 O");
+    b.wait_log("relayed to 127.0.0.1:");
+    x_wins(&mut alice, &mut bob);
+    a.wait_log("game over: tictactoe");
+    // One rated game in the shared store, naming both accounts, read from either host.
+    let deadline = Instant::now() + CLUSTER_PATIENCE;
+    let history = loop {
+        let mut c = TextClient::connect(b.addr());
+        c.send("GAME HISTORY Bob");
+        let first = c.recv().unwrap();
+        if first.starts_with("GAME ARCHIVED ") {
+            c.expect("GAME HISTORY 1");
+            break first;
+        }
+        assert!(Instant::now() < deadline, "not archived: {first}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(history.ends_with(" 1-0 rated Alice Bob"), "{history}");
+    assert!(tictactoe_rating(&a, "Alice") > 1500);
+    assert!(tictactoe_rating(&b, "Bob") < 1500);
+    assert!(
+        !b.logs().iter().any(|l| l.contains("game over")),
+        "no game on B"
+    );
+}
+
+/// A PROXY v2 header (TCP over IPv4) naming `client`, with a relaying host's TLVs: the
+/// protocol (0xE0, text) and an identity in words (0xE1).
+fn header_with_identity(client: SocketAddr, server: SocketAddr, words: &str) -> Vec<u8> {
+    let (SocketAddr::V4(c), SocketAddr::V4(s)) = (client, server) else {
+        panic!("IPv4 only here");
+    };
+    let mut block = Vec::new();
+    block.extend_from_slice(&c.ip().octets());
+    block.extend_from_slice(&s.ip().octets());
+    block.extend_from_slice(&c.port().to_be_bytes());
+    block.extend_from_slice(&s.port().to_be_bytes());
+    block.extend_from_slice(&[0xE0, 0, 1, 1, 0xE1]);
+    block.extend_from_slice(&(words.len() as u16).to_be_bytes());
+    block.extend_from_slice(words.as_bytes());
+    let mut header = b"\r\n\r\n\0\r\nQUIT\n\x21\x11".to_vec();
+    header.extend_from_slice(&(block.len() as u16).to_be_bytes());
+    header.extend_from_slice(&block);
+    header
+}
+
+/// A connection to `server` from loopback address `ip`.
+fn connect_from(ip: &str, server: &Server) -> TcpStream {
+    let domain = socket2::Domain::IPV4;
+    let socket = socket2::Socket::new(domain, socket2::Type::STREAM, None).unwrap();
+    let from: SocketAddr = format!("{ip}:0").parse().unwrap();
+    socket.bind(&from.into()).unwrap();
+    socket.connect(&server.addr().into()).unwrap();
+    socket.into()
+}
+
+#[test]
+fn s5_an_identity_from_a_proxy_that_is_no_host_is_ignored_and_from_a_client_refused() {
+    /// A balancer A trusts (`--proxy-from`) that is no host of the cluster.
+    const BALANCER_IP: &str = "127.0.0.5";
+    let Some(db) = database() else { return };
+    let trusted = format!("{BALANCER_IP}/32");
+    let (a, _b) = two_hosts_one_store(&db, &["--proxy-from", &trusted]);
+    let mut alice = registered(&a, "Alice");
+    let code = invite_rated(&mut alice);
+    let client: SocketAddr = "203.0.113.7:50000".parse().unwrap();
+    let forged = header_with_identity(client, a.addr(), "account 2 Mallory");
+    // From the trusted balancer: the header names the client, the identity is ignored.
+    let mut stream = connect_from(BALANCER_IP, &a);
+    stream.write_all(&forged).unwrap();
+    let mut mallory = TextClient::from_stream(stream);
+    mallory.send(&format!("GAME JOIN {code}"));
+    assert_eq!(
+        mallory.next_is("ERROR "),
+        "ERROR a rated game needs an account; sign in first (GAME SIGNIN)"
+    );
+    a.wait_log("an identity (TLV 0xE1) from a proxy that is no host of the cluster; ignored");
+    // From anyone else: a PROXY header at all is refused as a spoof.
+    let mut stream = connect_from("127.0.0.1", &a);
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    stream.write_all(&forged).unwrap();
+    stream
+        .write_all(format!("GAME JOIN {code}\n").as_bytes())
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    assert!(
+        !String::from_utf8_lossy(&answer).contains("GAME TEAM"),
+        "{answer:?}"
+    );
+    a.wait_log("refused: a PROXY header from an address that is not a trusted proxy");
+    // The challenge is still open for an account.
+    let mut bob = registered(&a, "Bob");
+    bob.send(&format!("GAME JOIN {code}"));
+    alice.expect("GAME TEAM 1 X");
+    bob.expect("GAME TEAM 2 O");
 }

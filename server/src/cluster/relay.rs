@@ -1,6 +1,7 @@
 //! Relaying a client to the host that holds its game (docs/design/play-together.md §11.1):
 //! a TCP connection from this host's advertised address to the other's listener, a PROXY
-//! v2 header naming the client (with TLV 0xE0: its protocol), the request's bytes replayed,
+//! v2 header naming the client (with TLV 0xE0: its protocol; 0xE1: who it is, if it signed in
+//! or took a guest's name here), the request's bytes replayed,
 //! then bytes copied both ways, half-closes passed on.
 //!
 //! Built as threads of the supervisor's process (one connecting, then one per direction),
@@ -34,6 +35,9 @@ pub struct Relay {
     pub from: Option<SocketAddr>,
     /// The hand-off kind of the client's protocol (TLV 0xE0).
     pub kind: u8,
+    /// Who the client is on this host, in words (TLV 0xE1), if it signed in or took a
+    /// guest's name here.
+    pub identity: Option<String>,
     /// The request that sent it there, and whatever followed it unread.
     pub replay: Vec<u8>,
     /// What the client is told when the other host cannot be reached.
@@ -88,11 +92,12 @@ fn run(mut relay: Relay) {
         }
     };
     let destination = host.peer_addr().unwrap_or(peer);
-    let mut first = reversi_proxy::write_v2(
-        peer,
-        destination,
-        &[(reversi_proxy::TLV_PROTOCOL, &[relay.kind])],
-    );
+    let kind = [relay.kind];
+    let mut tlvs: Vec<(u8, &[u8])> = vec![(reversi_proxy::TLV_PROTOCOL, &kind)];
+    if let Some(words) = &relay.identity {
+        tlvs.push((reversi_proxy::TLV_IDENTITY, words.as_bytes()));
+    }
+    let mut first = reversi_proxy::write_v2(peer, destination, &tlvs);
     first.extend_from_slice(&relay.replay);
     if let Err(e) = host.write_all(&first) {
         info!("{peer}: relay to {target} failed at once: {e}");

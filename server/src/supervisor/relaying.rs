@@ -7,6 +7,8 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
+use log::warn;
+
 use crate::cluster::meeting::Alone;
 use crate::cluster::mirror::Found;
 use crate::cluster::relay::{Relay, UNREACHABLE};
@@ -17,6 +19,7 @@ use crate::terms::ResumeToken;
 
 use super::addresses::Host;
 use super::challenges::{Code, Ended, Refused, LISTED_AT_MOST};
+use super::identity::{self, Identity};
 use super::origin::Origin;
 use super::Supervisor;
 
@@ -94,6 +97,7 @@ impl Supervisor {
             target,
             from,
             kind: handoff::kind_byte(wire),
+            identity: identity::to_words(&conn.identity),
             replay,
             refusal: match wire {
                 WireKind::Text => UNREACHABLE.as_bytes().to_vec(),
@@ -109,6 +113,43 @@ impl Supervisor {
             let _ = std::io::Write::write_all(&mut client, &busy);
         }
         Some(false)
+    }
+
+    /// Connection `index`'s identity as the host that relayed it here says (TLV 0xE1):
+    /// taken only from a host of the cluster (the PROXY header came from the IP of a
+    /// known host's advertised address), and only if this host reads the same accounts
+    /// ([`Supervisor::shares_accounts`]); otherwise ignored, and logged.
+    pub(super) fn vouched_for(&mut self, index: usize, origin: Origin, vouched: Option<Identity>) {
+        let (Origin::Relayed { via }, Some(identity)) = (origin, vouched) else {
+            return;
+        };
+        let by_a_host = self
+            .cluster
+            .as_ref()
+            .is_some_and(|c| c.is_host_ip(via.ip()));
+        let why_not = if !by_a_host {
+            "from a proxy that is no host of the cluster"
+        } else if !self.shares_accounts(&identity) {
+            "for accounts this host does not share (its store is not the cluster's PostgreSQL)"
+        } else {
+            if let Some(conn) = self.pending.get_mut(index) {
+                conn.identity = identity;
+            }
+            return;
+        };
+        warn!("{via}: an identity (TLV 0xE1) {why_not}; ignored");
+    }
+
+    /// Whether an identity another host vouches for means the same here: an account only
+    /// when the hosts share one PostgreSQL store (`--database`), a guest's name also when
+    /// this host keeps no accounts at all (`--no-store`: names are taken unchecked).
+    fn shares_accounts(&self, identity: &Identity) -> bool {
+        use reversi_store::Database;
+        match self.store.as_ref().map(|s| &s.database) {
+            Some(Database::Postgres(_)) => true,
+            None => matches!(identity, Identity::Guest(_)),
+            Some(Database::Sqlite(_)) => false,
+        }
     }
 
     /// Every [`crate::cluster`] tick while joined: each public queue's lone waiters are

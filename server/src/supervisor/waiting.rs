@@ -595,6 +595,7 @@ impl Supervisor {
                 origin: now_from,
                 used,
                 protocol,
+                vouched,
             } => {
                 conn.input.drain(..used);
                 let Origin::Awaiting { seed } = origin else {
@@ -604,6 +605,7 @@ impl Supervisor {
                     Origin::Check => debug!("{peer}: the proxy's own connection (health check)"),
                     _ => debug!("{client}: relayed by {peer}"),
                 }
+                self.vouched_for(index, now_from, vouched);
                 self.relayed(index, client, now_from, seed, protocol)
             }
         }
