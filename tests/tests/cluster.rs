@@ -4,7 +4,8 @@
 //! host there (directly, and behind HAProxy), and a joiner whose code is another host's
 //! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary,
 //! WebSocket, the seeds' Duell and Foxes clients) meet on one; an account signed in on one
-//! host joins a rated challenge of the other (its identity relayed, believed from a host only); a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
+//! host joins a rated challenge of the other (its identity relayed, believed from a host only);
+//! a relayed client whose host is lost mid-game is told so and closed; a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
 //! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
@@ -1001,6 +1002,20 @@ fn tictactoe_rating(server: &Server, name: &str) -> u32 {
         .unwrap_or_else(|| panic!("{name} has no tictactoe rating: {signed}"))
 }
 
+/// `c` joins the private challenge `code` of another host once its host has mirrored it
+/// (a private code is in no lobby to wait for); the first line after the join.
+fn join_once_mirrored(c: &mut TextClient, code: &str) -> String {
+    let deadline = Instant::now() + CLUSTER_PATIENCE;
+    loop {
+        c.send(&format!("GAME JOIN {code}"));
+        let line = c.recv().expect("an answer to GAME JOIN");
+        if !line.starts_with("ERROR no challenge") || Instant::now() > deadline {
+            return line;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn s5_an_account_signed_in_on_one_host_joins_a_rated_challenge_of_the_other() {
     let Some(db) = database() else { return };
@@ -1009,9 +1024,10 @@ fn s5_an_account_signed_in_on_one_host_joins_a_rated_challenge_of_the_other() {
     let code = invite_rated(&mut alice);
     // Bob signs in on B; his join is relayed to A with his account (TLV 0xE1).
     let mut bob = registered(&b, "Bob");
-    bob.send(&format!("GAME JOIN {code}"));
-    alice.expect("GAME TEAM 1 X");
+    let joined = join_once_mirrored(&mut bob, &code);
+    assert!(!joined.starts_with("ERROR"), "{joined}");
     bob.expect("GAME TEAM 2 O");
+    alice.expect("GAME TEAM 1 X");
     b.wait_log("relayed to 127.0.0.1:");
     x_wins(&mut alice, &mut bob);
     a.wait_log("game over: tictactoe");
@@ -1107,4 +1123,50 @@ fn s5_an_identity_from_a_proxy_that_is_no_host_is_ignored_and_from_a_client_refu
     bob.send(&format!("GAME JOIN {code}"));
     alice.expect("GAME TEAM 1 X");
     bob.expect("GAME TEAM 2 O");
+}
+
+/// Aborts `server`'s end of every connection from `peer_ip` with `ss -K` (its peer gets a
+/// reset, as from a host lost mid-game); false (and a message) where `ss -K` cannot.
+fn abort_connections_from(server: &Server, peer_ip: &str) -> bool {
+    let port = format!(":{}", server.addr().port());
+    let out = std::process::Command::new("ss")
+        .args(["-K", "-t", "dst", peer_ip, "sport", "=", &port])
+        .output();
+    match out {
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains(peer_ip) => true,
+        Ok(out) => {
+            let why = String::from_utf8_lossy(&out.stderr).into_owned();
+            reversi_tests::skipped(&format!("ss -K aborted no connection: {why}"));
+            false
+        }
+        Err(e) => {
+            reversi_tests::skipped(&format!("no ss: {e}"));
+            false
+        }
+    }
+}
+
+#[test]
+fn s5_a_relayed_client_whose_host_is_lost_mid_game_is_told_and_closed() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let mut x = TextClient::connect(a.addr());
+    let code = invite_public(&mut x);
+    let mut o = TextClient::connect(b.addr());
+    wait_lobby(&mut o, &code, true);
+    o.send(&format!("GAME JOIN {code}"));
+    x.expect("GAME TEAM 1 X");
+    o.expect("GAME TEAM 2 O");
+    x.expect("READY");
+    x.send("MOVE b2");
+    o.expect("READY");
+    // B's relay to A is reset mid-game; O keeps its own connection open.
+    if !abort_connections_from(&a, RELAYING_IP) {
+        return;
+    }
+    assert_eq!(
+        o.next_is("ERROR "),
+        "ERROR the connection to the host of this game was lost"
+    );
+    o.expect_closed(&[]);
 }

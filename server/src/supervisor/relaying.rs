@@ -11,7 +11,7 @@ use log::warn;
 
 use crate::cluster::meeting::Alone;
 use crate::cluster::mirror::Found;
-use crate::cluster::relay::{Relay, UNREACHABLE};
+use crate::cluster::relay::{Relay, LOST, UNREACHABLE};
 use crate::cluster::Cluster;
 use crate::protocols::{Offered, Told, WireKind};
 use crate::session::handoff;
@@ -103,6 +103,10 @@ impl Supervisor {
                 WireKind::Text => UNREACHABLE.as_bytes().to_vec(),
                 other => WireKind::refusal(Some(other), UNREACHABLE.trim_end()),
             },
+            // Lines only: the text protocol's ERROR (seed 000's too) may come between
+            // any two of the host's lines; a PDU or a frame could be cut.
+            lost: matches!(wire, WireKind::Text | WireKind::Seed000)
+                .then(|| WireKind::refusal(Some(wire), LOST)),
         };
         if let Err(mut client) = relays.start(relay) {
             let why = "too many relayed connections here; try again";
