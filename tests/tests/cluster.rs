@@ -1170,3 +1170,21 @@ fn s5_a_relayed_client_whose_host_is_lost_mid_game_is_told_and_closed() {
     );
     o.expect_closed(&[]);
 }
+
+#[test]
+fn s5_a_guests_name_travels_with_a_lone_waiter_moved_to_the_other_host() {
+    let Some(db) = database() else { return };
+    // No store: names are taken unchecked on both hosts, so a guest's name means the same.
+    let (a, b) = two_hosts(&db, &["--no-store"], &["--no-store"]);
+    let mut x = TextClient::connect(a.addr()).keep_every_line();
+    x.send("GAME TYPE tictactoe");
+    x.next_is("GAME WAITING 1");
+    a.wait_log("cluster: 1 waiting alone for tictactoe; told the other hosts");
+    let mut o = TextClient::connect(b.addr());
+    o.send("GAME NAME carol");
+    assert_eq!(o.next_is("GAME GUEST "), "GAME GUEST carol");
+    o.send("GAME TYPE tictactoe");
+    b.wait_log("alone for tictactoe; sent to host A");
+    x.expect("GAME TEAM 1 X");
+    assert_eq!(x.expect("GAME PLAYER 2 "), "GAME PLAYER 2 guest carol -");
+}
