@@ -41,11 +41,17 @@ mod v2;
 use core::net::SocketAddr;
 
 pub use error::Error;
+pub use v2::tlv;
 pub use v2::write as write_v2;
 
 /// The custom TLV (in PP2's range 0xE0-0xEF) a host that relays a client to another adds:
 /// one byte, the protocol the client speaks (docs/design/play-together.md §11.1).
 pub const TLV_PROTOCOL: u8 = 0xE0;
+
+/// The custom TLV a relaying host adds for a client who signed in or took a guest's name
+/// there: its identity in words (`account ID NAME [GAME=RATING…]` or `guest NAME`), which
+/// the receiving host believes only from a host of its cluster (spec/DEPLOY.md §4.1).
+pub const TLV_IDENTITY: u8 = 0xE1;
 
 /// The longest version 1 line, CRLF included: the specification's worst case,
 /// `PROXY UNKNOWN` followed by two full IPv6 addresses and two ports.

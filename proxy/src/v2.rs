@@ -128,6 +128,30 @@ fn read_tlvs(mut tlvs: &[u8]) -> Result<Option<u8>, Error> {
     }
 }
 
+/// The value of the first TLV of type `kind` in `header`, a whole v2 PROXY header (as
+/// [`parse`] measured it); `None` without one, or for anything else.
+pub fn tlv(header: &[u8], kind: u8) -> Option<&[u8]> {
+    if !header.starts_with(V2_SIGNATURE) {
+        return None;
+    }
+    let addresses_len = match header.get(FIXED_LEN - 3)? {
+        0x11 | 0x12 => 12,
+        0x21 | 0x22 => 36,
+        0x31 | 0x32 => 216,
+        _ => return None,
+    };
+    let mut tlvs = header.get(FIXED_LEN + addresses_len..)?;
+    while let [this, hi, lo, rest @ ..] = tlvs {
+        let len = usize::from(u16::from_be_bytes([*hi, *lo]));
+        let value = rest.get(..len)?;
+        if *this == kind {
+            return Some(value);
+        }
+        tlvs = &rest[len..];
+    }
+    None
+}
+
 /// A PROXY command's block naming `source` as the client and `destination` as the address
 /// it reached, with `tlvs` (type, value) after the addresses: what a host that relays a
 /// client to another writes first (both IPv4, else both written as IPv6).
@@ -345,5 +369,27 @@ mod tests {
         assert_eq!(protocol_of(&[(0xE0, &[1, 2])]), None, "not one byte");
         assert_eq!(protocol_of(&[(0xE1, &[1])]), None, "another custom type");
         assert_eq!(protocol_of(&[]), None);
+    }
+
+    #[test]
+    fn a_tlv_is_found_by_its_type_in_a_whole_header() {
+        let (source, destination): (SocketAddr, SocketAddr) =
+            ("10.0.0.1:1".parse().unwrap(), "10.0.0.2:2".parse().unwrap());
+        let header = write(
+            source,
+            destination,
+            &[(0xE0, &[1]), (0xE1, b"account 7 alice")],
+        );
+        assert_eq!(tlv(&header, 0xE1), Some(&b"account 7 alice"[..]));
+        assert_eq!(tlv(&header, 0xE0), Some(&[1][..]));
+        assert_eq!(tlv(&header, 0xE2), None);
+        let v6 = write(
+            "[2001:db8::1]:443".parse().unwrap(),
+            destination,
+            &[(0xE1, b"x")],
+        );
+        assert_eq!(tlv(&v6, 0xE1), Some(&b"x"[..]));
+        assert_eq!(tlv(&header[..header.len() - 1], 0xE1), None, "cut short");
+        assert_eq!(tlv(b"PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n", 0xE1), None);
     }
 }

@@ -2,8 +2,10 @@
 //! that share a private PostgreSQL learn of each other through it, and serve their own
 //! players alone while it is down, and relay a returning player whose token names another
 //! host there (directly, and behind HAProxy), and a joiner whose code is another host's
-//! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary)
-//! meet on one; a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
+//! challenge, whose public ones every host lists; lone waiters of two hosts (text, binary,
+//! WebSocket, the seeds' Duell and Foxes clients) meet on one; an account signed in on one
+//! host joins a rated challenge of the other (its identity relayed, believed from a host only);
+//! a relayed client whose host is lost mid-game is told so and closed; a WebSocket's resume and join are relayed too. Skipped, with a message, where PostgreSQL's
 //! programs (or, for its test, HAProxy) are not installed (scripts/install-tools.sh).
 
 use std::io::{Read, Write};
@@ -803,4 +805,386 @@ fn s4_a_lone_websocket_waiter_meets_a_text_one_on_the_other_host() {
     until(&mut page, "READY");
     page.send(tungstenite::Message::text("MOVE a1")).unwrap();
     x.expect("GAME MOVED 2 a1");
+}
+
+/// Reads a seed 000 client's lines up to and including the next `READY` or `RESULT`.
+fn seed_000_until_ready(c: &mut TextClient) -> String {
+    loop {
+        let line = c
+            .recv()
+            .unwrap_or_else(|| panic!("closed; seen {:?}", c.seen));
+        if line == "READY" || line.starts_with("RESULT") {
+            return line;
+        }
+    }
+}
+
+/// Plays a seed 000 Duell game between `south` (first) and `north` to its end, both
+/// sides by the module's own bot; the two `RESULT` lines.
+fn seed_000_play_out(south: &mut TextClient, north: &mut TextClient) -> [String; 2] {
+    use reversi_games::{Action, Team};
+    let module = reversi_games::registry::find("duell").unwrap();
+    let mut game = (module.new_game)(&Default::default());
+    let mut bot = (module.own_bot().unwrap())(7);
+    assert_eq!(seed_000_until_ready(south), "READY");
+    for plies in 0.. {
+        assert!(plies < 2000, "the game does not end");
+        let team = game.turn().expect("the server said READY");
+        let action = bot.choose(&*game, team, Duration::from_millis(2)).unwrap();
+        game.play(team, &action, 0).unwrap();
+        let Action::Move(points) = &action else {
+            panic!("{action:?} is not a move");
+        };
+        let squares: Vec<String> = points.iter().map(|p| format!("{} {}", p.x, p.y)).collect();
+        let (mover, other) = match team == Team::FIRST {
+            true => (&mut *south, &mut *north),
+            false => (&mut *north, &mut *south),
+        };
+        mover.send(&format!("MOVE {} {}", points.len(), squares.join(" ")));
+        let heard = seed_000_until_ready(other);
+        if heard.starts_with("RESULT") {
+            return [heard, seed_000_until_ready(mover)];
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn s5_two_lone_seed_000_duell_clients_on_two_hosts_meet_and_play_to_the_end() {
+    let Some(db) = database() else { return };
+    let records = Scratch::new("cluster-duell-records");
+    let dir = records.path().to_str().unwrap();
+    let seed = ["--listen-seed", "duell=127.0.0.1:0"];
+    let (a, b) = two_hosts(&db, &[&seed[..], &["--record-dir", dir]].concat(), &seed);
+    // Seed 000's clients say nothing first: queued on arrival.
+    let mut south = TextClient::connect(a.seed_addr("duell"));
+    a.wait_log("cluster: 1 waiting alone for duell; told the other hosts");
+    let mut north = TextClient::connect(b.seed_addr("duell"));
+    b.wait_log("alone for duell; sent to host A");
+    // Nothing was said to north on B: its first lines are the game's, from A.
+    for c in [&mut south, &mut north] {
+        assert_eq!(c.recv().unwrap(), "GAME TYPE Conquest");
+        assert_eq!(c.recv().unwrap(), "GAME BOARD ConquestBoard 9 8");
+    }
+    let results = seed_000_play_out(&mut south, &mut north);
+    assert!(
+        results.iter().any(|r| r.starts_with("RESULT WIN"))
+            && results.iter().any(|r| r.starts_with("RESULT LOSE"))
+            || results.iter().all(|r| r.starts_with("RESULT DRAW")),
+        "{results:?}"
+    );
+    assert_eq!(south.board, north.board);
+    a.wait_log("game over: duell");
+    assert_eq!(recorded(&records).len(), 1, "one record, on host A");
+    assert!(
+        !b.logs().iter().any(|l| l.contains("game over")),
+        "no game on B"
+    );
+}
+
+/// Seed 002's Foxes & Dolphins, quick: a tide every 150 ms, over after 1.5 s without a catch.
+const QUICK_FOXES: &[&str] = &[
+    "--listen-seed",
+    "foxes=127.0.0.1:0",
+    "--game-option",
+    "foxes.cooldown-ms=10",
+    "--game-option",
+    "foxes.tide-ms=150",
+    "--game-option",
+    "foxes.quiet-ms=1500",
+];
+
+/// Plays a seed 002 client of `species` (its player's letter `me`) to the end with the
+/// module's bot, a step each time it is told it may move; the winner it is told.
+fn seed_002_play_out(
+    mut c: TextClient,
+    species: reversi_games::foxes::Species,
+    me: char,
+) -> String {
+    use reversi_games::foxes::{Board, FoxesBot};
+    let mut bot = FoxesBot::new(u64::from(me));
+    let (mut board, mut may_move) = (None, false);
+    loop {
+        let line = c
+            .recv()
+            .unwrap_or_else(|| panic!("closed; seen {:?}", c.seen));
+        let bytes = line.as_bytes();
+        assert!(
+            bytes.len() >= 3 && bytes[0] == b'B',
+            "not the board's: {line:?}"
+        );
+        match (bytes[1] == me as u8, bytes[2]) {
+            (false, b'B') => board = Some(Board::from_letters(&line[4..]).unwrap()),
+            (true, b'N') => may_move = true,
+            (true, b'S') => return line[4..].to_owned(),
+            _ => {}
+        }
+        let Some(board) = board.as_ref().filter(|_| may_move) else {
+            continue;
+        };
+        if let Some(step) = bot.plan(board, species) {
+            let (from, to) = (step.from, step.to);
+            c.send(&format!("{me}BM {} {} {} {}", from.x, from.y, to.x, to.y));
+            may_move = false;
+        }
+    }
+}
+
+#[test]
+fn s5_two_lone_seed_002_foxes_clients_on_two_hosts_meet_and_play_to_the_end() {
+    use reversi_games::foxes::Species;
+    let Some(db) = database() else { return };
+    let records = Scratch::new("cluster-foxes-records");
+    let dir = records.path().to_str().unwrap();
+    let (a, b) = two_hosts(
+        &db,
+        &[QUICK_FOXES, &["--record-dir", dir]].concat(),
+        QUICK_FOXES,
+    );
+    let mut fox = TextClient::connect(a.seed_addr("foxes"));
+    fox.send("PBJ");
+    a.wait_log("cluster: 1 waiting alone for foxes; told the other hosts");
+    // The seed's own client joins with PCJ: B writes its join again as PBJ, which means the same.
+    let mut dolphin = TextClient::connect(b.seed_addr("foxes"));
+    dolphin.send("PCJ");
+    b.wait_log("alone for foxes; sent to host A");
+    assert_eq!(
+        fox.recv().unwrap(),
+        "BPT F",
+        "the first to wait plays the foxes"
+    );
+    assert_eq!(dolphin.recv().unwrap(), "BPT D");
+    let foxes = std::thread::spawn(move || seed_002_play_out(fox, Species::Fox, 'F'));
+    let dolphins = seed_002_play_out(dolphin, Species::Dolphin, 'D');
+    assert_eq!(foxes.join().unwrap(), dolphins, "both told the same winner");
+    a.wait_log("game over: foxes");
+    assert_eq!(recorded(&records).len(), 1, "one record, on host A");
+    assert!(
+        !b.logs().iter().any(|l| l.contains("game over")),
+        "no game on B"
+    );
+}
+
+const PASSWORD: &str = "correct horse battery";
+
+/// Two hosts that share one PostgreSQL store (`--database`) besides the cluster's bus:
+/// an account is the same on both.
+fn two_hosts_one_store(db: &postgres::Server, a_args: &[&str]) -> (Server, Server) {
+    db.create_db("store").expect("create the store's database");
+    let store = db.params("store");
+    let shared = ["--database", store.as_str()];
+    two_hosts(db, &[&shared[..], a_args].concat(), &shared)
+}
+
+/// A text connection to `server` that registers `name` (and is signed in as it).
+fn registered(server: &Server, name: &str) -> TextClient {
+    let mut c = TextClient::connect(server.addr());
+    c.send(&format!("GAME REGISTER {name} {PASSWORD}"));
+    assert_eq!(c.next_is("GAME SIGNEDIN "), format!("GAME SIGNEDIN {name}"));
+    c
+}
+
+/// `c` makes a rated Tic-Tac-Toe challenge in which it plays X; its code.
+fn invite_rated(c: &mut TextClient) -> String {
+    c.send("GAME INVITE tictactoe side=1 rated");
+    let line = c.next_is("GAME CODE ");
+    line.split_whitespace().nth(2).unwrap().to_owned()
+}
+
+/// `name`'s Tic-Tac-Toe rating as a sign-in on `server` reads it.
+fn tictactoe_rating(server: &Server, name: &str) -> u32 {
+    let mut c = TextClient::connect(server.addr());
+    c.send(&format!("GAME SIGNIN {name} {PASSWORD}"));
+    let signed = c.next_is("GAME SIGNEDIN ");
+    signed
+        .strip_prefix(&format!("GAME SIGNEDIN {name} tictactoe="))
+        .and_then(|r| r.trim_end_matches('?').parse().ok())
+        .unwrap_or_else(|| panic!("{name} has no tictactoe rating: {signed}"))
+}
+
+/// `c` joins the private challenge `code` of another host once its host has mirrored it
+/// (a private code is in no lobby to wait for); the first line after the join.
+fn join_once_mirrored(c: &mut TextClient, code: &str) -> String {
+    let deadline = Instant::now() + CLUSTER_PATIENCE;
+    loop {
+        c.send(&format!("GAME JOIN {code}"));
+        let line = c.recv().expect("an answer to GAME JOIN");
+        if !line.starts_with("ERROR no challenge") || Instant::now() > deadline {
+            return line;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn s5_an_account_signed_in_on_one_host_joins_a_rated_challenge_of_the_other() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts_one_store(&db, &[]);
+    let mut alice = registered(&a, "Alice");
+    let code = invite_rated(&mut alice);
+    // Bob signs in on B; his join is relayed to A with his account (TLV 0xE1).
+    let mut bob = registered(&b, "Bob");
+    let joined = join_once_mirrored(&mut bob, &code);
+    assert!(!joined.starts_with("ERROR"), "{joined}");
+    bob.expect("GAME TEAM 2 O");
+    alice.expect("GAME TEAM 1 X");
+    b.wait_log("relayed to 127.0.0.1:");
+    x_wins(&mut alice, &mut bob);
+    a.wait_log("game over: tictactoe");
+    // One rated game in the shared store, naming both accounts, read from either host.
+    let deadline = Instant::now() + CLUSTER_PATIENCE;
+    let history = loop {
+        let mut c = TextClient::connect(b.addr());
+        c.send("GAME HISTORY Bob");
+        let first = c.recv().unwrap();
+        if first.starts_with("GAME ARCHIVED ") {
+            c.expect("GAME HISTORY 1");
+            break first;
+        }
+        assert!(Instant::now() < deadline, "not archived: {first}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(history.ends_with(" 1-0 rated Alice Bob"), "{history}");
+    assert!(tictactoe_rating(&a, "Alice") > 1500);
+    assert!(tictactoe_rating(&b, "Bob") < 1500);
+    assert!(
+        !b.logs().iter().any(|l| l.contains("game over")),
+        "no game on B"
+    );
+}
+
+/// A PROXY v2 header (TCP over IPv4) naming `client`, with a relaying host's TLVs: the
+/// protocol (0xE0, text) and an identity in words (0xE1).
+fn header_with_identity(client: SocketAddr, server: SocketAddr, words: &str) -> Vec<u8> {
+    let (SocketAddr::V4(c), SocketAddr::V4(s)) = (client, server) else {
+        panic!("IPv4 only here");
+    };
+    let mut block = Vec::new();
+    block.extend_from_slice(&c.ip().octets());
+    block.extend_from_slice(&s.ip().octets());
+    block.extend_from_slice(&c.port().to_be_bytes());
+    block.extend_from_slice(&s.port().to_be_bytes());
+    block.extend_from_slice(&[0xE0, 0, 1, 1, 0xE1]);
+    block.extend_from_slice(&(words.len() as u16).to_be_bytes());
+    block.extend_from_slice(words.as_bytes());
+    let mut header = b"\r\n\r\n\0\r\nQUIT\n\x21\x11".to_vec();
+    header.extend_from_slice(&(block.len() as u16).to_be_bytes());
+    header.extend_from_slice(&block);
+    header
+}
+
+/// A connection to `server` from loopback address `ip`.
+fn connect_from(ip: &str, server: &Server) -> TcpStream {
+    let domain = socket2::Domain::IPV4;
+    let socket = socket2::Socket::new(domain, socket2::Type::STREAM, None).unwrap();
+    let from: SocketAddr = format!("{ip}:0").parse().unwrap();
+    socket.bind(&from.into()).unwrap();
+    socket.connect(&server.addr().into()).unwrap();
+    socket.into()
+}
+
+#[test]
+fn s5_an_identity_from_a_proxy_that_is_no_host_is_ignored_and_from_a_client_refused() {
+    /// A balancer A trusts (`--proxy-from`) that is no host of the cluster.
+    const BALANCER_IP: &str = "127.0.0.5";
+    let Some(db) = database() else { return };
+    let trusted = format!("{BALANCER_IP}/32");
+    let (a, _b) = two_hosts_one_store(&db, &["--proxy-from", &trusted]);
+    let mut alice = registered(&a, "Alice");
+    let code = invite_rated(&mut alice);
+    let client: SocketAddr = "203.0.113.7:50000".parse().unwrap();
+    let forged = header_with_identity(client, a.addr(), "account 2 Mallory");
+    // From the trusted balancer: the header names the client, the identity is ignored.
+    let mut stream = connect_from(BALANCER_IP, &a);
+    stream.write_all(&forged).unwrap();
+    let mut mallory = TextClient::from_stream(stream);
+    mallory.send(&format!("GAME JOIN {code}"));
+    assert_eq!(
+        mallory.next_is("ERROR "),
+        "ERROR a rated game needs an account; sign in first (GAME SIGNIN)"
+    );
+    a.wait_log("an identity (TLV 0xE1) from a proxy that is no host of the cluster; ignored");
+    // From anyone else: a PROXY header at all is refused as a spoof.
+    let mut stream = connect_from("127.0.0.1", &a);
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    stream.write_all(&forged).unwrap();
+    stream
+        .write_all(format!("GAME JOIN {code}\n").as_bytes())
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    assert!(
+        !String::from_utf8_lossy(&answer).contains("GAME TEAM"),
+        "{answer:?}"
+    );
+    a.wait_log("refused: a PROXY header from an address that is not a trusted proxy");
+    // The challenge is still open for an account.
+    let mut bob = registered(&a, "Bob");
+    bob.send(&format!("GAME JOIN {code}"));
+    alice.expect("GAME TEAM 1 X");
+    bob.expect("GAME TEAM 2 O");
+}
+
+/// Aborts `server`'s end of every connection from `peer_ip` with `ss -K` (its peer gets a
+/// reset, as from a host lost mid-game); false (and a message) where `ss -K` cannot.
+fn abort_connections_from(server: &Server, peer_ip: &str) -> bool {
+    let port = format!(":{}", server.addr().port());
+    let out = std::process::Command::new("ss")
+        .args(["-K", "-t", "dst", peer_ip, "sport", "=", &port])
+        .output();
+    match out {
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains(peer_ip) => true,
+        Ok(out) => {
+            let why = String::from_utf8_lossy(&out.stderr).into_owned();
+            reversi_tests::skipped(&format!("ss -K aborted no connection: {why}"));
+            false
+        }
+        Err(e) => {
+            reversi_tests::skipped(&format!("no ss: {e}"));
+            false
+        }
+    }
+}
+
+#[test]
+fn s5_a_relayed_client_whose_host_is_lost_mid_game_is_told_and_closed() {
+    let Some(db) = database() else { return };
+    let (a, b) = two_hosts(&db, &[], &[]);
+    let mut x = TextClient::connect(a.addr());
+    let code = invite_public(&mut x);
+    let mut o = TextClient::connect(b.addr());
+    wait_lobby(&mut o, &code, true);
+    o.send(&format!("GAME JOIN {code}"));
+    x.expect("GAME TEAM 1 X");
+    o.expect("GAME TEAM 2 O");
+    x.expect("READY");
+    x.send("MOVE b2");
+    o.expect("READY");
+    // B's relay to A is reset mid-game; O keeps its own connection open.
+    if !abort_connections_from(&a, RELAYING_IP) {
+        return;
+    }
+    assert_eq!(
+        o.next_is("ERROR "),
+        "ERROR the connection to the host of this game was lost"
+    );
+    o.expect_closed(&[]);
+}
+
+#[test]
+fn s5_a_guests_name_travels_with_a_lone_waiter_moved_to_the_other_host() {
+    let Some(db) = database() else { return };
+    // No store: names are taken unchecked on both hosts, so a guest's name means the same.
+    let (a, b) = two_hosts(&db, &["--no-store"], &["--no-store"]);
+    let mut x = TextClient::connect(a.addr()).keep_every_line();
+    x.send("GAME TYPE tictactoe");
+    x.next_is("GAME WAITING 1");
+    a.wait_log("cluster: 1 waiting alone for tictactoe; told the other hosts");
+    let mut o = TextClient::connect(b.addr());
+    o.send("GAME NAME carol");
+    assert_eq!(o.next_is("GAME GUEST "), "GAME GUEST carol");
+    o.send("GAME TYPE tictactoe");
+    b.wait_log("alone for tictactoe; sent to host A");
+    x.expect("GAME TEAM 1 X");
+    assert_eq!(x.expect("GAME PLAYER 2 "), "GAME PLAYER 2 guest carol -");
 }

@@ -1,7 +1,10 @@
 //! Relaying a client to the host that holds its game (docs/design/play-together.md §11.1):
 //! a TCP connection from this host's advertised address to the other's listener, a PROXY
-//! v2 header naming the client (with TLV 0xE0: its protocol), the request's bytes replayed,
-//! then bytes copied both ways, half-closes passed on.
+//! v2 header naming the client (with TLV 0xE0: its protocol; 0xE1: who it is, if it signed in
+//! or took a guest's name here), the request's bytes replayed,
+//! then bytes copied both ways, half-closes passed on. A host lost mid-way (a reset, or
+//! silence past the keepalive's probes) ends the relay, with a line for a line protocol's
+//! client; nothing waits on a client that keeps its end open once the host has closed.
 //!
 //! Built as threads of the supervisor's process (one connecting, then one per direction),
 //! not yet as the design's child process with a loop of its own: relays are rare (returning
@@ -12,7 +15,7 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use log::{debug, info};
 
@@ -20,7 +23,18 @@ use log::{debug, info};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// What a text client is told when the other host cannot be reached.
 pub const UNREACHABLE: &str = "ERROR the host of this game cannot be reached; try again\n";
+/// What a line-protocol client is told when its game's host is lost mid-way (the copy
+/// from it fails: a reset, or no answer to keepalive probes).
+pub const LOST: &str = "the connection to the host of this game was lost";
 const BUFFER: usize = 64 * 1024;
+/// Keepalive on the connection to the other host: a host that vanished (its machine
+/// gone, no reset sent) is noticed after about 15 + 3 x 5 = 30 s of silence.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(15);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+const KEEPALIVE_PROBES: u32 = 3;
+/// Once the other host has closed, how long the client's bytes may still go to it (it
+/// may linger, reading) before the relay stops reading them and ends.
+const AFTER_HOST_CLOSED: Duration = Duration::from_secs(5);
 
 /// One relay to start: where to, and what to send before the client's own bytes.
 pub struct Relay {
@@ -34,10 +48,16 @@ pub struct Relay {
     pub from: Option<SocketAddr>,
     /// The hand-off kind of the client's protocol (TLV 0xE0).
     pub kind: u8,
+    /// Who the client is on this host, in words (TLV 0xE1), if it signed in or took a
+    /// guest's name here.
+    pub identity: Option<String>,
     /// The request that sent it there, and whatever followed it unread.
     pub replay: Vec<u8>,
     /// What the client is told when the other host cannot be reached.
     pub refusal: Vec<u8>,
+    /// What the client is told when the other host is lost mid-way; `None` for protocols
+    /// where bytes added between two of the host's could cut a message (binary, frames).
+    pub lost: Option<Vec<u8>>,
 }
 
 /// The relays running, at most `max` at once.
@@ -88,18 +108,19 @@ fn run(mut relay: Relay) {
         }
     };
     let destination = host.peer_addr().unwrap_or(peer);
-    let mut first = reversi_proxy::write_v2(
-        peer,
-        destination,
-        &[(reversi_proxy::TLV_PROTOCOL, &[relay.kind])],
-    );
+    let kind = [relay.kind];
+    let mut tlvs: Vec<(u8, &[u8])> = vec![(reversi_proxy::TLV_PROTOCOL, &kind)];
+    if let Some(words) = &relay.identity {
+        tlvs.push((reversi_proxy::TLV_IDENTITY, words.as_bytes()));
+    }
+    let mut first = reversi_proxy::write_v2(peer, destination, &tlvs);
     first.extend_from_slice(&relay.replay);
     if let Err(e) = host.write_all(&first) {
         info!("{peer}: relay to {target} failed at once: {e}");
         return;
     }
     info!("{peer}: relayed to {target}");
-    copy_both_ways(relay.client, host);
+    copy_both_ways(relay.client, host, relay.lost.as_deref());
     debug!("{peer}: relay to {target} ended");
 }
 
@@ -117,36 +138,70 @@ fn connect(relay: &Relay) -> io::Result<TcpStream> {
     }
     socket.connect_timeout(&target.into(), CONNECT_TIMEOUT)?;
     socket.set_tcp_nodelay(true)?;
+    let keepalive = socket2::TcpKeepalive::new()
+        .with_time(KEEPALIVE_IDLE)
+        .with_interval(KEEPALIVE_INTERVAL)
+        .with_retries(KEEPALIVE_PROBES);
+    socket.set_tcp_keepalive(&keepalive)?;
     Ok(socket.into())
 }
 
-/// Copies each way on its own thread until both ends have closed.
-fn copy_both_ways(client: TcpStream, host: TcpStream) {
-    let (Ok(client_back), Ok(host_back)) = (client.try_clone(), host.try_clone()) else {
+/// How a copy ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// The reading side closed (or the writing side would take no more).
+    Closed,
+    /// Reading failed: the connection was reset or timed out.
+    Broken,
+}
+
+/// Copies each way until both ends have closed. When the host's side breaks, a client of
+/// a line protocol is told `lost`. When the host's side has ended, the client's bytes
+/// may go on to it for [`AFTER_HOST_CLOSED`], then the relay ends even if the client
+/// keeps its connection open.
+fn copy_both_ways(client: TcpStream, host: TcpStream, lost: Option<&[u8]>) {
+    let clones = (client.try_clone(), host.try_clone(), client.try_clone());
+    let (Ok(mut client_back), Ok(host_back), Ok(client_guard)) = clones else {
         return;
     };
     let up = std::thread::Builder::new()
         .name("relay-up".into())
-        .spawn(move || copy(client, host));
-    copy(host_back, client_back);
-    if let Ok(up) = up {
-        let _ = up.join();
+        .spawn(move || {
+            let mut host = host;
+            copy(client, &mut host);
+            let _ = host.shutdown(Shutdown::Write);
+        });
+    let ended = copy(host_back, &mut client_back);
+    if let (Ended::Broken, Some(lost)) = (ended, lost) {
+        let _ = client_back.write_all(lost);
     }
+    let _ = client_back.shutdown(Shutdown::Write);
+    let Ok(up) = up else {
+        return;
+    };
+    let deadline = Instant::now() + AFTER_HOST_CLOSED;
+    while !up.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Wakes the up copy's read if the client still holds its connection open.
+    let _ = client_guard.shutdown(Shutdown::Read);
+    let _ = up.join();
 }
 
-/// Copies `from` to `to` until `from` ends, then half-closes `to`.
-fn copy(mut from: TcpStream, mut to: TcpStream) {
+/// Copies `from` to `to` until `from` ends or `to` takes no more.
+fn copy(mut from: TcpStream, to: &mut TcpStream) -> Ended {
     let mut buffer = vec![0; BUFFER];
     loop {
         match from.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => return Ended::Closed,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Ended::Broken,
             Ok(n) => {
                 if to.write_all(&buffer[..n]).is_err() {
                     let _ = from.shutdown(Shutdown::Read);
-                    break;
+                    return Ended::Closed;
                 }
             }
         }
     }
-    let _ = to.shutdown(Shutdown::Write);
 }

@@ -16,6 +16,7 @@ use reversi_games::registry::Module;
 use reversi_proxy::{parse, signature, Header, Signature, Status, Version};
 
 use super::cidr::Cidr;
+use super::identity::{self, Identity};
 use crate::protocols::WireKind;
 
 /// The seed protocol of the listener a connection came in on, if any.
@@ -77,6 +78,9 @@ pub(super) enum Screened {
         /// The protocol a relaying host of the cluster says the client speaks (TLV
         /// 0xE0): the connection speaks it at once (a WebSocket arrives upgraded).
         protocol: Option<WireKind>,
+        /// Who a relaying host says the client is (TLV 0xE1: signed in or named there);
+        /// believed only if `origin`'s proxy is a host of the cluster (relaying.rs).
+        vouched: Option<Identity>,
     },
     /// Turn it away, for this reason.
     Refuse(String),
@@ -107,24 +111,36 @@ pub(super) fn screen(origin: Origin, peer: SocketAddr, input: &[u8]) -> Screened
                 }
                 Err(e) => return Screened::Refuse(format!("bad header from a trusted proxy: {e}")),
             };
-            let (client, origin, protocol) = match header {
+            let (client, origin, protocol, vouched) = match header {
                 Header::Proxied {
                     source, protocol, ..
-                } => (source, Origin::Relayed { via: peer }, protocol),
-                Header::Unknown { .. } => (peer, Origin::Relayed { via: peer }, None),
-                Header::Local => (peer, Origin::Check, None),
+                } => (
+                    source,
+                    Origin::Relayed { via: peer },
+                    protocol,
+                    vouched(&input[..used]),
+                ),
+                Header::Unknown { .. } => (peer, Origin::Relayed { via: peer }, None, None),
+                Header::Local => (peer, Origin::Check, None, None),
             };
             Screened::Header {
                 peer: client,
                 origin,
                 used,
                 protocol: protocol.and_then(crate::session::handoff::wire_of),
+                vouched,
             }
         }
         Origin::Direct { screened: true } | Origin::Check | Origin::Relayed { .. } => {
             Screened::Pass
         }
     }
+}
+
+/// The identity a header's TLV 0xE1 names, if it has one that reads as one.
+fn vouched(header: &[u8]) -> Option<Identity> {
+    let words = reversi_proxy::tlv(header, reversi_proxy::TLV_IDENTITY)?;
+    identity::from_words(std::str::from_utf8(words).ok()?)
 }
 
 #[cfg(test)]
@@ -165,7 +181,8 @@ mod tests {
                 peer: "203.0.113.7:51000".parse().unwrap(),
                 origin: Origin::Relayed { via: proxy() },
                 used: 44,
-                protocol: None
+                protocol: None,
+                vouched: None
             }
         );
         let local = b"\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00";
@@ -175,7 +192,8 @@ mod tests {
                 peer: proxy(),
                 origin: Origin::Check,
                 used: 16,
-                protocol: None
+                protocol: None,
+                vouched: None
             }
         );
         assert_eq!(
@@ -184,7 +202,8 @@ mod tests {
                 peer: proxy(),
                 origin: Origin::Relayed { via: proxy() },
                 used: 15,
-                protocol: None
+                protocol: None,
+                vouched: None
             }
         );
         assert_eq!(screen(awaiting(), proxy(), b"PROXY TCP4 2"), Screened::Wait);
@@ -206,9 +225,34 @@ mod tests {
                 peer: client,
                 origin: Origin::Relayed { via: proxy() },
                 used,
-                protocol: Some(WireKind::WebSocket)
+                protocol: Some(WireKind::WebSocket),
+                vouched: None
             }
         );
+    }
+
+    #[test]
+    fn a_relaying_hosts_header_may_say_who_the_client_is() {
+        let client: SocketAddr = "203.0.113.7:51000".parse().unwrap();
+        let header = |words: &[u8]| {
+            let tlvs: [(u8, &[u8]); 2] = [(reversi_proxy::TLV_PROTOCOL, &[1]), (0xE1, words)];
+            reversi_proxy::write_v2(client, "10.0.0.1:8765".parse().unwrap(), &tlvs)
+        };
+        let vouched = |words: &[u8]| match screen(awaiting(), proxy(), &header(words)) {
+            Screened::Header { vouched, .. } => vouched,
+            other => panic!("{other:?}"),
+        };
+        let alice = vouched(b"account 7 alice tictactoe=1500?").unwrap();
+        assert_eq!(
+            alice.account().map(|s| (s.id.0, s.name.as_str())),
+            Some((7, "alice"))
+        );
+        assert_eq!(
+            identity::to_words(&vouched(b"guest bob").unwrap()).as_deref(),
+            Some("guest bob")
+        );
+        assert_eq!(vouched(b"account x alice"), None, "not an identity");
+        assert_eq!(vouched(b"\xff"), None);
     }
 
     #[test]

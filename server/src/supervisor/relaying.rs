@@ -7,9 +7,11 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
+use log::warn;
+
 use crate::cluster::meeting::Alone;
 use crate::cluster::mirror::Found;
-use crate::cluster::relay::{Relay, UNREACHABLE};
+use crate::cluster::relay::{Relay, LOST, UNREACHABLE};
 use crate::cluster::Cluster;
 use crate::protocols::{Offered, Told, WireKind};
 use crate::session::handoff;
@@ -17,6 +19,7 @@ use crate::terms::ResumeToken;
 
 use super::addresses::Host;
 use super::challenges::{Code, Ended, Refused, LISTED_AT_MOST};
+use super::identity::{self, Identity};
 use super::origin::Origin;
 use super::Supervisor;
 
@@ -94,11 +97,16 @@ impl Supervisor {
             target,
             from,
             kind: handoff::kind_byte(wire),
+            identity: identity::to_words(&conn.identity),
             replay,
             refusal: match wire {
                 WireKind::Text => UNREACHABLE.as_bytes().to_vec(),
                 other => WireKind::refusal(Some(other), UNREACHABLE.trim_end()),
             },
+            // Lines only: the text protocol's ERROR (seed 000's too) may come between
+            // any two of the host's lines; a PDU or a frame could be cut.
+            lost: matches!(wire, WireKind::Text | WireKind::Seed000)
+                .then(|| WireKind::refusal(Some(wire), LOST)),
         };
         if let Err(mut client) = relays.start(relay) {
             let why = "too many relayed connections here; try again";
@@ -109,6 +117,43 @@ impl Supervisor {
             let _ = std::io::Write::write_all(&mut client, &busy);
         }
         Some(false)
+    }
+
+    /// Connection `index`'s identity as the host that relayed it here says (TLV 0xE1):
+    /// taken only from a host of the cluster (the PROXY header came from the IP of a
+    /// known host's advertised address), and only if this host reads the same accounts
+    /// ([`Supervisor::shares_accounts`]); otherwise ignored, and logged.
+    pub(super) fn vouched_for(&mut self, index: usize, origin: Origin, vouched: Option<Identity>) {
+        let (Origin::Relayed { via }, Some(identity)) = (origin, vouched) else {
+            return;
+        };
+        let by_a_host = self
+            .cluster
+            .as_ref()
+            .is_some_and(|c| c.is_host_ip(via.ip()));
+        let why_not = if !by_a_host {
+            "from a proxy that is no host of the cluster"
+        } else if !self.shares_accounts(&identity) {
+            "for accounts this host does not share (its store is not the cluster's PostgreSQL)"
+        } else {
+            if let Some(conn) = self.pending.get_mut(index) {
+                conn.identity = identity;
+            }
+            return;
+        };
+        warn!("{via}: an identity (TLV 0xE1) {why_not}; ignored");
+    }
+
+    /// Whether an identity another host vouches for means the same here: an account only
+    /// when the hosts share one PostgreSQL store (`--database`), a guest's name also when
+    /// this host keeps no accounts at all (`--no-store`: names are taken unchecked).
+    fn shares_accounts(&self, identity: &Identity) -> bool {
+        use reversi_store::Database;
+        match self.store.as_ref().map(|s| &s.database) {
+            Some(Database::Postgres(_)) => true,
+            None => matches!(identity, Identity::Guest(_)),
+            Some(Database::Sqlite(_)) => false,
+        }
     }
 
     /// Every [`crate::cluster`] tick while joined: each public queue's lone waiters are
@@ -136,13 +181,7 @@ impl Supervisor {
             let Some(target) = cluster.meet(name, alone, now) else {
                 continue;
             };
-            let request = |wire| match wire {
-                WireKind::Binary => connect_pdu(),
-                WireKind::WebSocket => {
-                    crate::protocols::request_frame(&format!("GAME TYPE {name}"))
-                }
-                _ => format!("GAME TYPE {name}\n").into_bytes(),
-            };
+            let request = |wire| joining_request(wire, name);
             for index in movable {
                 let Some(conn) = self.pending.get(index) else {
                     continue;
@@ -160,8 +199,8 @@ impl Supervisor {
     }
 
     /// Whether queued connection `index` may move to another host: it speaks a protocol
-    /// whose joining request this host can write again (text, binary Reversi, WebSocket),
-    /// and was not moved here already (one hop).
+    /// whose joining request this host can write again (every protocol a queued player
+    /// speaks: [`joining_request`]), and was not moved here already (one hop).
     fn may_move(&self, index: usize) -> bool {
         let Some(conn) = self.pending.get(index) else {
             return false;
@@ -175,7 +214,13 @@ impl Supervisor {
         };
         let movable = matches!(
             conn.wire,
-            Some(WireKind::Text | WireKind::Binary | WireKind::WebSocket)
+            Some(
+                WireKind::Text
+                    | WireKind::Binary
+                    | WireKind::WebSocket
+                    | WireKind::Seed000
+                    | WireKind::Seed002
+            )
         );
         movable && !moved_here
     }
@@ -221,6 +266,22 @@ impl Supervisor {
     }
 }
 
+/// The request a waiter of protocol `wire` joined `game`'s queue with, written again for
+/// the host it moves to: the text `GAME TYPE game` line, the binary `connect`, for a
+/// WebSocket that line in a masked message; seed 002's `PBJ` (its `PCJ` means the same);
+/// nothing for seed 000, whose client says nothing before the server does (TLV 0xE0's
+/// kind 2 queues it on arrival). Nothing was said to a seed client while it waited, so
+/// nothing is said twice.
+fn joining_request(wire: WireKind, game: &str) -> Vec<u8> {
+    match wire {
+        WireKind::Binary => connect_pdu(),
+        WireKind::WebSocket => crate::protocols::request_frame(&format!("GAME TYPE {game}")),
+        WireKind::Seed000 => Vec::new(),
+        WireKind::Seed002 => b"PBJ\n".to_vec(),
+        WireKind::Text | WireKind::Tls => format!("GAME TYPE {game}\n").into_bytes(),
+    }
+}
+
 /// The binary Reversi protocol's `connect`: the request a binary waiter joined with.
 fn connect_pdu() -> Vec<u8> {
     let pdu = reversi_pdu::Pdu::Connect;
@@ -242,4 +303,23 @@ fn blocking(stream: mio::net::TcpStream) -> Option<std::net::TcpStream> {
     let stream = unsafe { std::net::TcpStream::from_raw_fd(stream.into_raw_fd()) };
     stream.set_nonblocking(false).ok()?;
     Some(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_moved_waiters_joining_request_is_written_in_its_own_protocol() {
+        assert_eq!(
+            joining_request(WireKind::Text, "duell"),
+            b"GAME TYPE duell\n"
+        );
+        assert_eq!(joining_request(WireKind::Binary, "reversi"), connect_pdu());
+        assert_eq!(joining_request(WireKind::Seed002, "foxes"), b"PBJ\n");
+        // Seed 000's client speaks second: kind 2 in the header queues it on arrival.
+        assert!(joining_request(WireKind::Seed000, "duell").is_empty());
+        let frame = joining_request(WireKind::WebSocket, "foxes");
+        assert_eq!(frame[0], 0x81, "one masked text frame");
+    }
 }

@@ -595,6 +595,7 @@ impl Supervisor {
                 origin: now_from,
                 used,
                 protocol,
+                vouched,
             } => {
                 conn.input.drain(..used);
                 let Origin::Awaiting { seed } = origin else {
@@ -604,6 +605,7 @@ impl Supervisor {
                     Origin::Check => debug!("{peer}: the proxy's own connection (health check)"),
                     _ => debug!("{client}: relayed by {peer}"),
                 }
+                self.vouched_for(index, now_from, vouched);
                 self.relayed(index, client, now_from, seed, protocol)
             }
         }
@@ -635,8 +637,19 @@ impl Supervisor {
             self.refuse(index, &refusal.to_string(), Instant::now());
             return false;
         }
+        // A seed client moved here by another host (TLV 0xE0 kind 2 or 3) arrives on this
+        // host's main port and starts as if on its seed listener.
+        let seed = seed.or_else(|| protocol.and_then(|wire| self.seed_of(wire)));
         self.arrived(index, seed);
         true
+    }
+
+    /// The game and protocol of a seed listener for `wire`, if it is a seed protocol of a
+    /// game this host plays.
+    fn seed_of(&self, wire: WireKind) -> Seed {
+        let name = wire.protocol().seed_game()?;
+        let game = self.games.modules.iter().find(|m| m.info.name == name)?;
+        Some((game, wire))
     }
 }
 
