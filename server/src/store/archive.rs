@@ -496,3 +496,71 @@ fn survive_file_size_limits() {
     // SAFETY: installing SIG_IGN, which every later write failing with EFBIG can live with.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::journal::finished_line;
+    use reversi_store::SqliteStore;
+    use std::sync::mpsc;
+
+    /// Turns of the loop until `done` or 10 s: each waits for a wake or a deadline.
+    fn turns(archive: &mut Archive, wakes: &mpsc::Receiver<()>, done: impl Fn(&Archive) -> bool) {
+        let end = Instant::now() + Duration::from_secs(10);
+        while !done(archive) {
+            assert!(
+                Instant::now() < end,
+                "the archive did not get there in 10 s"
+            );
+            let wait = (archive.deadline())
+                .map_or(Duration::from_millis(50), |d| d - Instant::now().min(d));
+            if wakes
+                .recv_timeout(wait.min(Duration::from_millis(50)))
+                .is_ok()
+            {
+                archive.on_written();
+            }
+            archive.on_timer(Instant::now());
+        }
+    }
+
+    /// A session's journal is stored and removed; one that left none, and one that is
+    /// unreadable, leave nothing waiting on the loop: no file is read by the loop.
+    #[test]
+    fn a_journal_taken_is_stored_and_one_not_there_is_forgotten() {
+        let dir = std::env::temp_dir().join(format!("archive-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let end = finished_line(2000, "normal", &[0, 1], Some(Some(0)), "X wins");
+        let own = std::process::id();
+        let stored = journal::path(&dir, own, 1);
+        let text = format!("game tictactoe id 1 players a:1 b:2\nstarted 1000\nX b2\t40\n{end}\n");
+        fs::write(&stored, text).unwrap();
+        fs::write(
+            journal::path(&dir, own, 3),
+            "game nosuchgame id 3 players a b\n",
+        )
+        .unwrap();
+        let (woken, wakes) = mpsc::channel();
+        let wake: Wake = Box::new(move || {
+            let _ = woken.send(());
+        });
+        let store = Box::new(SqliteStore::open(&dir).unwrap());
+        let mut archive = Archive::start(store, &dir, None, wake).unwrap();
+        for id in [1, 2, 3] {
+            archive.take(own, id);
+        }
+        turns(&mut archive, &wakes, |a| {
+            a.stored() == 1 && a.with_writer.is_empty()
+        });
+        turns(&mut archive, &wakes, |a| a.reading == 0 && !a.scanning);
+        assert!(archive.queued_paths.is_empty() && archive.parsed.is_empty());
+        assert_eq!(archive.queued(), 0);
+        archive.finish();
+        assert!(!stored.exists(), "removed once stored");
+        assert!(journal::path(&dir, own, 3)
+            .with_extension("unreadable")
+            .exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
