@@ -7,6 +7,7 @@
 # from /usr/lib/postgresql/*/bin, as the `postgres` user when run as root; fsync on, as in
 # production; skipped with a message where PostgreSQL is not installed).
 # Build first: cargo build --release -p reversi-server -p reversi-tests (BIN_DIR=DIR: binaries from DIR)
+# PERF=FILE: the supervisor's loop thread profiled with perf during each burst, into FILE-BACKEND
 # Usage: scripts/bench-store-burst.sh [GAMES] [BACKEND...]   (defaults 10000, sqlite postgres)
 # Prints, a backend: the seconds from the holders' exit to the first and to the last game
 # stored (`reversid_games_stored_total`, scraped from GET /metrics every SCRAPE seconds,
@@ -142,6 +143,11 @@ run() { # one backend: $1 sqlite or postgres
   stored0=$(metric reversid_games_stored_total "$work/before")
   t1=$(now)
   kill "${feeders[@]}" 2>/dev/null || true
+  local perf=
+  if [ -n "${PERF:-}" ]; then # the loop thread (the main one) profiled during the burst
+    perf record -q -g -t "$server" -o "$PERF-$backend" 2>/dev/null &
+    perf=$!
+  fi
   while :; do
     scrape "$work/now"
     s=$(metric reversid_games_stored_total "$work/now")
@@ -157,6 +163,7 @@ run() { # one backend: $1 sqlite or postgres
     fi
     sleep "$scrape_every"
   done
+  [ -z "$perf" ] || { kill -INT "$perf"; wait "$perf" || true; }
   scrape "$work/after"
   g=$(metric reversid_loop_turn_longest_seconds "$work/after")
   longest=$(awk -v a="$longest" -v b="$g" 'BEGIN {print (b > a ? b : a)}')

@@ -1,30 +1,40 @@
 //! The supervisor's side of the archive: journals in, finished games to the store's
 //! [`Writer`], journals removed once their games are stored. Nothing here waits on the
 //! database: a full queue or a failing database leaves the journal where it is, and it is
-//! tried again later (every [`RETRY`]), and at the next start. Nothing here takes long on
-//! the loop either: journals are read a few a turn ([`JOURNALS_A_TURN`]) while the writer
-//! has room, so a burst of sessions ending together is read over many short turns.
+//! tried again later (every [`RETRY`]), and at the next start.
+//!
+//! Nothing here touches a file on the loop either: no `open`, `stat`, `read`, `readdir` or
+//! `unlink` for the archive. The journal [`Reader`] thread reads and parses journals,
+//! writes the records they keep and lists the directory; the [`super::unlinker`] thread
+//! removes them. The loop only sends paths ([`JOURNALS_READING`] at most outstanding),
+//! submits the parsed games to the writer (a channel send, [`JOURNALS_A_TURN`] journals a
+//! turn) and keeps the bookkeeping: which journal holds which game, and when all of a
+//! journal's games are stored.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::metrics::thread_cpu;
 
 use log::{debug, error, info, warn};
-use reversi_store::{GameId, Recorded, Store, Submit, Wake, Writer};
+use reversi_store::{FinishedGame, GameId, Recorded, Store, Submit, Wake, Writer};
 
-use super::journal_game::{self, Origin};
+use super::reader::{Answer, Journals, Reader, Request};
 use crate::session::journal;
 
 /// How long a journal that could not be handed over waits before the next try.
 const RETRY: Duration = Duration::from_secs(5);
 /// Games waiting for the writer at most.
 const QUEUE: usize = 1024;
-/// Journals read and handed to the writer in one turn at most (reading and parsing one takes
-/// about a quarter of a millisecond of CPU: 16 a turn made turns of 4 ms of the archive alone).
+/// Journals read and handed to the writer in one turn at most: a burst's journals are
+/// handed over in many short turns.
 const JOURNALS_A_TURN: usize = 8;
+/// Journals asked of the reader and not handed to the writer yet, at most: what the
+/// parsed games waiting on the loop weigh is bounded.
+const JOURNALS_READING: usize = 32;
 /// The writer's answers dealt with in one call (each may remove a journal): a burst's
 /// answers are spread over several turns of the loop.
 const ANSWERS_A_TURN: usize = 16;
@@ -32,34 +42,37 @@ const ANSWERS_A_TURN: usize = 16;
 pub struct Archive {
     /// Taken at exit only.
     writer: Option<Writer>,
+    /// Reads and parses journals, off the loop (taken at exit).
+    reader: Option<Reader>,
     /// Removes journals whose games are stored, off the loop (taken at exit).
     unlinker: Option<super::unlinker::Unlinker>,
     dir: PathBuf,
-    host: String,
     /// Journals whose games are with the writer.
     with_writer: HashMap<PathBuf, Kept>,
     game_journal: HashMap<GameId, PathBuf>,
     /// The writer's answers not dealt with yet.
     answers: VecDeque<reversi_store::Written>,
-    /// Journals to hand over, a few a turn, while the writer has room.
+    /// Journals to ask the reader for, while fewer than [`JOURNALS_READING`] are.
     arrived: VecDeque<PathBuf>,
+    /// Journals asked of the reader, or parsed and not handed over yet.
+    reading: usize,
+    /// Journals read, their games waiting for room in the writer's queue.
+    parsed: VecDeque<Parsed>,
+    /// A scan of the directory is asked of the reader and not answered yet.
+    scanning: bool,
     /// Set when the writer's queue was full: nothing more is handed over until it answers
     /// (or [`RETRY`] has passed).
     writer_full: bool,
     /// Journals to hand over again at `retry_at`.
     later: VecDeque<PathBuf>,
-    /// Every journal in `arrived` or `later`: each is queued once (a set, as a burst or an
-    /// outage queues thousands).
+    /// Every journal in `arrived`, `later`, with the reader or in `parsed`: each is queued
+    /// once (a set, as a burst or an outage queues thousands).
     queued_paths: HashSet<PathBuf>,
     retry_at: Option<Instant>,
     /// Journals of an earlier server that a live session still writes: looked for again.
     rescan: bool,
     /// Set while the database refuses games: one error line an outage, not one a game.
     failing: bool,
-    /// `--record-dir`, where records a session could not write are written.
-    records: Option<PathBuf>,
-    /// Set while records cannot be written: one error line, not one a game.
-    records_failing: bool,
     /// Games stored, and the longest the loop spent in one call here (wall clock, which
     /// counts the time the thread was not run, and the thread's CPU time): said at exit.
     stored: u64,
@@ -75,11 +88,18 @@ struct Kept {
     again: bool,
 }
 
+/// A journal the reader read: its games, and whether it must stay for its records.
+struct Parsed {
+    path: PathBuf,
+    games: Vec<FinishedGame>,
+    records_left: bool,
+}
+
 impl Archive {
-    /// Starts the writer on `store` (opened by the caller); `wake` tells the loop when
-    /// games were written. Journals left in `dir` by an earlier server are handed over now.
-    /// `records`: the record directory, where the records sessions kept in their journals
-    /// (a full disk) are written.
+    /// Starts the writer on `store` (opened by the caller), the reader and the unlinker;
+    /// `wake` tells the loop when games were written or journals read. Journals left in
+    /// `dir` by an earlier server are handed over too. `records`: the record directory,
+    /// where the records sessions kept in their journals (a full disk) are written.
     pub fn start(
         store: Box<dyn Store>,
         dir: &Path,
@@ -90,38 +110,49 @@ impl Archive {
         let host = fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_owned())
             .unwrap_or_default();
+        // Two threads wake the loop: they share its one waker.
+        let wake = Arc::new(Mutex::new(wake));
+        let shared = || -> Wake {
+            let wake = Arc::clone(&wake);
+            Box::new(move || {
+                if let Ok(wake) = wake.lock() {
+                    wake();
+                }
+            })
+        };
+        let journals = Journals::new(dir.to_owned(), host, records);
         let mut archive = Archive {
-            writer: Some(Writer::try_start(store, QUEUE, Some(wake))?),
+            writer: Some(Writer::try_start(store, QUEUE, Some(shared()))?),
+            // One more for a scan of the directory.
+            reader: Some(Reader::start(journals, JOURNALS_READING + 1, shared())?),
             unlinker: Some(super::unlinker::Unlinker::start()?),
             dir: dir.to_owned(),
-            host,
             with_writer: HashMap::new(),
             game_journal: HashMap::new(),
             answers: VecDeque::new(),
             arrived: VecDeque::new(),
+            reading: 0,
+            parsed: VecDeque::new(),
+            scanning: false,
             writer_full: false,
             later: VecDeque::new(),
             queued_paths: HashSet::new(),
             retry_at: None,
             failing: false,
             rescan: true,
-            records,
-            records_failing: false,
             stored: 0,
             longest: Duration::ZERO,
             longest_cpu: Duration::ZERO,
         };
-        archive.take_leftovers();
+        archive.scan();
         Ok(archive)
     }
 
-    /// The journal of a session that ended: its games go to the writer (read in a later
-    /// turn, [`Archive::on_timer`]'s).
+    /// The journal of a session that ended: its games go to the writer (the reader says
+    /// whether the session left one).
     pub fn take(&mut self, supervisor: u32, id: u64) {
         let path = journal::path(&self.dir, supervisor, id);
-        if path.exists() {
-            self.arrive(path);
-        }
+        self.arrive(path);
     }
 
     /// Queues the journal at `path` to be read and handed over, unless it is queued already.
@@ -131,17 +162,107 @@ impl Archive {
         }
     }
 
-    /// Reads and hands over a few of the journals that arrived, while the writer has room.
-    fn hand_over_arrived(&mut self) {
+    /// Asks the reader for the journals that arrived, while fewer than [`JOURNALS_READING`]
+    /// are with it or waiting for the writer.
+    fn ask_reader(&mut self) {
+        while self.reading < JOURNALS_READING {
+            let Some(path) = self.arrived.pop_front() else {
+                return;
+            };
+            if self.with_writer.contains_key(&path) {
+                self.queued_paths.remove(&path);
+                continue;
+            }
+            let asked = match &self.reader {
+                Some(reader) => reader.ask(Request::Read(path)),
+                None => Err(Request::Read(path)),
+            };
+            match asked {
+                Ok(()) => self.reading += 1,
+                Err(Request::Read(path)) => {
+                    warn!("the journal reader takes no more; tried again later");
+                    self.queued_paths.remove(&path);
+                    self.try_later(path);
+                    return;
+                }
+                Err(Request::Scan { .. }) => return,
+            }
+        }
+    }
+
+    /// Asks the reader for the journals earlier servers left (unless a scan is under way).
+    fn scan(&mut self) {
+        if self.scanning {
+            return;
+        }
+        let own = std::process::id();
+        let asked = (self.reader.as_ref()).map(|r| r.ask(Request::Scan { own }).is_ok());
+        self.scanning = asked == Some(true);
+        if !self.scanning {
+            self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
+        }
+    }
+
+    /// The reader's answers: games to hand over, journals that are not there, a scan.
+    fn on_read(&mut self) {
+        let answers = self
+            .reader
+            .as_ref()
+            .map(Reader::answers)
+            .unwrap_or_default();
+        for answer in answers {
+            match answer {
+                Answer::Read {
+                    path,
+                    games,
+                    records_left,
+                } => self.parsed.push_back(Parsed {
+                    path,
+                    games,
+                    records_left,
+                }),
+                Answer::Missing(path) | Answer::Unreadable(path) => self.done_reading(&path),
+                Answer::Scanned { found, held } => self.scanned(found, held),
+            }
+        }
+    }
+
+    /// The journal at `path` is no longer with the reader, nor waiting for the writer.
+    fn done_reading(&mut self, path: &Path) {
+        self.reading -= 1;
+        self.queued_paths.remove(path);
+    }
+
+    /// Queues the journals earlier servers left; looks again later while a live session
+    /// still holds one.
+    fn scanned(&mut self, found: Vec<PathBuf>, held: bool) {
+        self.scanning = false;
+        let mut count = 0;
+        for path in found {
+            if !self.with_writer.contains_key(&path) && !self.queued_paths.contains(&path) {
+                count += 1;
+                self.arrive(path);
+            }
+        }
+        if count > 0 {
+            info!("archiving {count} journals left by an earlier run");
+        }
+        self.rescan = held;
+        if held {
+            self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
+        }
+    }
+
+    /// Hands a few of the journals read to the writer, while it has room.
+    fn hand_over_parsed(&mut self) {
         for _ in 0..JOURNALS_A_TURN {
             if self.writer_full {
                 return;
             }
-            let Some(path) = self.arrived.pop_front() else {
+            let Some(parsed) = self.parsed.pop_front() else {
                 return;
             };
-            self.queued_paths.remove(&path);
-            self.hand_over(path);
+            self.hand_over(parsed);
         }
     }
 
@@ -164,7 +285,9 @@ impl Archive {
 
     /// When [`Archive::on_timer`] has work.
     pub fn deadline(&self) -> Option<Instant> {
-        if !self.answers.is_empty() || !(self.arrived.is_empty() || self.writer_full) {
+        let parsed = !self.parsed.is_empty() && !self.writer_full;
+        let to_ask = !self.arrived.is_empty() && self.reading < JOURNALS_READING;
+        if !self.answers.is_empty() || parsed || to_ask {
             return Some(Instant::now());
         }
         self.retry_at
@@ -180,17 +303,20 @@ impl Archive {
             self.retry_at = None;
             self.writer_full = false;
             if self.rescan {
-                self.take_leftovers();
+                self.scan();
             }
             self.arrived.extend(std::mem::take(&mut self.later));
         }
-        self.hand_over_arrived();
+        self.hand_over_parsed();
+        self.ask_reader();
         self.timed(started);
     }
 
-    /// The writer's answers: a journal all of whose games are stored is removed.
+    /// A thread woke the loop: the reader's answers, and the writer's: a journal all of
+    /// whose games are stored is removed.
     pub fn on_written(&mut self) {
         let started = (Instant::now(), thread_cpu());
+        self.on_read();
         if let Some(writer) = &self.writer {
             let before = self.answers.len();
             self.answers.extend(writer.written());
@@ -222,8 +348,12 @@ impl Archive {
         self.timed(started);
     }
 
-    /// At exit: the writer stores what it was given; journals not stored stay for the next start.
+    /// At exit: the writer stores what it was given; journals not stored stay for the next
+    /// start (those with the reader too).
     pub fn finish(mut self) {
+        if let Some(reader) = self.reader.take() {
+            reader.finish();
+        }
         let results = self.writer.take().map(Writer::finish);
         let answers = std::mem::take(&mut self.answers);
         for written in answers.into_iter().chain(results.unwrap_or_default()) {
@@ -244,7 +374,7 @@ impl Archive {
         if let Some(unlinker) = self.unlinker.take() {
             unlinker.finish();
         }
-        let left = self.with_writer.len() + self.later.len() + self.arrived.len();
+        let left = self.with_writer.len() + self.later.len() + self.arrived.len() + self.reading;
         if left > 0 {
             warn!("{left} journals not archived yet; the next start stores them");
         }
@@ -279,88 +409,55 @@ impl Archive {
         }
     }
 
-    /// Writes the records the journal at `path` keeps; whether all are written.
-    fn write_records(&mut self, path: &Path, contents: &journal::Contents) -> bool {
-        let Some(dir) = self.records.clone() else {
-            return true;
-        };
-        for record in &contents.records {
-            let name = format!(
-                "{}-{}-{}-{}.{}",
-                journal::unix_ms(),
-                supervisor_of(path).unwrap_or(0),
-                contents.id,
-                record.round,
-                record.ext
-            );
-            let written = crate::session::write_record_as(&dir, &name, &record.text)
-                .and_then(|_| journal::note_written(path, record.round));
-            if let Err(e) = written {
-                if !self.records_failing {
-                    error!(
-                        "cannot write records into {}: {e}; each is kept in its game's journal \
-                         and written when it can",
-                        dir.display()
-                    );
-                    self.records_failing = true;
-                }
-                return false;
-            }
-            if self.records_failing {
-                info!("records are written into {} again", dir.display());
-                self.records_failing = false;
-            }
-        }
-        true
-    }
-
-    /// Reads the journal at `path` and queues its games; a full queue leaves it for later.
-    fn hand_over(&mut self, path: PathBuf) {
-        if self.with_writer.contains_key(&path) {
-            return;
-        }
-        let (contents, games) = match self.read(&path) {
-            Ok(read) => read,
-            Err(why) => {
-                error!(
-                    "cannot archive the journal {} (kept): {why}",
-                    path.display()
-                );
-                let _ = fs::rename(&path, path.with_extension("unreadable"));
-                return;
-            }
-        };
-        let records_left = !self.write_records(&path, &contents);
+    /// Queues the games of a journal read; a full queue keeps them for when it has room.
+    fn hand_over(&mut self, parsed: Parsed) {
+        let Parsed {
+            path,
+            games,
+            records_left,
+        } = parsed;
         let count = games.len();
-        for (i, game) in games.into_iter().enumerate() {
+        let mut games = games.into_iter();
+        let mut handed = 0;
+        while let Some(game) = games.next() {
             let id = game.id.clone();
             let Some(writer) = &self.writer else { return };
-            match writer.submit(game) {
+            let refused = match writer.submit(game) {
                 Ok(()) => {
                     self.game_journal.insert(id, path.clone());
+                    handed += 1;
+                    continue;
                 }
-                Err(refused @ (Submit::Full(_) | Submit::Stopped(_))) => {
-                    // The games handed over already stay with the writer; all are
-                    // handed over again later (storing twice is harmless).
-                    if i > 0 {
-                        let kept = Kept {
-                            left: i,
-                            again: true,
-                        };
-                        self.with_writer.insert(path.clone(), kept);
-                    } else if let Submit::Full(_) = refused {
-                        // Read again once the writer has room: the first of those waiting.
-                        self.queued_paths.insert(path.clone());
-                        self.arrived.push_front(path);
-                        self.writer_full = true;
-                        self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
-                    } else {
-                        self.try_later(path);
-                    }
-                    return;
-                }
+                Err(refused) => refused,
+            };
+            self.writer_full |= matches!(refused, Submit::Full(_));
+            if let (0, Submit::Full(game)) = (handed, refused) {
+                // Handed over once the writer has room: the first of those waiting.
+                let games = std::iter::once(*game).chain(games).collect();
+                let parsed = Parsed {
+                    path,
+                    games,
+                    records_left,
+                };
+                self.parsed.push_front(parsed);
+                self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
+                return;
             }
+            self.done_reading(&path);
+            if handed > 0 {
+                // The games handed over already stay with the writer; all are read and
+                // handed over again later (storing twice is harmless).
+                let kept = Kept {
+                    left: handed,
+                    again: true,
+                };
+                self.with_writer.insert(path, kept);
+            } else {
+                self.try_later(path);
+            }
+            return;
         }
+        self.done_reading(&path);
         let kept = Kept {
             left: count,
             again: records_left,
@@ -373,28 +470,6 @@ impl Archive {
             return;
         }
         self.with_writer.insert(path, kept);
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-    ) -> Result<(journal::Contents, Vec<reversi_store::FinishedGame>), String> {
-        let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
-        let contents = journal::read(&text)?;
-        let modified_ms = fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));
-        let supervisor = supervisor_of(path).ok_or("not a journal's name")?;
-        let origin = Origin {
-            supervisor,
-            host: &self.host,
-            modified_ms,
-            unfinished: "the server stopped",
-        };
-        let games = journal_game::games(&contents, &origin)?;
-        Ok((contents, games))
     }
 
     fn try_later(&mut self, path: PathBuf) {
@@ -412,41 +487,6 @@ impl Archive {
             debug!("{why}");
         }
     }
-
-    /// Hands over the journals of earlier servers (another pid) that no live session holds;
-    /// looks again later while a session still holds one.
-    fn take_leftovers(&mut self) {
-        let own = std::process::id();
-        let Ok(entries) = fs::read_dir(&self.dir) else {
-            return;
-        };
-        let mut held = false;
-        let mut found = 0;
-        for path in entries.flatten().map(|e| e.path()) {
-            let Some(pid) = supervisor_of(&path) else {
-                continue;
-            };
-            if pid == own
-                || self.with_writer.contains_key(&path)
-                || self.queued_paths.contains(&path)
-            {
-                continue;
-            }
-            if journal::in_use(&path) {
-                held = true;
-                continue;
-            }
-            found += 1;
-            self.arrive(path);
-        }
-        if found > 0 {
-            info!("archiving {found} journals left by an earlier run");
-        }
-        self.rescan = held;
-        if held {
-            self.retry_at.get_or_insert_with(|| Instant::now() + RETRY);
-        }
-    }
 }
 
 /// A file size limit (`ulimit -f`: RLIMIT_FSIZE) that the database's files reach fails
@@ -457,10 +497,70 @@ fn survive_file_size_limits() {
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
 
-/// The supervisor pid in a journal's name, `.journal-<pid>-<id>`.
-fn supervisor_of(path: &Path) -> Option<u32> {
-    let name = path.file_name()?.to_str()?;
-    let (pid, id) = name.strip_prefix(".journal-")?.split_once('-')?;
-    id.parse::<u64>().ok()?;
-    pid.parse().ok()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::journal::finished_line;
+    use reversi_store::SqliteStore;
+    use std::sync::mpsc;
+
+    /// Turns of the loop until `done` or 10 s: each waits for a wake or a deadline.
+    fn turns(archive: &mut Archive, wakes: &mpsc::Receiver<()>, done: impl Fn(&Archive) -> bool) {
+        let end = Instant::now() + Duration::from_secs(10);
+        while !done(archive) {
+            assert!(
+                Instant::now() < end,
+                "the archive did not get there in 10 s"
+            );
+            let wait = (archive.deadline())
+                .map_or(Duration::from_millis(50), |d| d - Instant::now().min(d));
+            if wakes
+                .recv_timeout(wait.min(Duration::from_millis(50)))
+                .is_ok()
+            {
+                archive.on_written();
+            }
+            archive.on_timer(Instant::now());
+        }
+    }
+
+    /// A session's journal is stored and removed; one that left none, and one that is
+    /// unreadable, leave nothing waiting on the loop: no file is read by the loop.
+    #[test]
+    fn a_journal_taken_is_stored_and_one_not_there_is_forgotten() {
+        let dir = std::env::temp_dir().join(format!("archive-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let end = finished_line(2000, "normal", &[0, 1], Some(Some(0)), "X wins");
+        let own = std::process::id();
+        let stored = journal::path(&dir, own, 1);
+        let text = format!("game tictactoe id 1 players a:1 b:2\nstarted 1000\nX b2\t40\n{end}\n");
+        fs::write(&stored, text).unwrap();
+        fs::write(
+            journal::path(&dir, own, 3),
+            "game nosuchgame id 3 players a b\n",
+        )
+        .unwrap();
+        let (woken, wakes) = mpsc::channel();
+        let wake: Wake = Box::new(move || {
+            let _ = woken.send(());
+        });
+        let store = Box::new(SqliteStore::open(&dir).unwrap());
+        let mut archive = Archive::start(store, &dir, None, wake).unwrap();
+        for id in [1, 2, 3] {
+            archive.take(own, id);
+        }
+        turns(&mut archive, &wakes, |a| {
+            a.stored() == 1 && a.with_writer.is_empty()
+        });
+        turns(&mut archive, &wakes, |a| a.reading == 0 && !a.scanning);
+        assert!(archive.queued_paths.is_empty() && archive.parsed.is_empty());
+        assert_eq!(archive.queued(), 0);
+        archive.finish();
+        assert!(!stored.exists(), "removed once stored");
+        assert!(journal::path(&dir, own, 3)
+            .with_extension("unreadable")
+            .exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

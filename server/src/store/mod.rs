@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod archive;
 pub mod journal_game;
 pub mod options;
+mod reader;
 pub mod tournaments;
 mod unlinker;
 pub mod workers;

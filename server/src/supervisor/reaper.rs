@@ -65,8 +65,11 @@ pub const SWEEP_A_TURN: usize = 8;
 /// The most sessions one turn collects by name ([`Children::collect_due`]). Collecting one
 /// costs the kernel 20-50 us (`release_task` drops its /proc entries), so a batch of a
 /// thousand announcements collected in one turn held the loop for 30-50 ms of CPU when
-/// 10,000 games ended together; the rest wait, as zombies, for the next turns.
-pub const COLLECTED_A_TURN: usize = 64;
+/// 10,000 games ended together; the rest wait, as zombies, for the next turns. With
+/// journals read off the loop, `release_task` (its /proc dentries dropped:
+/// `proc_invalidate_siblings_dcache`) was 42% of the loop thread's CPU in that burst, up to
+/// 80-100 us a child under load: 64 a turn made turns of 6-7 ms.
+pub const COLLECTED_A_TURN: usize = 32;
 
 /// Running sessions by pid.
 #[derive(Default)]
