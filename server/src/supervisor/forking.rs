@@ -158,10 +158,14 @@ impl Supervisor {
         self.sweep_when_due(now, false);
     }
 
-    /// Collects a few of the sessions whose ends were named ([`reaper::COLLECTED_A_TURN`]);
+    /// Collects a few of the sessions whose ends were named ([`reaper::COLLECTED_A_TURN`], within
+    /// [`reaper::COLLECT_BUDGET`] of CPU);
     /// the loop comes back at once while more wait ([`Supervisor::next_deadline`]).
     pub(super) fn collect_due(&mut self) {
-        let collected = self.children.collect_due(reaper::COLLECTED_A_TURN);
+        use crate::metrics::thread_cpu;
+        let started = thread_cpu();
+        let within = || thread_cpu().saturating_sub(started) < reaper::COLLECT_BUDGET;
+        let collected = self.children.collect_due(reaper::COLLECTED_A_TURN, within);
         self.record_ends(collected, Vec::new());
     }
 

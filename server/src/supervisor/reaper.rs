@@ -71,6 +71,12 @@ pub const SWEEP_A_TURN: usize = 8;
 /// 80-100 us a child under load: 64 a turn made turns of 6-7 ms.
 pub const COLLECTED_A_TURN: usize = 32;
 
+/// The CPU time one call of [`Children::collect_due`] may spend past its first child: under
+/// load a child's `release_task` costs up to 100 us, so 32 made the burst's longest turns
+/// 3.3-5.6 ms of CPU; a budget holds them whatever a child costs (the rest wait, as
+/// zombies, for the next turns, which come at once).
+pub const COLLECT_BUDGET: Duration = Duration::from_millis(1);
+
 /// Running sessions by pid.
 #[derive(Default)]
 pub struct Children {
@@ -161,11 +167,19 @@ impl Children {
         !self.due.is_empty()
     }
 
-    /// Asks up to `most` queued sessions for their exit; those done are collected (one
-    /// that announced but has not exited yet stays ending, asked again at a SIGCHLD).
-    pub fn collect_due(&mut self, most: usize) -> Vec<(Child, WaitStatus)> {
+    /// Asks up to `most` queued sessions for their exit, each after the first only while
+    /// `more()` says so (the caller's budget); those done are collected (one that announced
+    /// but has not exited yet stays ending, asked again at a SIGCHLD).
+    pub fn collect_due(
+        &mut self,
+        most: usize,
+        mut more: impl FnMut() -> bool,
+    ) -> Vec<(Child, WaitStatus)> {
         let mut collected = Vec::new();
-        for _ in 0..most {
+        for n in 0..most {
+            if n > 0 && !more() {
+                break;
+            }
             let Some(pid) = self.due.pop_front() else {
                 break;
             };
@@ -358,6 +372,45 @@ fn log_exit(child: &Child, status: WaitStatus) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Children that are not this process's: asking them finds nothing (ECHILD).
+    fn strangers(n: i32) -> Children {
+        let module = reversi_games::registry::find("tictactoe").expect("a game");
+        let mut children = Children::default();
+        for pid in 1..=n {
+            children.insert(Child {
+                pid: Pid::from_raw(i32::MAX - pid),
+                id: pid as u64,
+                module,
+                peers: Vec::new(),
+                players: Vec::new(),
+                started: Instant::now(),
+            });
+            children.announce(Pid::from_raw(i32::MAX - pid));
+        }
+        children
+    }
+
+    #[test]
+    fn a_collection_asks_one_child_at_least_then_as_many_as_its_budget_and_count_allow() {
+        let mut children = strangers(10);
+        // (most, calls the budget allows) -> asked
+        for (most, allowed, asked) in [(32, 0, 1), (32, 3, 4), (2, 5, 2), (32, 100, 10)] {
+            let mut children_left = strangers(10);
+            let mut calls = 0;
+            let got = children_left.collect_due(most, || {
+                calls += 1;
+                calls <= allowed
+            });
+            assert!(got.is_empty(), "strangers are never collected");
+            assert_eq!(10 - children_left.due.len(), asked, "{most} {allowed}");
+        }
+        // Asked once each: what is left is asked at the next turns.
+        while children.has_due() {
+            children.collect_due(COLLECTED_A_TURN, || false);
+        }
+        assert_eq!(children.len(), 10, "not collected: still running");
+    }
 
     use Named::{Announced, Other, Unannounced};
 
