@@ -74,6 +74,8 @@ fn child<T>(
     data: T,
     body: impl FnOnce(T, SelfPipe) -> i32,
 ) -> ! {
+    // First, so that the child never writes into the heap it shares with its parent.
+    let arena = crate::arena::enter();
     crate::log::refresh_pid();
     // Listeners, the parent's epoll instance, the signal pipe, every other waiting
     // client, other children's pidfds and control sockets, the pid file: closed by
@@ -85,6 +87,9 @@ fn child<T>(
         log::warn!("{name}: cannot leave the terminal's process group ({e}): a ^C meant for the supervisor reaches it too");
     }
     set_process_name(name);
+    if let Err(e) = arena {
+        log::warn!("{name}: no heap of its own ({e}): it shares fewer pages with its parent");
+    }
     // The abort request (fast shutdown) is armed before any signal is let through.
     let abort = match SelfPipe::install(&[Signal::SIGTERM]) {
         Ok(pipe) => pipe,

@@ -1,0 +1,363 @@
+//! The process's global allocator: the C library's malloc, except in a session, which
+//! has a heap of its own.
+//!
+//! Why: a session is a clone of the fork server (or of the supervisor, with
+//! `--fork-directly`) and shares its pages until it writes one. Served by malloc, a
+//! session's few kilobytes of allocations land in free chunks scattered over the heap it
+//! inherited, and every write there (free's bookkeeping in old chunks too) copies a page:
+//! 7-8 pages for about 8 KiB live. So a child calls [`enter`] first thing after the clone:
+//! from then on its allocations come from a region mapped afresh, packed into as few
+//! pages as they need, and it never writes into the heap it inherited (README, "Many
+//! games on one host": a session's private memory).
+//!
+//! The ownership rule, once a process has entered its arena: a pointer inside the
+//! arena's region is the arena's, freed and reallocated there; any other pointer was
+//! allocated before the clone. Freeing one does nothing (its page stays shared with the
+//! parent; the session ends long before such leftovers matter), and reallocating one
+//! copies it into the arena and leaves the old block as it is.
+//!
+//! Inside the region, the `dlmalloc` crate (a port of Doug Lea's malloc) keeps the free
+//! lists; its "system" is [`Pages`], which hands out the region front to back.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use dlmalloc::Dlmalloc;
+
+/// Address space reserved for a session's heap. Only the pages it touches cost memory
+/// (`MAP_NORESERVE`); where the host refuses so much (strict overcommit), [`enter`] asks
+/// for halves down to [`SMALLEST`].
+const RESERVE: usize = 1 << 30;
+/// The smallest region [`enter`] settles for; below it the process keeps malloc.
+const SMALLEST: usize = 4 << 20;
+
+/// The global allocator (main.rs): malloc until the process enters its arena.
+pub struct SessionHeap;
+
+/// The arena this process allocates from; null until [`enter`] (and always in the
+/// supervisor and the fork server).
+static ARENA: AtomicPtr<Arena> = AtomicPtr::new(ptr::null_mut());
+
+/// Makes every later allocation of this process come from an arena of its own. Call it in
+/// a freshly cloned child before anything else, while it has one thread; once only.
+pub fn enter() -> io::Result<()> {
+    let mut len = RESERVE;
+    let arena = loop {
+        match Arena::map(len) {
+            Ok(arena) => break arena,
+            Err(e) if len / 2 < SMALLEST => return Err(e),
+            Err(_) => len /= 2,
+        }
+    };
+    ARENA.store(ptr::from_ref(arena).cast_mut(), Ordering::Release);
+    Ok(())
+}
+
+fn arena() -> Option<&'static Arena> {
+    // SAFETY: a non-null value is an arena that `enter` placed in a mapping that is never
+    // unmapped.
+    unsafe { ARENA.load(Ordering::Acquire).as_ref() }
+}
+
+// SAFETY: each call goes to malloc or to the arena, whichever allocated the pointer
+// (the ownership rule above); both give blocks that fit the layout.
+unsafe impl GlobalAlloc for SessionHeap {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        match arena() {
+            Some(arena) => arena.alloc(layout),
+            None => System.alloc(layout),
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        match arena() {
+            Some(arena) => arena.alloc_zeroed(layout),
+            None => System.alloc_zeroed(layout),
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        match arena() {
+            Some(arena) => arena.dealloc(ptr, layout),
+            None => System.dealloc(ptr, layout),
+        }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        match arena() {
+            Some(arena) => arena.realloc(ptr, layout, new_size),
+            None => System.realloc(ptr, layout, new_size),
+        }
+    }
+}
+
+/// A heap in a region of its own, which holds this value in its first bytes.
+struct Arena {
+    start: usize,
+    end: usize,
+    heap: Mutex<Dlmalloc<Pages>>,
+}
+
+impl Arena {
+    /// Maps `len` bytes and places an empty arena in them (never unmapped).
+    fn map(len: usize) -> io::Result<&'static Arena> {
+        // SAFETY: a fresh private anonymous mapping, which only the arena uses.
+        let start = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if start == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let start = start as usize;
+        // The heap starts beside the arena's own state, in its first page.
+        let first_free = (start + size_of::<Arena>()).next_multiple_of(64);
+        let pages = Pages {
+            next: AtomicUsize::new(first_free),
+            end: start + len,
+        };
+        let arena = Arena {
+            start,
+            end: start + len,
+            heap: Mutex::new(Dlmalloc::new_with_allocator(pages)),
+        };
+        let place = start as *mut Arena;
+        // SAFETY: the mapping is page-aligned, writable and large enough; nothing else
+        // refers to it yet.
+        unsafe {
+            place.write(arena);
+            Ok(&*place)
+        }
+    }
+
+    /// Whether `ptr` was allocated by this arena (rather than before the clone).
+    fn owns(&self, ptr: *mut u8) -> bool {
+        (self.start..self.end).contains(&(ptr as usize))
+    }
+
+    fn heap(&self) -> std::sync::MutexGuard<'_, Dlmalloc<Pages>> {
+        // An allocation never panics while holding the lock; if one did, the heap's
+        // state is still dlmalloc's to judge.
+        self.heap.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        self.heap().malloc(layout.size(), layout.align())
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        self.heap().calloc(layout.size(), layout.align())
+    }
+
+    /// Frees what the arena allocated; leaves a block from before the clone alone.
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if self.owns(ptr) {
+            self.heap().free(ptr, layout.size(), layout.align());
+        }
+    }
+
+    /// Reallocates in the arena; a block from before the clone is copied in, and left.
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if self.owns(ptr) {
+            return self
+                .heap()
+                .realloc(ptr, layout.size(), layout.align(), new_size);
+        }
+        let new = self.heap().malloc(new_size, layout.align());
+        if !new.is_null() {
+            ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+        }
+        new
+    }
+}
+
+/// The page size [`Pages`] rounds to: 4 KiB, or a multiple of the real one on hosts
+/// with larger pages, which only makes the region's first page partly unused.
+const PAGE: usize = 4096;
+
+/// dlmalloc's "system": the arena's region, handed out front to back and never given
+/// back (a session is short-lived; its freed chunks return to dlmalloc's free lists).
+struct Pages {
+    /// The first byte not yet handed out (changed under the arena's lock only).
+    next: AtomicUsize,
+    end: usize,
+}
+
+// SAFETY: `alloc` hands out each byte of the region once, in pieces that end on page
+// boundaries and that dlmalloc then owns; nothing is ever freed or remapped.
+unsafe impl dlmalloc::Allocator for Pages {
+    fn alloc(&self, size: usize) -> (*mut u8, usize, u32) {
+        let next = self.next.load(Ordering::Relaxed);
+        // To a page boundary, so that later pieces are page-aligned and adjoin this one
+        // (dlmalloc then merges them into one segment).
+        let size = match next.checked_add(size) {
+            Some(end) if end.next_multiple_of(PAGE) <= self.end => {
+                end.next_multiple_of(PAGE) - next
+            }
+            _ => return (ptr::null_mut(), 0, 0),
+        };
+        self.next.store(next + size, Ordering::Relaxed);
+        (next as *mut u8, size, 0)
+    }
+
+    fn remap(&self, _ptr: *mut u8, _old: usize, _new: usize, _can_move: bool) -> *mut u8 {
+        ptr::null_mut()
+    }
+
+    fn free_part(&self, _ptr: *mut u8, _old: usize, _new: usize) -> bool {
+        false
+    }
+
+    fn free(&self, _ptr: *mut u8, _size: usize) -> bool {
+        false
+    }
+
+    fn can_release_part(&self, _flags: u32) -> bool {
+        false
+    }
+
+    fn allocates_zeros(&self) -> bool {
+        true
+    }
+
+    fn page_size(&self) -> usize {
+        PAGE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small arena of its own for each test (left mapped: a few pages each).
+    fn arena() -> &'static Arena {
+        Arena::map(SMALLEST).unwrap()
+    }
+
+    fn layout(size: usize) -> Layout {
+        Layout::from_size_align(size, 8).unwrap()
+    }
+
+    #[test]
+    fn the_arena_allocates_inside_its_region_and_reuses_what_it_frees() {
+        let arena = arena();
+        unsafe {
+            let a = arena.alloc(layout(100));
+            assert!(arena.owns(a));
+            a.write_bytes(0xAB, 100);
+            arena.dealloc(a, layout(100));
+            let b = arena.alloc(layout(100));
+            assert_eq!(a, b, "the freed chunk was not reused");
+            arena.dealloc(b, layout(100));
+        }
+    }
+
+    #[test]
+    fn freeing_a_block_from_before_the_arena_leaves_it_untouched() {
+        let arena = arena();
+        let outside = layout(64);
+        unsafe {
+            let old = System.alloc(outside);
+            old.write_bytes(0x5A, 64);
+            assert!(!arena.owns(old));
+            arena.dealloc(old, outside);
+            let bytes = std::slice::from_raw_parts(old, 64);
+            assert!(
+                bytes.iter().all(|&b| b == 0x5A),
+                "free wrote into the old block"
+            );
+            // Nor does the arena hand it out again.
+            let new = arena.alloc(outside);
+            assert!(arena.owns(new));
+            System.dealloc(old, outside);
+        }
+    }
+
+    #[test]
+    fn reallocating_a_block_from_before_the_arena_copies_it_in_and_leaves_it() {
+        let arena = arena();
+        let outside = layout(32);
+        unsafe {
+            let old = System.alloc(outside);
+            for i in 0..32 {
+                old.add(i).write(i as u8);
+            }
+            let grown = arena.realloc(old, outside, 1000);
+            assert!(arena.owns(grown));
+            let copied = std::slice::from_raw_parts(grown, 32);
+            assert!(copied.iter().enumerate().all(|(i, &b)| b == i as u8));
+            let shrunk = arena.realloc(grown, layout(1000), 16);
+            assert!(arena.owns(shrunk));
+            assert_eq!(std::slice::from_raw_parts(shrunk, 16), &copied[..16]);
+            let left = std::slice::from_raw_parts(old, 32);
+            assert!(left.iter().enumerate().all(|(i, &b)| b == i as u8));
+            System.dealloc(old, outside);
+        }
+    }
+
+    #[test]
+    fn alignment_and_zeroing_are_kept() {
+        let arena = arena();
+        unsafe {
+            let aligned = Layout::from_size_align(40, 4096).unwrap();
+            let p = arena.alloc(aligned);
+            assert_eq!(p as usize % 4096, 0);
+            p.write_bytes(0xFF, 40);
+            arena.dealloc(p, aligned);
+            let z = arena.alloc_zeroed(layout(4000));
+            assert!(std::slice::from_raw_parts(z, 4000).iter().all(|&b| b == 0));
+        }
+    }
+
+    #[test]
+    fn a_full_arena_refuses_rather_than_spilling_outside() {
+        let arena = arena();
+        unsafe {
+            let mut blocks = 0;
+            while !arena.alloc(layout(1 << 20)).is_null() {
+                blocks += 1;
+                assert!(blocks < 8, "more than the region holds");
+            }
+            assert!(blocks >= 2, "only {blocks} blocks of 1 MiB in 4 MiB");
+        }
+    }
+
+    #[test]
+    fn a_process_that_entered_its_arena_allocates_there_and_leaves_older_blocks_alone() {
+        // In a forked child, as a session is: the test process itself keeps malloc.
+        let before: Vec<u8> = vec![7; 100];
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let code = (|| {
+                enter().ok()?;
+                let arena = super::arena()?;
+                let new = vec![1u8; 100];
+                let mut grown = before;
+                grown.extend_from_slice(&new);
+                let ok = arena.owns(new.as_ptr().cast_mut()) && arena.owns(grown.as_mut_ptr());
+                drop(grown);
+                ok.then_some(())
+            })();
+            // SAFETY: _exit runs nothing of the parent's.
+            unsafe { libc::_exit(if code.is_some() { 0 } else { 1 }) };
+        }
+        assert!(pid > 0, "fork: {}", io::Error::last_os_error());
+        let mut status = 0;
+        // SAFETY: waits for the child just forked.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+        assert!(
+            super::arena().is_none(),
+            "the test process itself entered an arena"
+        );
+    }
+}
