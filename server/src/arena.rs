@@ -41,8 +41,10 @@ pub struct SessionHeap;
 /// supervisor and the fork server).
 static ARENA: AtomicPtr<Arena> = AtomicPtr::new(ptr::null_mut());
 
-/// Makes every later allocation of this process come from an arena of its own. Call it in
-/// a freshly cloned child before anything else, while it has one thread; once only.
+/// Makes every later allocation of this process come from an arena of its own (a new
+/// one: blocks of an arena the process had before are then from "before the clone"). Call
+/// it while the process has one thread: in a freshly cloned child before anything else,
+/// and in the fork server once it has read its configuration.
 pub fn enter() -> io::Result<()> {
     let mut len = RESERVE;
     let arena = loop {
@@ -125,10 +127,15 @@ impl Arena {
             next: AtomicUsize::new(first_free),
             end: start + len,
         };
+        let mut heap = Dlmalloc::new_with_allocator(pages);
+        // Grow a page at a time: dlmalloc writes a record at the end of each piece it
+        // takes, which would otherwise cost a page of its own 64 KiB further on.
+        let granular = heap.set_granularity(PAGE);
+        debug_assert!(granular, "dlmalloc refused a granularity of {PAGE}");
         let arena = Arena {
             start,
             end: start + len,
-            heap: Mutex::new(Dlmalloc::new_with_allocator(pages)),
+            heap: Mutex::new(heap),
         };
         let place = start as *mut Arena;
         // SAFETY: the mapping is page-aligned, writable and large enough; nothing else

@@ -6,7 +6,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use log::{error, info};
+use log::{error, info, warn};
 use nix::sys::socket::MsgFlags;
 
 use crate::terms::Terms;
@@ -58,6 +58,14 @@ pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
     if let Err(e) = fd_passing::send(&socket, &[&[READY]], &[], MsgFlags::empty()) {
         error!("fork server: cannot reach the supervisor: {e}");
         return ExitCode::FAILURE;
+    }
+    // What the fork server allocates for each request (the descriptors, the decoded
+    // seats) would be written into malloc's heap, its per-thread cache and the C
+    // library's arena state: pages every session shares with it, so each session
+    // cloned before such a write is left holding the old copy alone. In an arena of its
+    // own, a request's allocations reuse the same few pages (see crate::arena).
+    if let Err(e) = crate::arena::enter() {
+        warn!("fork server: no heap of its own ({e}): each session keeps a few more pages");
     }
     let mut buf = match RequestBuffer::new(MAX_MESSAGE) {
         Ok(buf) => buf,
