@@ -165,10 +165,16 @@ impl Arena {
         self.heap().calloc(layout.size(), layout.align())
     }
 
-    /// Frees what the arena allocated; leaves a block from before the clone alone.
+    /// Frees what the arena allocated; leaves a block from before the clone alone. Free
+    /// pages at the top of the heap past one go back to the kernel: a session's start
+    /// holds a board view for each player and the spectators at once (a few KiB each),
+    /// which would otherwise stay private pages for its whole life. (Cheap when there is
+    /// nothing to give back: a look at the top chunk and the heap's one segment.)
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if self.owns(ptr) {
-            self.heap().free(ptr, layout.size(), layout.align());
+            let mut heap = self.heap();
+            heap.free(ptr, layout.size(), layout.align());
+            heap.trim(PAGE);
         }
     }
 
@@ -191,16 +197,18 @@ impl Arena {
 /// with larger pages, which only makes the region's first page partly unused.
 const PAGE: usize = 4096;
 
-/// dlmalloc's "system": the arena's region, handed out front to back and never given
-/// back (a session is short-lived; its freed chunks return to dlmalloc's free lists).
+/// dlmalloc's "system": the arena's region, handed out front to back; the end of the
+/// last piece can be given back (its pages returned to the kernel, and handed out again
+/// later, zeroed).
 struct Pages {
     /// The first byte not yet handed out (changed under the arena's lock only).
     next: AtomicUsize,
     end: usize,
 }
 
-// SAFETY: `alloc` hands out each byte of the region once, in pieces that end on page
-// boundaries and that dlmalloc then owns; nothing is ever freed or remapped.
+// SAFETY: `alloc` hands out each byte of the region at most once until `free_part` takes
+// it back, in pieces that end on page boundaries and that dlmalloc then owns; nothing is
+// remapped.
 unsafe impl dlmalloc::Allocator for Pages {
     fn alloc(&self, size: usize) -> (*mut u8, usize, u32) {
         let next = self.next.load(Ordering::Relaxed);
@@ -220,8 +228,25 @@ unsafe impl dlmalloc::Allocator for Pages {
         ptr::null_mut()
     }
 
-    fn free_part(&self, _ptr: *mut u8, _old: usize, _new: usize) -> bool {
-        false
+    fn free_part(&self, ptr: *mut u8, old: usize, new: usize) -> bool {
+        let (keep_end, end) = (ptr as usize + new, ptr as usize + old);
+        if new == old || end != self.next.load(Ordering::Relaxed) || keep_end % PAGE != 0 {
+            return false; // not the last piece: the pages after it are still in use
+        }
+        // SAFETY: the pages from `keep_end` on are dlmalloc's to give up, and it does;
+        // MADV_DONTNEED makes them fresh zero pages if touched again.
+        if unsafe {
+            libc::madvise(
+                keep_end as *mut libc::c_void,
+                old - new,
+                libc::MADV_DONTNEED,
+            )
+        } != 0
+        {
+            return false;
+        }
+        self.next.store(keep_end, Ordering::Relaxed);
+        true
     }
 
     fn free(&self, _ptr: *mut u8, _size: usize) -> bool {
@@ -229,7 +254,7 @@ unsafe impl dlmalloc::Allocator for Pages {
     }
 
     fn can_release_part(&self, _flags: u32) -> bool {
-        false
+        true
     }
 
     fn allocates_zeros(&self) -> bool {
@@ -308,6 +333,30 @@ mod tests {
             let left = std::slice::from_raw_parts(old, 32);
             assert!(left.iter().enumerate().all(|(i, &b)| b == i as u8));
             System.dealloc(old, outside);
+        }
+    }
+
+    #[test]
+    fn freeing_a_large_block_gives_the_top_pages_back() {
+        let arena = arena();
+        let resident = |p: *mut u8| {
+            let mut v = 0u8;
+            // SAFETY: mincore on a page of the arena's mapping.
+            let page = (p as usize & !(PAGE - 1)) as *mut libc::c_void;
+            assert_eq!(unsafe { libc::mincore(page, PAGE, &mut v) }, 0);
+            v & 1 == 1
+        };
+        unsafe {
+            let big = layout(6 * PAGE);
+            let p = arena.alloc(big);
+            let last = p.add(6 * PAGE - 1);
+            last.write(1);
+            assert!(resident(last));
+            arena.dealloc(p, big);
+            assert!(!resident(last), "the freed top page is still resident");
+            let again = arena.alloc_zeroed(big);
+            assert_eq!(again, p, "the given-back pages were not handed out again");
+            assert_eq!(again.add(6 * PAGE - 1).read(), 0);
         }
     }
 
