@@ -58,6 +58,12 @@ pub fn enter() -> io::Result<()> {
     Ok(())
 }
 
+/// Whether this process allocates from an arena of its own.
+#[cfg(test)]
+pub fn entered() -> bool {
+    arena().is_some()
+}
+
 fn arena() -> Option<&'static Arena> {
     // SAFETY: a non-null value is an arena that `enter` placed in a mapping that is never
     // unmapped.

@@ -242,9 +242,8 @@ fn start(
         terms,
         seats,
     };
-    let forked = spawn::fork_child(
+    let forked = spawn::fork_session(
         &keep,
-        "reversid-game",
         Parent::CallersParent,
         (group, viewers),
         |(group, viewers), abort| session::play(config, group, abort, viewers),
