@@ -9,7 +9,8 @@
 # through the supervisor's cutime+cstime) with none held and with HOLD held, their ratio;
 # with HOLD held, the supervisor's descriptors and RSS, the Private_Dirty of every
 # session (/proc/PID/smaps_rollup: min, median, max and how many of each size; and the
-# mappings that hold it in the last three, from /proc/PID/smaps) and what MemAvailable
+# mappings that hold it and the page tables of the last three, from /proc/PID/smaps and
+# /proc/PID/status) and what MemAvailable
 # fell by, a game; after the held games end, how long until every one
 # was reaped and whether any zombie is left; and how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
@@ -120,7 +121,7 @@ echo "sessions' Private_Dirty: $(awk '{v[NR] = $1; n[$1]++} END {if (NR == 0) {p
   printf "%d sessions: min %d, median %d, max %d KiB (", NR, v[1], v[int((NR + 1) / 2)], v[NR]
   for (k in n) printf "%s%d KiB: %d", (sep++ ? ", " : ""), k, n[k]; print ")"}' "$work/dirty")"
 for pid in $(tail -n 3 <<<"$sessions"); do
-  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB"
+  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB, page tables $(awk '/^VmPTE/ {print $2}' /proc/$pid/status) KiB"
   echo "  its dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
     /^Private_Dirty/ && $2 > 0 {printf "%s%s %s", sep, $2, m; sep = ", "}' /proc/$pid/smaps)"
 done

@@ -27,12 +27,13 @@ use std::sync::Mutex;
 
 use dlmalloc::Dlmalloc;
 
-/// Address space reserved for a session's heap. Only the pages it touches cost memory
-/// (`MAP_NORESERVE`); where the host refuses so much (strict overcommit), [`enter`] asks
-/// for halves down to [`SMALLEST`].
-const RESERVE: usize = 1 << 30;
-/// The smallest region [`enter`] settles for; below it the process keeps malloc.
-const SMALLEST: usize = 4 << 20;
+/// Address space mapped for a heap at first; a heap that outgrows it maps regions twice
+/// as large each time. Only the pages it touches cost memory (`MAP_NORESERVE`). Small, so
+/// that the kernel places it beside the libraries, whose page tables it then shares: a
+/// 1 GiB region cost each session 28 KiB more of page tables.
+const FIRST_REGION: usize = 16 << 20;
+/// Regions a heap can have: the last would be 2^(31+24) bytes, far past any machine.
+const MAX_REGIONS: usize = 32;
 
 /// The global allocator (main.rs): malloc until the process enters its arena.
 pub struct SessionHeap;
@@ -46,14 +47,7 @@ static ARENA: AtomicPtr<Arena> = AtomicPtr::new(ptr::null_mut());
 /// it while the process has one thread: in a freshly cloned child before anything else,
 /// and in the fork server once it has read its configuration.
 pub fn enter() -> io::Result<()> {
-    let mut len = RESERVE;
-    let arena = loop {
-        match Arena::map(len) {
-            Ok(arena) => break arena,
-            Err(e) if len / 2 < SMALLEST => return Err(e),
-            Err(_) => len /= 2,
-        }
-    };
+    let arena = Arena::map(FIRST_REGION)?;
     ARENA.store(ptr::from_ref(arena).cast_mut(), Ordering::Release);
     Ok(())
 }
@@ -102,36 +96,73 @@ unsafe impl GlobalAlloc for SessionHeap {
     }
 }
 
-/// A heap in a region of its own, which holds this value in its first bytes.
+/// A heap in regions of its own, the first of which holds this value in its first bytes.
 struct Arena {
-    start: usize,
-    end: usize,
+    regions: Regions,
     heap: Mutex<Dlmalloc<Pages>>,
 }
 
-impl Arena {
-    /// Maps `len` bytes and places an empty arena in them (never unmapped).
-    fn map(len: usize) -> io::Result<&'static Arena> {
-        // SAFETY: a fresh private anonymous mapping, which only the arena uses.
-        let start = unsafe {
-            libc::mmap(
-                ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
+/// The regions an arena has mapped, readable without its lock (added under it).
+struct Regions {
+    count: AtomicUsize,
+    spans: [(AtomicUsize, AtomicUsize); MAX_REGIONS],
+}
+
+impl Regions {
+    /// Records the region `start..end`; false when there is no room for another.
+    fn add(&self, start: usize, end: usize) -> bool {
+        let n = self.count.load(Ordering::Relaxed);
+        let Some((s, e)) = self.spans.get(n) else {
+            return false;
         };
-        if start == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let start = start as usize;
+        s.store(start, Ordering::Relaxed);
+        e.store(end, Ordering::Relaxed);
+        self.count.store(n + 1, Ordering::Release);
+        true
+    }
+
+    fn contain(&self, addr: usize) -> bool {
+        let n = self.count.load(Ordering::Acquire);
+        self.spans[..n]
+            .iter()
+            .any(|(s, e)| (s.load(Ordering::Relaxed)..e.load(Ordering::Relaxed)).contains(&addr))
+    }
+}
+
+/// Maps `len` bytes of fresh private memory; its start.
+fn map_region(len: usize) -> io::Result<usize> {
+    // SAFETY: a fresh private anonymous mapping, which only the arena uses.
+    let start = unsafe {
+        libc::mmap(
+            ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if start == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(start as usize)
+}
+
+impl Arena {
+    /// Maps a first region of `len` bytes and places an empty arena in it (regions are
+    /// never unmapped).
+    fn map(len: usize) -> io::Result<&'static Arena> {
+        let start = map_region(len)?;
+        let place = start as *mut Arena;
         // The heap starts beside the arena's own state, in its first page.
         let first_free = (start + size_of::<Arena>()).next_multiple_of(64);
         let pages = Pages {
+            // SAFETY: only the address of the field is taken; it is written below,
+            // before the heap first uses it.
+            regions: unsafe { ptr::addr_of!((*place).regions) },
             next: AtomicUsize::new(first_free),
-            end: start + len,
+            end: AtomicUsize::new(start + len),
+            last_len: AtomicUsize::new(len),
         };
         let mut heap = Dlmalloc::new_with_allocator(pages);
         // Grow a page at a time: dlmalloc writes a record at the end of each piece it
@@ -139,22 +170,25 @@ impl Arena {
         let granular = heap.set_granularity(PAGE);
         debug_assert!(granular, "dlmalloc refused a granularity of {PAGE}");
         let arena = Arena {
-            start,
-            end: start + len,
+            regions: Regions {
+                count: AtomicUsize::new(0),
+                spans: std::array::from_fn(|_| (AtomicUsize::new(0), AtomicUsize::new(0))),
+            },
             heap: Mutex::new(heap),
         };
-        let place = start as *mut Arena;
         // SAFETY: the mapping is page-aligned, writable and large enough; nothing else
         // refers to it yet.
-        unsafe {
+        let arena = unsafe {
             place.write(arena);
-            Ok(&*place)
-        }
+            &*place
+        };
+        arena.regions.add(start, start + len);
+        Ok(arena)
     }
 
     /// Whether `ptr` was allocated by this arena (rather than before the clone).
     fn owns(&self, ptr: *mut u8) -> bool {
-        (self.start..self.end).contains(&(ptr as usize))
+        self.regions.contain(ptr as usize)
     }
 
     fn heap(&self) -> std::sync::MutexGuard<'_, Dlmalloc<Pages>> {
@@ -203,13 +237,38 @@ impl Arena {
 /// with larger pages, which only makes the region's first page partly unused.
 const PAGE: usize = 4096;
 
-/// dlmalloc's "system": the arena's region, handed out front to back; the end of the
-/// last piece can be given back (its pages returned to the kernel, and handed out again
-/// later, zeroed).
+/// dlmalloc's "system": the arena's last region, handed out front to back (a new region
+/// mapped when it is used up); the end of the last piece can be given back (its pages
+/// returned to the kernel, and handed out again later, zeroed). Changed under the arena's
+/// lock only.
 struct Pages {
-    /// The first byte not yet handed out (changed under the arena's lock only).
+    regions: *const Regions,
+    /// The first byte of the last region not yet handed out, and that region's end.
     next: AtomicUsize,
-    end: usize,
+    end: AtomicUsize,
+    last_len: AtomicUsize,
+}
+
+// SAFETY: `regions` points into the arena's first region, which is never unmapped, and is
+// only read or changed through atomics.
+unsafe impl Send for Pages {}
+
+impl Pages {
+    /// Maps the next region, at least `size` bytes, and hands out from it.
+    fn next_region(&self, size: usize) -> Option<()> {
+        let len = (self.last_len.load(Ordering::Relaxed) * 2).max(size.next_multiple_of(PAGE));
+        let start = map_region(len).ok()?;
+        // SAFETY: see `unsafe impl Send`.
+        if !unsafe { &*self.regions }.add(start, start + len) {
+            // SAFETY: unmaps the region just mapped, which nothing uses.
+            unsafe { libc::munmap(start as *mut libc::c_void, len) };
+            return None;
+        }
+        self.next.store(start, Ordering::Relaxed);
+        self.end.store(start + len, Ordering::Relaxed);
+        self.last_len.store(len, Ordering::Relaxed);
+        Some(())
+    }
 }
 
 // SAFETY: `alloc` hands out each byte of the region at most once until `free_part` takes
@@ -217,17 +276,20 @@ struct Pages {
 // remapped.
 unsafe impl dlmalloc::Allocator for Pages {
     fn alloc(&self, size: usize) -> (*mut u8, usize, u32) {
-        let next = self.next.load(Ordering::Relaxed);
-        // To a page boundary, so that later pieces are page-aligned and adjoin this one
-        // (dlmalloc then merges them into one segment).
-        let size = match next.checked_add(size) {
-            Some(end) if end.next_multiple_of(PAGE) <= self.end => {
-                end.next_multiple_of(PAGE) - next
+        for _ in 0..2 {
+            let next = self.next.load(Ordering::Relaxed);
+            // To a page boundary, so that later pieces are page-aligned and adjoin this
+            // one (dlmalloc then merges them into one segment).
+            match next.checked_add(size).map(|end| end.next_multiple_of(PAGE)) {
+                Some(end) if end <= self.end.load(Ordering::Relaxed) => {
+                    self.next.store(end, Ordering::Relaxed);
+                    return (next as *mut u8, end - next, 0);
+                }
+                _ if self.next_region(size).is_none() => break,
+                _ => {}
             }
-            _ => return (ptr::null_mut(), 0, 0),
-        };
-        self.next.store(next + size, Ordering::Relaxed);
-        (next as *mut u8, size, 0)
+        }
+        (ptr::null_mut(), 0, 0)
     }
 
     fn remap(&self, _ptr: *mut u8, _old: usize, _new: usize, _can_move: bool) -> *mut u8 {
@@ -276,9 +338,11 @@ unsafe impl dlmalloc::Allocator for Pages {
 mod tests {
     use super::*;
 
+    const SMALL: usize = 4 << 20;
+
     /// A small arena of its own for each test (left mapped: a few pages each).
     fn arena() -> &'static Arena {
-        Arena::map(SMALLEST).unwrap()
+        Arena::map(SMALL).unwrap()
     }
 
     fn layout(size: usize) -> Layout {
@@ -381,15 +445,19 @@ mod tests {
     }
 
     #[test]
-    fn a_full_arena_refuses_rather_than_spilling_outside() {
+    fn an_arena_that_outgrows_its_region_maps_another_and_owns_both() {
         let arena = arena();
         unsafe {
-            let mut blocks = 0;
-            while !arena.alloc(layout(1 << 20)).is_null() {
-                blocks += 1;
-                assert!(blocks < 8, "more than the region holds");
+            let blocks: Vec<*mut u8> = (0..12).map(|_| arena.alloc(layout(1 << 20))).collect();
+            assert!(blocks.iter().all(|&b| !b.is_null() && arena.owns(b)));
+            assert!(arena.regions.count.load(Ordering::Relaxed) >= 2);
+            for &b in &blocks {
+                b.write_bytes(1, 1 << 20);
             }
-            assert!(blocks >= 2, "only {blocks} blocks of 1 MiB in 4 MiB");
+            for b in blocks {
+                arena.dealloc(b, layout(1 << 20));
+            }
+            assert!(!arena.owns(ptr::null_mut::<u8>().wrapping_add(4096)));
         }
     }
 

@@ -144,12 +144,11 @@ impl Drop for RequestBuffer {
 /// The games and their session settings, from the supervisor's command line read where
 /// the supervisor read it.
 ///
-/// Read on a thread of its own, which glibc's malloc serves from an arena of its own:
-/// parsing the command line leaves free chunks all over the heap it uses (help texts,
-/// the parser's tables), and a session would otherwise take its small allocations from
-/// them, copying a page of the fork server's for each. The main heap stays compact, so
-/// a session's allocations (and the fork server's for each request) share a few pages
-/// (README, "Many games on one host": a session's private memory).
+/// Read on a thread of its own, which glibc's malloc serves from an arena of its own, so
+/// the parser's garbage (help texts, its tables) stays off the main heap. Sessions and
+/// the fork server's requests now allocate from arenas of their own (crate::arena), so
+/// this no longer decides a session's memory; it still keeps the main heap, which every
+/// session maps, small (README, "Many games on one host": a session's private memory).
 fn configuration(dir: &Path, configure: Configure) -> io::Result<Games> {
     let here = std::env::current_dir()?;
     std::env::set_current_dir(dir)?;
