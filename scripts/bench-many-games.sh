@@ -7,9 +7,11 @@
 # Prints: set-ups per second and the server's own CPU time a set-up (supervisor, fork
 # server and every session: utime+stime of each from /proc/PID/stat, the reaped sessions'
 # through the supervisor's cutime+cstime) with none held and with HOLD held, their ratio;
-# with HOLD held, the supervisor's descriptors and RSS and the Private_Dirty of a few
-# sessions (/proc/PID/smaps_rollup; and the last one's mappings that hold them, from
-# /proc/PID/smaps) and what MemAvailable fell by, a game; after the held games end, how long until every one
+# with HOLD held, the supervisor's descriptors and RSS, the Private_Dirty of every
+# session (/proc/PID/smaps_rollup: min, median, max and how many of each size; and the
+# mappings that hold it and the page tables of the last three, from /proc/PID/smaps and
+# /proc/PID/status) and what MemAvailable
+# fell by, a game; after the held games end, how long until every one
 # was reaped and whether any zombie is left; and how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
 # PERF_DATA=PREFIX: also profile the supervisor (perf record, call graphs) during the set-ups
@@ -111,12 +113,18 @@ running=$(( $(children "$server") - 1 ))
 echo "held           : $running sessions running (of $hold asked) after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}') s, by $i hold processes"
 echo "machine memory : MemAvailable $(( (avail_before - $(avail)) / 1024 )) MiB less than before: $(( (avail_before - $(avail)) / (running > 0 ? running : 1) )) KiB a game, kernel and load processes included (other work on the machine too)"
 echo "supervisor     : $(ls /proc/$server/fd | wc -l) descriptors, RSS $(awk '/VmRSS/ {print $2}' /proc/$server/status) KiB"
-for pid in $(cat /proc/"$server"/task/*/children | tr ' ' '\n' | tail -n 5); do
-  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB"
-  last=$pid
+sessions=$(cat /proc/"$server"/task/*/children | tr ' ' '\n' | grep . | tail -n +2)
+for pid in $sessions; do # Private_Dirty of every session (KiB; the fork server, the oldest child, left out)
+  awk '/^Private_Dirty/ {print $2}' /proc/"$pid"/smaps_rollup 2>/dev/null || true
+done | sort -n >"$work/dirty"
+echo "sessions' Private_Dirty: $(awk '{v[NR] = $1; n[$1]++} END {if (NR == 0) {print "none read"; exit}
+  printf "%d sessions: min %d, median %d, max %d KiB (", NR, v[1], v[int((NR + 1) / 2)], v[NR]
+  for (k in n) printf "%s%d KiB: %d", (sep++ ? ", " : ""), k, n[k]; print ")"}' "$work/dirty")"
+for pid in $(tail -n 3 <<<"$sessions"); do
+  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB, page tables $(awk '/^VmPTE/ {print $2}' /proc/$pid/status) KiB"
+  echo "  its dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
+    /^Private_Dirty/ && $2 > 0 {printf "%s%s %s", sep, $2, m; sep = ", "}' /proc/$pid/smaps)"
 done
-echo "session $last's dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
-  /^Private_Dirty/ && $2 > 0 {printf "%s%s %s", sep, $2, m; sep = ", "}' /proc/$last/smaps)"
 held=$(setups held)
 echo "$running held   : $held"
 awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | cut -d' ' -f1)" \

@@ -1,6 +1,7 @@
 //! reversid: the command line. Everything else lives in the modules below.
 
 mod address;
+mod arena;
 mod cluster;
 mod config;
 mod control;
@@ -31,6 +32,10 @@ use clap::Parser;
 
 use config::Cli;
 use supervisor::Supervisor;
+
+/// malloc, except in a session, which allocates from a heap of its own (see arena.rs).
+#[global_allocator]
+static ALLOCATOR: arena::SessionHeap = arena::SessionHeap;
 
 fn main() -> ExitCode {
     if let Some(invocation) = fork_server::serve::invocation() {

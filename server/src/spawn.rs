@@ -30,6 +30,16 @@ pub enum Parent {
     CallersParent,
 }
 
+/// What the child allocates from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Heap {
+    /// The heap it shares with its parent, as any forked process.
+    Shared,
+    /// An arena of its own, entered first thing (crate::arena): a session, which then
+    /// never writes into the pages it shares with its parent.
+    Own,
+}
+
 /// Forks a child that runs `body(data, abort)` and exits with what it returns. In the
 /// parent, returns the child's pid (or the error) with `data`, which the parent then
 /// drops, closing its copies of the sockets in it. The child keeps only the descriptors
@@ -38,6 +48,29 @@ pub fn fork_child<T>(
     keep: &[RawFd],
     name: &str,
     parent: Parent,
+    data: T,
+    body: impl FnOnce(T, SelfPipe) -> i32,
+) -> Result<(Pid, T), (io::Error, T)> {
+    fork(keep, name, parent, Heap::Shared, data, body)
+}
+
+/// [`fork_child`] for a session: the child allocates from an arena of its own
+/// (crate::arena; not for a child with threads, such as the TLS terminator, which keeps
+/// malloc's per-thread arenas).
+pub fn fork_session<T>(
+    keep: &[RawFd],
+    parent: Parent,
+    data: T,
+    body: impl FnOnce(T, SelfPipe) -> i32,
+) -> Result<(Pid, T), (io::Error, T)> {
+    fork(keep, "reversid-game", parent, Heap::Own, data, body)
+}
+
+fn fork<T>(
+    keep: &[RawFd],
+    name: &str,
+    parent: Parent,
+    heap: Heap,
     data: T,
     body: impl FnOnce(T, SelfPipe) -> i32,
 ) -> Result<(Pid, T), (io::Error, T)> {
@@ -59,7 +92,7 @@ pub fn fork_child<T>(
             signals::restore_mask(&old_mask);
             Err((err, data))
         }
-        0 => child(keep, name, parent, data, body),
+        0 => child(keep, name, parent, heap, data, body),
         pid => {
             signals::restore_mask(&old_mask);
             Ok((Pid::from_raw(pid), data))
@@ -71,9 +104,15 @@ fn child<T>(
     keep: &[RawFd],
     name: &str,
     parent: Parent,
+    heap: Heap,
     data: T,
     body: impl FnOnce(T, SelfPipe) -> i32,
 ) -> ! {
+    // First, so that a session never writes into the heap it shares with its parent.
+    let arena = match heap {
+        Heap::Own => crate::arena::enter(),
+        Heap::Shared => Ok(()),
+    };
     crate::log::refresh_pid();
     // Listeners, the parent's epoll instance, the signal pipe, every other waiting
     // client, other children's pidfds and control sockets, the pid file: closed by
@@ -85,6 +124,9 @@ fn child<T>(
         log::warn!("{name}: cannot leave the terminal's process group ({e}): a ^C meant for the supervisor reaches it too");
     }
     set_process_name(name);
+    if let Err(e) = arena {
+        log::warn!("{name}: no heap of its own ({e}): it shares fewer pages with its parent");
+    }
     // The abort request (fast shutdown) is armed before any signal is let through.
     let abort = match SelfPipe::install(&[Signal::SIGTERM]) {
         Ok(pipe) => pipe,
@@ -165,11 +207,15 @@ mod tests {
 
     /// Forks a child that runs `body` and returns how it ended (failing after 5 s).
     fn run_child(name: &str, body: impl FnOnce() -> i32) -> (Pid, WaitStatus) {
+        run(name, Heap::Shared, body)
+    }
+
+    fn run(name: &str, heap: Heap, body: impl FnOnce() -> i32) -> (Pid, WaitStatus) {
         let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
         // The child's exit signal would end this process, which has no handler for it.
         // SAFETY: ignoring a signal.
         unsafe { libc::signal(signals::exit_signal(), libc::SIG_IGN) };
-        let forked = fork_child(&[], name, Parent::Caller, (), |(), _abort| body());
+        let forked = fork(&[], name, Parent::Caller, heap, (), |(), _abort| body());
         let (pid, ()) = forked.map_err(|(e, ())| e).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
@@ -190,6 +236,20 @@ mod tests {
     fn a_panicking_session_ends_its_child_and_goes_no_further() {
         let (pid, status) = run_child("test-panic", || panic!("a session bug"));
         assert_eq!(status, WaitStatus::Exited(pid, PANICKED));
+    }
+
+    #[test]
+    fn a_session_allocates_from_an_arena_of_its_own_and_another_child_does_not() {
+        let (pid, status) = run("test-arena", Heap::Own, || {
+            i32::from(!crate::arena::entered())
+        });
+        assert_eq!(status, WaitStatus::Exited(pid, 0), "no arena in a session");
+        let (pid, status) = run_child("test-no-arena", || i32::from(crate::arena::entered()));
+        assert_eq!(
+            status,
+            WaitStatus::Exited(pid, 0),
+            "an arena in a plain child"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use log::{error, info};
+use log::{error, info, warn};
 use nix::sys::socket::MsgFlags;
 
 use crate::terms::Terms;
@@ -58,6 +58,14 @@ pub fn run(invocation: Invocation, configure: Configure) -> ExitCode {
     if let Err(e) = fd_passing::send(&socket, &[&[READY]], &[], MsgFlags::empty()) {
         error!("fork server: cannot reach the supervisor: {e}");
         return ExitCode::FAILURE;
+    }
+    // What the fork server allocates for each request (the descriptors, the decoded
+    // seats) would be written into malloc's heap, its per-thread cache and the C
+    // library's arena state: pages every session shares with it, so each session
+    // cloned before such a write is left holding the old copy alone. In an arena of its
+    // own, a request's allocations reuse the same few pages (see crate::arena).
+    if let Err(e) = crate::arena::enter() {
+        warn!("fork server: no heap of its own ({e}): each session keeps a few more pages");
     }
     let mut buf = match RequestBuffer::new(MAX_MESSAGE) {
         Ok(buf) => buf,
@@ -136,12 +144,11 @@ impl Drop for RequestBuffer {
 /// The games and their session settings, from the supervisor's command line read where
 /// the supervisor read it.
 ///
-/// Read on a thread of its own, which glibc's malloc serves from an arena of its own:
-/// parsing the command line leaves free chunks all over the heap it uses (help texts,
-/// the parser's tables), and a session would otherwise take its small allocations from
-/// them, copying a page of the fork server's for each. The main heap stays compact, so
-/// a session's allocations (and the fork server's for each request) share a few pages
-/// (README, "Many games on one host": a session's private memory).
+/// Read on a thread of its own, which glibc's malloc serves from an arena of its own, so
+/// the parser's garbage (help texts, its tables) stays off the main heap. Sessions and
+/// the fork server's requests now allocate from arenas of their own (crate::arena), so
+/// this no longer decides a session's memory; it still keeps the main heap, which every
+/// session maps, small (README, "Many games on one host": a session's private memory).
 fn configuration(dir: &Path, configure: Configure) -> io::Result<Games> {
     let here = std::env::current_dir()?;
     std::env::set_current_dir(dir)?;
@@ -234,9 +241,8 @@ fn start(
         terms,
         seats,
     };
-    let forked = spawn::fork_child(
+    let forked = spawn::fork_session(
         &keep,
-        "reversid-game",
         Parent::CallersParent,
         (group, viewers),
         |(group, viewers), abort| session::play(config, group, abort, viewers),

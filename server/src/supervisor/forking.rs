@@ -261,11 +261,7 @@ fn fork_directly(
         ));
         return Err((e, group));
     };
-    spawn::fork_child(
-        keep,
-        "reversid-game",
-        spawn::Parent::Caller,
-        group,
-        move |group, abort| session::play(&config, group, abort, viewers),
-    )
+    spawn::fork_session(keep, spawn::Parent::Caller, group, move |group, abort| {
+        session::play(&config, group, abort, viewers)
+    })
 }
