@@ -18,7 +18,7 @@
 # turn's CPU time too (`reversid_loop_turn_cpu_longest_seconds`: the supervisor's own work,
 # without the waits for a core that 10,000 exiting sessions on 2 cores add); and the
 # server's own line at exit (games archived, the longest the loop spent on the archive).
-# Run one benchmark at a time: flock /tmp/bench.lock scripts/bench-store-burst.sh
+# Run one benchmark at a time: flock -o /tmp/bench.lock scripts/bench-store-burst.sh
 set -euo pipefail
 case "${1:-}" in
   -h | --help) sed -n '2,/^# Run one/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

@@ -648,7 +648,7 @@ fn dropping_player(front: SocketAddr) -> Result<Duration, String> {
 /// first`, 25 connections a host, so games fill both and a pair straddles them), 200
 /// Tic-Tac-Toe games, 20 at once; each player drops once and comes back through the
 /// front, landing on either host. A figure, not a timed test on a shared machine:
-/// `flock /tmp/bench.lock cargo test -p reversi-tests --test cluster -- --ignored
+/// `flock -o /tmp/bench.lock cargo test -p reversi-tests --test cluster -- --ignored
 /// --nocapture s4_haproxy`.
 #[test]
 #[ignore]
