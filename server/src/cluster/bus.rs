@@ -33,15 +33,19 @@ const CHANNEL: &str = "reversid";
 /// How often the bus looks for this host's challenges to publish, between notifications.
 const TICK: Duration = Duration::from_millis(20);
 
-/// (The notice that a table exists already is not worth a log line.)
-const SCHEMA: &str = "SET client_min_messages = warning; CREATE TABLE IF NOT EXISTS reversid_host \
+/// (The notice that a table exists already is not worth a log line.) Made under an advisory
+/// lock (the store's migrations take 7274061): `CREATE TABLE IF NOT EXISTS` is not safe against
+/// itself, and two hosts starting together against a new database made one of them fail with
+/// "duplicate key value violates unique constraint pg_type_typname_nsp_index".
+const SCHEMA: &str = "SET client_min_messages = warning; BEGIN; \
+    SELECT pg_advisory_xact_lock(7274062); CREATE TABLE IF NOT EXISTS reversid_host \
     (id text PRIMARY KEY, addr text NOT NULL, beat timestamptz NOT NULL); \
     CREATE TABLE IF NOT EXISTS reversid_challenge (code text PRIMARY KEY, host text NOT NULL, \
     public boolean NOT NULL, game text NOT NULL, options text NOT NULL, \
     expires timestamptz NOT NULL, ended text, ended_at timestamptz); \
     CREATE TABLE IF NOT EXISTS reversid_lone (id bigserial PRIMARY KEY, host text NOT NULL, \
     game text NOT NULL, waiting int NOT NULL, fixed boolean NOT NULL, UNIQUE (host, game)); \
-    LISTEN reversid";
+    COMMIT; LISTEN reversid";
 
 /// Who this host is on the bus.
 #[derive(Debug, Clone)]
