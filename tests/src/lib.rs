@@ -75,6 +75,19 @@ pub fn skipped(why: &str) {
 /// How long a test waits for anything before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
+/// Seed 002's Foxes & Dolphins on its own listener, quick: a 10 ms cooldown, a tide every
+/// 150 ms, the game over after 1.5 s without anything eaten.
+pub const QUICK_FOXES: &[&str] = &[
+    "--listen-seed",
+    "foxes=127.0.0.1:0",
+    "--game-option",
+    "foxes.cooldown-ms=10",
+    "--game-option",
+    "foxes.tide-ms=150",
+    "--game-option",
+    "foxes.quiet-ms=1500",
+];
+
 /// The directory cargo puts binaries in for the running test or tool: the
 /// parent of `deps/` for an integration test, the executable's own directory
 /// for a binary.

@@ -882,18 +882,6 @@ fn s5_two_lone_seed_000_duell_clients_on_two_hosts_meet_and_play_to_the_end() {
     );
 }
 
-/// Seed 002's Foxes & Dolphins, quick: a tide every 150 ms, over after 1.5 s without a catch.
-const QUICK_FOXES: &[&str] = &[
-    "--listen-seed",
-    "foxes=127.0.0.1:0",
-    "--game-option",
-    "foxes.cooldown-ms=10",
-    "--game-option",
-    "foxes.tide-ms=150",
-    "--game-option",
-    "foxes.quiet-ms=1500",
-];
-
 /// Plays a seed 002 client of `species` (its player's letter `me`) to the end with the
 /// module's bot, a step each time it is told it may move; the winner it is told.
 fn seed_002_play_out(
@@ -938,8 +926,8 @@ fn s5_two_lone_seed_002_foxes_clients_on_two_hosts_meet_and_play_to_the_end() {
     let dir = records.path().to_str().unwrap();
     let (a, b) = two_hosts(
         &db,
-        &[QUICK_FOXES, &["--record-dir", dir]].concat(),
-        QUICK_FOXES,
+        &[reversi_tests::QUICK_FOXES, &["--record-dir", dir]].concat(),
+        reversi_tests::QUICK_FOXES,
     );
     let mut fox = TextClient::connect(a.seed_addr("foxes"));
     fox.send("PBJ");

@@ -16,20 +16,8 @@ use reversi_games::foxes::{Board, FoxesBot, Species};
 use reversi_tests::text::TextClient;
 use reversi_tests::Server;
 
-/// A 10 ms cooldown, a tide every 150 ms, the game over after 1.5 s without anything eaten.
-const QUICK: &[&str] = &[
-    "--listen-seed",
-    "foxes=127.0.0.1:0",
-    "--game-option",
-    "foxes.cooldown-ms=10",
-    "--game-option",
-    "foxes.tide-ms=150",
-    "--game-option",
-    "foxes.quiet-ms=1500",
-];
-
 fn quick_server() -> (Server, SocketAddr) {
-    let server = Server::start(QUICK);
+    let server = Server::start(reversi_tests::QUICK_FOXES);
     let addr = server.seed_addr("foxes");
     (server, addr)
 }
