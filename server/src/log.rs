@@ -1,5 +1,13 @@
-//! Logging: env_logger on stderr, each line with timestamp, level and pid; as plain
-//! text by default, or as one JSON object a line (`--log-format json`) for log shippers.
+//! Logging: one line a record on stderr, with timestamp, level and pid; as plain text by
+//! default, or as one JSON object a line (`--log-format json`) for log shippers. Which
+//! records: `RUST_LOG`, in env_logger's syntax (its `env_filter` crate), `info` when unset.
+//!
+//! Why not env_logger's logger itself: it formats in a buffer of its thread's, a thread
+//! local with a destructor, and the first record a session logs would register that
+//! destructor with the C library (a block in malloc's heap, a count in the dynamic
+//! loader's data, its lock): 16 KiB of pages each session would copy from its parent
+//! (README, "Many games on one host"). Here a line is formatted in a `String` and written
+//! whole, with one `write(2)` on an unbuffered stderr.
 //!
 //! `--log-file` is opened in append mode and put in place of stderr (fd 2), so
 //! the logger, panics and anything else writing to stderr all land in it, and a
@@ -54,18 +62,41 @@ pub fn choose(format: Format) {
 pub fn init() {
     refresh_pid();
     let json = std::env::var(FORMAT_VAR).is_ok_and(|f| f == "json");
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
-        .format(move |buf, record| {
-            let pid = PID.load(Ordering::Relaxed);
-            let ts = buf.timestamp_millis().to_string();
-            let line = match json {
-                true => json_line(&ts, record, pid),
-                false => format!("{ts} {:<5} [{pid}] {}", record.level(), record.args()),
-            };
-            writeln!(buf, "{line}")
-        })
-        .write_style(env_logger::WriteStyle::Never)
-        .init();
+    let filter = env_filter::Builder::new()
+        .parse(std::env::var("RUST_LOG").as_deref().unwrap_or("info"))
+        .build();
+    let max = filter.filter();
+    if log::set_boxed_logger(Box::new(Logger { filter, json })).is_ok() {
+        log::set_max_level(max);
+    }
+}
+
+struct Logger {
+    filter: env_filter::Filter,
+    json: bool,
+}
+
+impl log::Log for Logger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        self.filter.enabled(metadata)
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if !self.filter.matches(record) {
+            return;
+        }
+        let pid = PID.load(Ordering::Relaxed);
+        let ts = format!("{:.3}", jiff::Timestamp::now());
+        let mut line = match self.json {
+            true => json_line(&ts, record, pid),
+            false => format!("{ts} {:<5} [{pid}] {}", record.level(), record.args()),
+        };
+        line.push('\n');
+        // Nothing to do if stderr is gone.
+        let _ = io::stderr().lock().write_all(line.as_bytes());
+    }
+
+    fn flush(&self) {}
 }
 
 /// One record as a JSON object.
