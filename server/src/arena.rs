@@ -28,9 +28,8 @@ use std::sync::Mutex;
 use dlmalloc::Dlmalloc;
 
 /// Address space mapped for a heap at first; a heap that outgrows it maps regions twice
-/// as large each time. Only the pages it touches cost memory (`MAP_NORESERVE`). Small, so
-/// that the kernel places it beside the libraries, whose page tables it then shares: a
-/// 1 GiB region cost each session 28 KiB more of page tables.
+/// as large each time. Only the pages it touches cost memory (`MAP_NORESERVE`), and their
+/// page tables only: a 1 GiB region placed by the kernel cost each session 28 KiB more.
 const FIRST_REGION: usize = 16 << 20;
 /// Regions a heap can have: the last would be 2^(31+24) bytes, far past any machine.
 const MAX_REGIONS: usize = 32;
@@ -46,8 +45,20 @@ static ARENA: AtomicPtr<Arena> = AtomicPtr::new(ptr::null_mut());
 /// one: blocks of an arena the process had before are then from "before the clone"). Call
 /// it while the process has one thread: in a freshly cloned child before anything else,
 /// and in the fork server once it has read its configuration.
+///
+/// Where the arena lies decides what it costs in page tables, a 4 KiB page for each
+/// 2 MiB window of addresses a process has pages in (the kernel copies them at the clone
+/// for every window the parent's heaps have pages in). So a clone of a process that has
+/// an arena takes the untouched rest of its parent's region, beginning on the page after
+/// the parent's last: both heaps in one window. Otherwise the region begins just past the
+/// program break, in the window of malloc's heap top, which the process has already (the
+/// process's malloc then grows by `mmap` instead: only the fork server and sessions call
+/// this, and neither uses malloc afterwards).
 pub fn enter() -> io::Result<()> {
-    let arena = Arena::map(FIRST_REGION)?;
+    let arena = match arena().and_then(Arena::rest) {
+        Some((start, end)) => Arena::place(start, end),
+        None => Arena::place_after_break(FIRST_REGION)?,
+    };
     ARENA.store(ptr::from_ref(arena).cast_mut(), Ordering::Release);
     Ok(())
 }
@@ -100,6 +111,9 @@ unsafe impl GlobalAlloc for SessionHeap {
 struct Arena {
     regions: Regions,
     heap: Mutex<Dlmalloc<Pages>>,
+    /// The heap's [`Pages`], inside `heap`: read without the lock by [`Arena::rest`], as
+    /// taking it would write the page, which a clone shares with its parent.
+    pages: AtomicPtr<Pages>,
 }
 
 /// The regions an arena has mapped, readable without its lock (added under it).
@@ -129,30 +143,57 @@ impl Regions {
     }
 }
 
-/// Maps `len` bytes of fresh private memory; its start.
-fn map_region(len: usize) -> io::Result<usize> {
-    // SAFETY: a fresh private anonymous mapping, which only the arena uses.
-    let start = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
+/// Maps `len` bytes of fresh private memory, at `at` if that range is free (a hint: the
+/// kernel's choice otherwise); its start.
+fn map_region(len: usize, at: Option<usize>) -> io::Result<usize> {
+    let mut flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+    if at.is_some() {
+        flags |= libc::MAP_FIXED_NOREPLACE;
+    }
+    let hint = at.unwrap_or(0) as *mut libc::c_void;
+    // SAFETY: a fresh private anonymous mapping, which only the arena uses; with
+    // MAP_FIXED_NOREPLACE the kernel refuses a range that holds anything.
+    let start = unsafe { libc::mmap(hint, len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) };
     if start == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
+        let e = io::Error::last_os_error();
+        return match at {
+            Some(_) => map_region(len, None),
+            None => Err(e),
+        };
     }
     Ok(start as usize)
 }
 
+/// The first page past the program break (none if the C library cannot say).
+fn after_break() -> Option<usize> {
+    // SAFETY: sbrk(0) only reads the break.
+    let brk = unsafe { libc::sbrk(0) };
+    (brk as isize != -1 && !brk.is_null()).then(|| (brk as usize).next_multiple_of(PAGE))
+}
+
+/// What is left of a parent's region that a clone may take for its own arena: less than
+/// this, and the clone maps a region of its own.
+const LEAST_REST: usize = 1 << 20;
+
 impl Arena {
-    /// Maps a first region of `len` bytes and places an empty arena in it (regions are
-    /// never unmapped).
+    /// Maps a first region of `len` bytes where the kernel likes and places an empty
+    /// arena in it (regions are never unmapped).
+    #[cfg(test)]
     fn map(len: usize) -> io::Result<&'static Arena> {
-        let start = map_region(len)?;
+        let start = map_region(len, None)?;
+        Ok(Arena::place(start, start + len))
+    }
+
+    /// Maps a first region of `len` bytes just past the program break (see [`enter`]) and
+    /// places an empty arena in it.
+    fn place_after_break(len: usize) -> io::Result<&'static Arena> {
+        let start = map_region(len, after_break())?;
+        Ok(Arena::place(start, start + len))
+    }
+
+    /// Places an empty arena at the start of `start..end`: page-aligned, mapped, writable
+    /// and never touched (zero pages, which nothing else refers to).
+    fn place(start: usize, end: usize) -> &'static Arena {
         let place = start as *mut Arena;
         // The heap starts beside the arena's own state, in its first page.
         let first_free = (start + size_of::<Arena>()).next_multiple_of(64);
@@ -161,8 +202,8 @@ impl Arena {
             // before the heap first uses it.
             regions: unsafe { ptr::addr_of!((*place).regions) },
             next: AtomicUsize::new(first_free),
-            end: AtomicUsize::new(start + len),
-            last_len: AtomicUsize::new(len),
+            end: AtomicUsize::new(end),
+            last_len: AtomicUsize::new(end - start),
         };
         let mut heap = Dlmalloc::new_with_allocator(pages);
         // Grow a page at a time: dlmalloc writes a record at the end of each piece it
@@ -175,15 +216,32 @@ impl Arena {
                 spans: std::array::from_fn(|_| (AtomicUsize::new(0), AtomicUsize::new(0))),
             },
             heap: Mutex::new(heap),
+            pages: AtomicPtr::new(ptr::null_mut()),
         };
-        // SAFETY: the mapping is page-aligned, writable and large enough; nothing else
-        // refers to it yet.
+        // SAFETY: see above; the range is large enough for the arena's state, which takes
+        // a fraction of a page.
         let arena = unsafe {
             place.write(arena);
             &*place
         };
-        arena.regions.add(start, start + len);
-        Ok(arena)
+        arena.regions.add(start, end);
+        let pages = ptr::from_ref(arena.heap().allocator()).cast_mut();
+        arena.pages.store(pages, Ordering::Release);
+        arena
+    }
+
+    /// The part of this arena's last region it has never handed out, from its next page
+    /// on, if it is [`LEAST_REST`] or more: in a clone, whose copy of it nothing touched
+    /// (pages given back were zeroed: `Pages::free_part`). Reads without the lock: only a
+    /// clone calls it, before it has a second thread.
+    fn rest(&self) -> Option<(usize, usize)> {
+        // SAFETY: set by `place` to the heap's `Pages`, which live as long as the arena;
+        // its counters change only under the heap's lock, never held in a fresh clone of
+        // a process with one thread.
+        let pages = unsafe { self.pages.load(Ordering::Acquire).as_ref()? };
+        let start = pages.next.load(Ordering::Relaxed).next_multiple_of(PAGE);
+        let end = pages.end.load(Ordering::Relaxed);
+        (end.saturating_sub(start) >= LEAST_REST).then_some((start, end))
     }
 
     /// Whether `ptr` was allocated by this arena (rather than before the clone).
@@ -257,7 +315,7 @@ impl Pages {
     /// Maps the next region, at least `size` bytes, and hands out from it.
     fn next_region(&self, size: usize) -> Option<()> {
         let len = (self.last_len.load(Ordering::Relaxed) * 2).max(size.next_multiple_of(PAGE));
-        let start = map_region(len).ok()?;
+        let start = map_region(len, None).ok()?;
         // SAFETY: see `unsafe impl Send`.
         if !unsafe { &*self.regions }.add(start, start + len) {
             // SAFETY: unmaps the region just mapped, which nothing uses.
@@ -461,33 +519,90 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_process_that_entered_its_arena_allocates_there_and_leaves_older_blocks_alone() {
-        // In a forked child, as a session is: the test process itself keeps malloc.
-        let before: Vec<u8> = vec![7; 100];
+    /// Whether `test` returns true in a forked child (as a session is: the test process
+    /// itself keeps malloc).
+    fn passes_in_a_child(test: impl FnOnce() -> bool) -> bool {
+        // SAFETY: the child runs `test` and exits; the tests that call this take no lock
+        // another thread of the test process may hold, but the allocator's, which the
+        // child leaves for its own arena first.
         let pid = unsafe { libc::fork() };
         if pid == 0 {
-            let code = (|| {
-                enter().ok()?;
-                let arena = super::arena()?;
-                let new = vec![1u8; 100];
-                let mut grown = before;
-                grown.extend_from_slice(&new);
-                let ok = arena.owns(new.as_ptr().cast_mut()) && arena.owns(grown.as_mut_ptr());
-                drop(grown);
-                ok.then_some(())
-            })();
+            let ok = test();
             // SAFETY: _exit runs nothing of the parent's.
-            unsafe { libc::_exit(if code.is_some() { 0 } else { 1 }) };
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) };
         }
         assert!(pid > 0, "fork: {}", io::Error::last_os_error());
         let mut status = 0;
         // SAFETY: waits for the child just forked.
         assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+    }
+
+    #[test]
+    fn a_process_that_entered_its_arena_allocates_there_and_leaves_older_blocks_alone() {
+        let before: Vec<u8> = vec![7; 100];
+        assert!(passes_in_a_child(|| {
+            if enter().is_err() {
+                return false;
+            }
+            let Some(arena) = super::arena() else {
+                return false;
+            };
+            let new = vec![1u8; 100];
+            let mut grown = before;
+            grown.extend_from_slice(&new);
+            arena.owns(new.as_ptr().cast_mut()) && arena.owns(grown.as_mut_ptr())
+        }));
         assert!(
             super::arena().is_none(),
             "the test process itself entered an arena"
         );
+    }
+
+    #[test]
+    fn a_first_arena_begins_just_past_the_program_break() {
+        assert!(passes_in_a_child(|| {
+            let at = after_break();
+            enter().is_ok()
+                && at.is_some()
+                && super::arena().map(|a| ptr::from_ref(a) as usize) == at
+        }));
+    }
+
+    #[test]
+    fn a_clone_of_a_process_with_an_arena_takes_the_rest_of_its_region() {
+        assert!(passes_in_a_child(|| {
+            // The parent, as the fork server: an arena with a few blocks in it.
+            if enter().is_err() {
+                return false;
+            }
+            let Some(parent) = super::arena() else {
+                return false;
+            };
+            let kept: Vec<u8> = vec![3; 5000];
+            let Some((rest, _)) = parent.rest() else {
+                return false;
+            };
+            passes_in_a_child(move || {
+                // The clone, as a session: its arena begins on the page after the
+                // parent's last, in the same 2 MiB window here.
+                if enter().is_err() {
+                    return false;
+                }
+                let Some(own) = super::arena() else {
+                    return false;
+                };
+                let start = ptr::from_ref(own) as usize;
+                let mut grown = kept;
+                grown.push(4);
+                let new = Box::new([5u8; 100]);
+                start == rest
+                    && start >> 21 == (ptr::from_ref(parent) as usize) >> 21
+                    && !own.owns(ptr::from_ref(parent).cast_mut().cast())
+                    && own.owns(grown.as_mut_ptr())
+                    && own.owns(Box::into_raw(new).cast())
+                    && grown[..5000].iter().all(|&b| b == 3)
+            })
+        }));
     }
 }

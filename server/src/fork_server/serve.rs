@@ -144,17 +144,20 @@ impl Drop for RequestBuffer {
 /// The games and their session settings, from the supervisor's command line read where
 /// the supervisor read it.
 ///
-/// Read on a thread of its own, which glibc's malloc serves from an arena of its own, so
-/// the parser's garbage (help texts, its tables) stays off the main heap. Sessions and
-/// the fork server's requests now allocate from arenas of their own (crate::arena), so
-/// this no longer decides a session's memory; it still keeps the main heap, which every
-/// session maps, small (README, "Many games on one host": a session's private memory).
+/// Read on the main thread with malloc, whose heap the fork server then leaves: the
+/// parser's garbage (help texts, its tables) is given back to the kernel once it is done
+/// (`malloc_trim`), and the fork server's requests and the sessions allocate from arenas of
+/// their own just past that heap (crate::arena). A thread of its own would cost every
+/// session a page of page tables for the thread's malloc arena, which the kernel places
+/// apart from everything else.
 fn configuration(dir: &Path, configure: Configure) -> io::Result<Games> {
     let here = std::env::current_dir()?;
     std::env::set_current_dir(dir)?;
-    let games = std::thread::scope(|s| s.spawn(configure).join())
+    let games = std::panic::catch_unwind(configure)
         .unwrap_or_else(|_| Err(io::Error::other("reading the command line panicked")));
     std::env::set_current_dir(here)?;
+    // SAFETY: only gives free memory of malloc's heaps back to the kernel.
+    unsafe { libc::malloc_trim(0) };
     games
 }
 
