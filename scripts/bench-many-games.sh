@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Many live games on one server: set-ups with none held, then HOLD idle games held by
 # hold-worker processes of 4,000 games each (each from loopback source addresses of its
-# own), then the same set-ups again; then every held game ends and the server is stopped.
+# own), then the same set-ups again; then every held game ends, and once the store has
+# archived every journal the set-ups run a third time with none held (the machine's
+# noise shows between the first and the third); then the server is stopped. The server
+# keeps its store in a data directory of the run's own, removed at the end.
 # Build first: cargo build --release -p reversi-server -p reversi-tests (BIN_DIR=DIR: binaries from DIR)
 # Usage: scripts/bench-many-games.sh [HOLD] [GAMES]   (defaults 25000, 4000)
 # Prints: set-ups per second and the server's own CPU time a set-up (supervisor, fork
 # server and every session: utime+stime of each from /proc/PID/stat, the reaped sessions'
-# through the supervisor's cutime+cstime) with none held and with HOLD held, their ratio;
-# with HOLD held, the supervisor's descriptors and RSS, the Private_Dirty of every
-# session (/proc/PID/smaps_rollup: min, median, max and how many of each size; and the
+# through the supervisor's cutime+cstime) with none held before, with HOLD held and with
+# none held after, the held one's ratio to each;
+# with HOLD held, the supervisor's descriptors and RSS, the Private_Dirty and the page
+# tables of every session (/proc/PID/smaps_rollup and VmPTE in /proc/PID/status: min,
+# median, max and how many of each size; and the
 # mappings that hold it and the page tables of the last three, from /proc/PID/smaps and
 # /proc/PID/status) and what MemAvailable
 # fell by, a game; after the held games end, how long until every one
-# was reaped and whether any zombie is left; and how long the shutdown took. The script
+# was reaped and whether any zombie is left, and until every journal was archived; and
+# how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
 # PERF_DATA=PREFIX: also profile the supervisor (perf record, call graphs) during the set-ups
 # with none held and with HOLD held, into PREFIX.none and PREFIX.held (see perf report -i).
@@ -78,7 +84,7 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
       r, t * 1000 / hz / g, s * 1000 / hz / g}'
 }
 
-RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --max-pending-per-address 1000000 \
+RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --data-dir "$work/data" --max-pending-per-address 1000000 \
   --max-sessions-per-address 1000000 --abandon-strikes 1000000 --first-move-timeout 0 \
   --move-timeout 0 --max-sessions 100000 --max-pending 100000 \
   --game-starts-per-address 1000000 --game-start-rate 1000000 2>"$work/log" &
@@ -114,12 +120,17 @@ echo "held           : $running sessions running (of $hold asked) after $(awk -v
 echo "machine memory : MemAvailable $(( (avail_before - $(avail)) / 1024 )) MiB less than before: $(( (avail_before - $(avail)) / (running > 0 ? running : 1) )) KiB a game, kernel and load processes included (other work on the machine too)"
 echo "supervisor     : $(ls /proc/$server/fd | wc -l) descriptors, RSS $(awk '/VmRSS/ {print $2}' /proc/$server/status) KiB"
 sessions=$(cat /proc/"$server"/task/*/children | tr ' ' '\n' | grep . | tail -n +2)
-for pid in $sessions; do # Private_Dirty of every session (KiB; the fork server, the oldest child, left out)
-  awk '/^Private_Dirty/ {print $2}' /proc/"$pid"/smaps_rollup 2>/dev/null || true
-done | sort -n >"$work/dirty"
-echo "sessions' Private_Dirty: $(awk '{v[NR] = $1; n[$1]++} END {if (NR == 0) {print "none read"; exit}
+for pid in $sessions; do # Private_Dirty and page tables of every session (KiB; the fork server, the oldest child, left out)
+  awk '/^Private_Dirty/ {print $2}' /proc/"$pid"/smaps_rollup 2>/dev/null >>"$work/dirty" || true
+  awk '/^VmPTE/ {print $2}' /proc/"$pid"/status 2>/dev/null >>"$work/pte" || true
+done
+spread() { # min, median, max and how many of each value, of the numbers in file $1
+  sort -n "$1" | awk '{v[NR] = $1; n[$1]++} END {if (NR == 0) {print "none read"; exit}
   printf "%d sessions: min %d, median %d, max %d KiB (", NR, v[1], v[int((NR + 1) / 2)], v[NR]
-  for (k in n) printf "%s%d KiB: %d", (sep++ ? ", " : ""), k, n[k]; print ")"}' "$work/dirty")"
+  for (k in n) printf "%s%d KiB: %d", (sep++ ? ", " : ""), k, n[k]; print ")"}'
+}
+echo "sessions' Private_Dirty: $(spread "$work/dirty")"
+echo "sessions' page tables  : $(spread "$work/pte")"
 for pid in $(tail -n 3 <<<"$sessions"); do
   echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB, page tables $(awk '/^VmPTE/ {print $2}' /proc/$pid/status) KiB"
   echo "  its dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
@@ -127,8 +138,6 @@ for pid in $(tail -n 3 <<<"$sessions"); do
 done
 held=$(setups held)
 echo "$running held   : $held"
-awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | cut -d' ' -f1)" \
-  'BEGIN {if (a > 0) printf "ratio          : %.2fx the CPU a set-up of none held\n", h / a}'
 
 t1=$(date +%s.%N)
 kill "${feeders[@]}" 2>/dev/null || true
@@ -137,6 +146,17 @@ until [ "$(children "$server")" -le 1 ]; do
   if awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {exit !(b - a > 600)}'; then break; fi
 done
 echo "held games ended: $(children "$server") children left (the fork server among them) after $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s, $(zombies "$server") zombies"
+journals() { find "$work/data/journals" -type f 2>/dev/null | wc -l; }
+until [ "$(journals)" -eq 0 ]; do
+  sleep 1
+  if awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {exit !(b - a > 900)}'; then break; fi
+done
+echo "archived       : $(journals) journals left after $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+again=$(setups again)
+echo "none held again: $again"
+awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | cut -d' ' -f1)" \
+  -v g="$(grep -o '[0-9.]* ms' <<<"$again" | cut -d' ' -f1)" \
+  'BEGIN {if (a > 0 && g > 0) printf "ratio          : %.2fx the CPU a set-up of none held before, %.2fx of none held after\n", h / a, h / g}'
 t2=$(date +%s.%N)
 kill -TERM "$server"
 wait "$server" || true

@@ -8,7 +8,8 @@
 # reaped sessions' through the supervisor's cutime+cstime) a session set up, the held
 # ones included. After each held run, the ratio of that CPU time to the run without
 # held sessions before it: what the held sessions cost each set-up, measured on the
-# server itself whatever else the machine runs. The script changes nothing on the host.
+# server itself whatever else the machine runs. Each server keeps its store in a data
+# directory of the run's own. The script changes nothing on the host.
 set -euo pipefail
 usage() { sed -n '2,/^# server itself/p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in
@@ -30,6 +31,8 @@ for bin in reversid reversi-load; do
   fi
 done
 cd "$release"
+work=$(mktemp -d /tmp/bench-setups.XXXXXX) # each server's store, removed at the end
+trap 'rm -rf "$work"' EXIT
 rounds=${1:-2} hold=${2:-5000} games=${3:-8000}
 unlimited=(--max-pending-per-address 1000000 --max-sessions-per-address 1000000
   --abandon-strikes 1000000 --first-move-timeout 0 --max-sessions 30000 --max-pending 100000
@@ -70,7 +73,8 @@ for round in $(seq "$rounds"); do
       port=$((port + 1))
       extra=()
       [ "$mode" = fork-directly ] && extra=(--fork-directly)
-      RUST_LOG=warn ./reversid --listen "127.0.0.1:$port" "${unlimited[@]}" "${extra[@]}" 2>/dev/null &
+      RUST_LOG=warn ./reversid --listen "127.0.0.1:$port" --data-dir "$work/$port" \
+        "${unlimited[@]}" "${extra[@]}" 2>/dev/null &
       server=$!
       sleep 1
       before=$(server_ticks "$server")
