@@ -19,6 +19,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
+use super::budget::Part;
 use super::reaper::{self, Named};
 use super::Supervisor;
 use crate::fork_server::handle::{Failure, ForkServer};
@@ -85,6 +86,9 @@ impl Supervisor {
     /// more may be left.
     pub(super) fn sweep_children(&mut self, most: usize) -> bool {
         let swept = self.children.sweep(most);
+        let found = swept.sessions.len() + swept.others.len();
+        self.mark_items(Part::Sweep, found);
+        let ends = swept.sessions.len();
         log::debug!(
             "swept exited children: {} sessions and {} others{}",
             swept.sessions.len(),
@@ -92,6 +96,7 @@ impl Supervisor {
             if swept.more { ", more left" } else { "" }
         );
         self.record_ends(swept.sessions, swept.others);
+        self.mark_items(Part::Ends, ends);
         swept.more
     }
 
@@ -149,6 +154,7 @@ impl Supervisor {
             self.children.queue_ending();
         }
         self.record_ends(Vec::new(), others);
+        self.mark(Part::Signals);
         self.collect_due();
         let need = reaper::sweep_need(got.sweep, got.lost, got.sigchld, &named);
         if need >= reaper::SweepNeed::Soon {
@@ -166,7 +172,10 @@ impl Supervisor {
         let started = thread_cpu();
         let within = || thread_cpu().saturating_sub(started) < reaper::COLLECT_BUDGET;
         let collected = self.children.collect_due(reaper::COLLECTED_A_TURN, within);
+        self.mark_items(Part::Reap, collected.len());
+        let ends = collected.len();
         self.record_ends(collected, Vec::new());
+        self.mark_items(Part::Ends, ends);
     }
 
     /// The sweep set by [`Supervisor::on_exits`], when it is due; at once while shutting

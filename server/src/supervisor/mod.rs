@@ -12,6 +12,7 @@
 
 mod accounts;
 pub(crate) mod addresses;
+mod budget;
 pub(crate) mod challenges;
 mod cidr;
 mod control;
@@ -168,6 +169,8 @@ pub struct Supervisor {
     tournaments: tournaments::Tournaments,
     /// The operator's control socket, when there is one (control.rs).
     control: Option<control::Control>,
+    /// The current turn's CPU, by part (budget.rs).
+    turn: budget::Turn,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -244,6 +247,7 @@ impl Supervisor {
             waker: None,
             tournaments: tournaments::Tournaments::new(grace),
             control: None,
+            turn: budget::Turn::default(),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -384,15 +388,21 @@ impl Supervisor {
                 return Err(e);
             }
             let began = crate::metrics::TurnStart::now();
+            self.turn = budget::Turn::begin(crate::metrics::thread_cpu());
             for event in events.iter() {
                 match event.token() {
-                    SIGNAL => self.on_signals(),
+                    SIGNAL => {
+                        self.mark(budget::Part::Io);
+                        self.on_signals();
+                        self.mark(budget::Part::Signals);
+                    }
                     METRICS => {
                         if let Some(inbox) = &self.inbox {
                             inbox.drain(&self.metrics);
                         }
                     }
                     ARCHIVE => {
+                        self.mark(budget::Part::Io);
                         if let Some(archive) = &mut self.archive {
                             archive.on_written();
                         }
@@ -402,6 +412,7 @@ impl Supervisor {
                         if let Some(cluster) = &mut self.cluster {
                             cluster.on_wake();
                         }
+                        self.mark(budget::Part::Wake);
                     }
                     TRIAL => self.on_trial_output(),
                     Token(t) if control::owns(t) => self.on_control(t),
@@ -411,13 +422,20 @@ impl Supervisor {
                     Token(t) => self.service(t - CONN_BASE),
                 }
             }
+            self.mark(budget::Part::Io);
             self.serve_ready();
+            self.mark(budget::Part::Ready);
             self.on_timers(Instant::now());
+            self.mark(budget::Part::Timers);
             self.try_pair();
             if std::mem::take(&mut helpers_due) {
                 self.start_helpers()?;
             }
             self.metrics.loop_turn(began);
+            self.mark(budget::Part::Pair);
+            if let Some(breakdown) = self.turn.long() {
+                debug!(target: "reversid::supervisor::budget", "{breakdown}");
+            }
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
                 self.finish_fork_server();
@@ -427,6 +445,16 @@ impl Supervisor {
                 return Ok(());
             }
         }
+    }
+
+    /// The turn's CPU since its last mark was spent on `part` (budget.rs).
+    fn mark(&mut self, part: budget::Part) {
+        self.turn.mark(part, crate::metrics::thread_cpu());
+    }
+
+    /// As [`Supervisor::mark`], for `n` items of `part`.
+    fn mark_items(&mut self, part: budget::Part, n: usize) {
+        self.turn.mark_items(part, n, crate::metrics::thread_cpu());
     }
 
     /// Gives every connection and listener left with work at the end of its last turn
@@ -646,14 +674,18 @@ impl Supervisor {
         self.log_summary(now);
         self.expire_challenges(now);
         self.trial_timer(now);
+        self.mark(budget::Part::Timers);
         self.collect_due();
         self.sweep_when_due(now, self.phase != Phase::Running);
+        self.mark(budget::Part::Sweep);
         self.tick_tournaments(now);
         self.control_timers(now);
         self.refresh_ratings(now);
+        self.mark(budget::Part::Timers);
         if let Some(archive) = &mut self.archive {
             archive.on_timer(now);
         }
+        self.mark(budget::Part::Archive);
         if let Some(cluster) = &mut self.cluster {
             cluster.on_timer(now);
         }
