@@ -1,11 +1,21 @@
 //! A turn of the supervisor's loop by the loop thread's CPU clock: where its CPU went,
 //! part by part ([`Turn`]), so that a turn longer than [`LONG_TURN`] is logged at debug
-//! with its breakdown (target `reversid::supervisor::budget`).
+//! with its breakdown (target `reversid::supervisor::budget`); and one budget a turn for
+//! the work that can wait ([`Deferred`]: collecting ended sessions with their bookkeeping,
+//! the backstop sweep, the archive's answers and hand-overs).
+//!
+//! That work is done one item at a time (a child, a journal, an answer) while the turn
+//! has used less than [`TURN_BUDGET`] of CPU, the turn's first item whatever it has used,
+//! so that it always moves on; what is left waits for the next turn, which comes at once
+//! (the poll's timeout is 0 while work is due), after the connections' I/O of that turn.
+//! Which kind goes first rotates from turn to turn, so that none waits on another.
 //!
 //! The clock is read by the caller ([`crate::metrics::thread_cpu`]) and handed in: what
 //! is counted here is pure, and tested so.
 
 use std::time::Duration;
+
+use crate::metrics::thread_cpu;
 
 /// What a turn's CPU was spent on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +78,42 @@ impl Part {
 /// A turn longer than this (the loop thread's CPU) is logged at debug with its breakdown.
 pub const LONG_TURN: Duration = Duration::from_millis(3);
 
+/// The turn's CPU past which no more deferrable work begins in it. Issue 26's goal is a
+/// longest turn under 5 ms: an item begun just under the budget may cost up to 100 us (a
+/// child's `release_task` under load) or, for a sweep's `waitpid(-1)`, a walk of every
+/// child (3 ms with 10,000; sweeps are rare).
+pub const TURN_BUDGET: Duration = Duration::from_micros(2_500);
+
+/// The kinds of deferrable work, each done by its own shell (forking.rs, the archive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// Sessions whose ends were named: `waitpid(pid)` and the end's bookkeeping.
+    Collect,
+    /// The backstop sweep, when due.
+    Sweep,
+    /// The archive's turn.
+    Archive,
+}
+
+/// Which kind of deferrable work goes first in a turn: each in its turn.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Deferred {
+    turns: usize,
+}
+
+impl Deferred {
+    const ORDER: [Work; 3] = [Work::Collect, Work::Sweep, Work::Archive];
+
+    /// The order of this turn's deferrable work; the next turn's begins with the next kind.
+    pub fn order(&mut self) -> [Work; 3] {
+        let first = self.turns % Self::ORDER.len();
+        self.turns = self.turns.wrapping_add(1);
+        let mut order = Self::ORDER;
+        order.rotate_left(first);
+        order
+    }
+}
+
 /// One turn's CPU so far, by part: each [`Turn::mark`] gives the CPU since the last mark
 /// to a part.
 #[derive(Clone, Debug)]
@@ -77,6 +123,8 @@ pub struct Turn {
     spent: [Duration; PARTS],
     /// Items done, by part (children reaped, ends recorded...), where counted.
     items: [u32; PARTS],
+    /// Items of deferrable work begun ([`Turn::may_defer`]).
+    deferred: u32,
 }
 
 impl Default for Turn {
@@ -93,7 +141,19 @@ impl Turn {
             last: cpu,
             spent: [Duration::ZERO; PARTS],
             items: [0; PARTS],
+            deferred: 0,
         }
+    }
+
+    /// Whether one more item of deferrable work may begin, the clock reading `cpu`: the
+    /// turn's first always, the others while the turn has used less than [`TURN_BUDGET`].
+    /// One that may is counted as begun.
+    pub fn may_defer(&mut self, cpu: Duration) -> bool {
+        let may = self.deferred == 0 || cpu.saturating_sub(self.began) < TURN_BUDGET;
+        if may {
+            self.deferred += 1;
+        }
+        may
     }
 
     /// The CPU since the last mark (the clock reads `cpu`) was spent on `part`.
@@ -143,6 +203,44 @@ impl Turn {
     }
 }
 
+impl super::Supervisor {
+    /// The work that can wait, within the turn's budget, each kind first in its turn.
+    pub(super) fn deferred_work(&mut self, now: std::time::Instant) {
+        let shutting_down = self.phase != super::Phase::Running;
+        for work in self.deferred.order() {
+            match work {
+                Work::Collect => self.collect_named(),
+                Work::Sweep => self.sweep_when_due(now, shutting_down),
+                Work::Archive => self.archive_turn(now),
+            }
+        }
+    }
+
+    /// The archive's answers, hand-overs and retries, within the turn's budget.
+    fn archive_turn(&mut self, now: std::time::Instant) {
+        let turn = &mut self.turn;
+        if let Some(archive) = &mut self.archive {
+            archive.on_timer(now, &mut || turn.may_defer(thread_cpu()));
+        }
+        self.mark(Part::Archive);
+    }
+
+    /// Whether one more item of deferrable work may begin in this turn ([`Turn::may_defer`]).
+    pub(super) fn may_defer(&mut self) -> bool {
+        self.turn.may_defer(thread_cpu())
+    }
+
+    /// The turn's CPU since its last mark was spent on `part`.
+    pub(super) fn mark(&mut self, part: Part) {
+        self.turn.mark(part, thread_cpu());
+    }
+
+    /// As [`super::Supervisor::mark`], for `n` items of `part`.
+    pub(super) fn mark_items(&mut self, part: Part, n: usize) {
+        self.turn.mark_items(part, n, thread_cpu());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +265,36 @@ mod tests {
                  ends 0.20 ms (1)"
             )
         );
+    }
+
+    #[test]
+    fn deferrable_work_begins_while_the_turn_is_under_budget_and_once_whatever_it_used() {
+        // (the turn's CPU at each ask, from its beginning) -> whether an item may begin
+        let table: &[(&[u64], &[bool])] = &[
+            (
+                &[0, 1_000, 2_499, 2_500, 2_400],
+                &[true, true, true, false, true],
+            ),
+            (&[4_000, 4_100], &[true, false]),
+            (&[2_500, 2_500], &[true, false]),
+            (&[10, 3_000, 20], &[true, false, true]),
+        ];
+        for &(asks, want) in table {
+            let mut turn = Turn::begin(us(500));
+            let got: Vec<bool> = asks.iter().map(|&t| turn.may_defer(us(500 + t))).collect();
+            assert_eq!(got, want, "{asks:?}");
+        }
+    }
+
+    #[test]
+    fn each_kind_of_deferrable_work_goes_first_in_its_turn() {
+        let mut deferred = Deferred::default();
+        let firsts: Vec<Work> = (0..6).map(|_| deferred.order()[0]).collect();
+        use Work::{Archive, Collect, Sweep};
+        assert_eq!(firsts, [Collect, Sweep, Archive, Collect, Sweep, Archive]);
+        assert_eq!(deferred.order(), [Collect, Sweep, Archive]);
+        assert_eq!(deferred.order(), [Sweep, Archive, Collect]);
+        assert_eq!(deferred.order(), [Archive, Collect, Sweep]);
     }
 
     #[test]

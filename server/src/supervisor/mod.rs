@@ -169,8 +169,10 @@ pub struct Supervisor {
     tournaments: tournaments::Tournaments,
     /// The operator's control socket, when there is one (control.rs).
     control: Option<control::Control>,
-    /// The current turn's CPU, by part (budget.rs).
+    /// The current turn's CPU, by part, and its budget for deferrable work (budget.rs).
     turn: budget::Turn,
+    /// Which kind of deferrable work goes first in the next turn (budget.rs).
+    deferred: budget::Deferred,
 }
 
 /// Binds every listener of `config`; errors name the address.
@@ -248,6 +250,7 @@ impl Supervisor {
             tournaments: tournaments::Tournaments::new(grace),
             control: None,
             turn: budget::Turn::default(),
+            deferred: budget::Deferred::default(),
         };
         sup.register_listeners()?;
         Ok(sup)
@@ -445,16 +448,6 @@ impl Supervisor {
                 return Ok(());
             }
         }
-    }
-
-    /// The turn's CPU since its last mark was spent on `part` (budget.rs).
-    fn mark(&mut self, part: budget::Part) {
-        self.turn.mark(part, crate::metrics::thread_cpu());
-    }
-
-    /// As [`Supervisor::mark`], for `n` items of `part`.
-    fn mark_items(&mut self, part: budget::Part, n: usize) {
-        self.turn.mark_items(part, n, crate::metrics::thread_cpu());
     }
 
     /// Gives every connection and listener left with work at the end of its last turn
@@ -674,18 +667,11 @@ impl Supervisor {
         self.log_summary(now);
         self.expire_challenges(now);
         self.trial_timer(now);
-        self.mark(budget::Part::Timers);
-        self.collect_due();
-        self.sweep_when_due(now, self.phase != Phase::Running);
-        self.mark(budget::Part::Sweep);
         self.tick_tournaments(now);
         self.control_timers(now);
         self.refresh_ratings(now);
         self.mark(budget::Part::Timers);
-        if let Some(archive) = &mut self.archive {
-            archive.on_timer(now);
-        }
-        self.mark(budget::Part::Archive);
+        self.deferred_work(now);
         if let Some(cluster) = &mut self.cluster {
             cluster.on_timer(now);
         }
@@ -725,7 +711,7 @@ impl Supervisor {
             }
             Phase::Aborting { kill_at } if kill_at <= now => {
                 // Never wait on a session that has already ended: ask every child first.
-                self.sweep_children(usize::MAX);
+                self.sweep_all();
                 if self.children.is_empty() {
                     return;
                 }
