@@ -2,7 +2,8 @@
 //! part by part ([`Turn`]), so that a turn longer than [`LONG_TURN`] is logged at debug
 //! with its breakdown (target `reversid::supervisor::budget`); and one budget a turn for
 //! the work that can wait ([`Deferred`]: collecting ended sessions with their bookkeeping,
-//! the backstop sweep, the archive's answers and hand-overs).
+//! the backstop sweep, the archive's answers and hand-overs, the signal pipe's news past
+//! its first [`crate::signals::TAKE_SOME`] bytes).
 //!
 //! That work is done one item at a time (a child, a journal, an answer) while the turn
 //! has used less than [`TURN_BUDGET`] of CPU, the turn's first item whatever it has used,
@@ -93,6 +94,8 @@ pub enum Work {
     Sweep,
     /// The archive's turn.
     Archive,
+    /// What is left in the signal pipe, a few exits a step.
+    Signals,
 }
 
 /// Which kind of deferrable work goes first in a turn: each in its turn.
@@ -102,10 +105,10 @@ pub struct Deferred {
 }
 
 impl Deferred {
-    const ORDER: [Work; 3] = [Work::Collect, Work::Sweep, Work::Archive];
+    const ORDER: [Work; 4] = [Work::Collect, Work::Sweep, Work::Archive, Work::Signals];
 
     /// The order of this turn's deferrable work; the next turn's begins with the next kind.
-    pub fn order(&mut self) -> [Work; 3] {
+    pub fn order(&mut self) -> [Work; 4] {
         let first = self.turns % Self::ORDER.len();
         self.turns = self.turns.wrapping_add(1);
         let mut order = Self::ORDER;
@@ -123,6 +126,8 @@ pub struct Turn {
     spent: [Duration; PARTS],
     /// Items done, by part (children reaped, ends recorded...), where counted.
     items: [u32; PARTS],
+    /// The longest of those items, by part.
+    longest: [Duration; PARTS],
     /// Items of deferrable work begun ([`Turn::may_defer`]).
     deferred: u32,
 }
@@ -141,6 +146,7 @@ impl Turn {
             last: cpu,
             spent: [Duration::ZERO; PARTS],
             items: [0; PARTS],
+            longest: [Duration::ZERO; PARTS],
             deferred: 0,
         }
     }
@@ -164,6 +170,9 @@ impl Turn {
 
     /// As [`Turn::mark`], for `n` items of `part` (children reaped, ends recorded).
     pub fn mark_items(&mut self, part: Part, n: usize, cpu: Duration) {
+        let took = cpu.saturating_sub(self.last);
+        let longest = &mut self.longest[part as usize];
+        *longest = (*longest).max(took);
         self.mark(part, cpu);
         let n = u32::try_from(n).unwrap_or(u32::MAX);
         self.items[part as usize] = self.items[part as usize].saturating_add(n);
@@ -175,23 +184,25 @@ impl Turn {
     }
 
     /// The turn's breakdown, if it took [`LONG_TURN`] or more: its parts, costliest first
-    /// ("reap 1.20 ms (12)": 12 items), those that took nothing left out.
+    /// ("reap 1.20 ms (12, longest 0.30)": 12 items, the longest of the calls that marked
+    /// them 0.30 ms), those that took under 0.01 ms left out.
     pub fn long(&self) -> Option<String> {
         if self.used() < LONG_TURN {
             return None;
         }
         let mut parts: Vec<Part> = Part::ALL
             .into_iter()
-            .filter(|&p| self.spent[p as usize] > Duration::ZERO)
+            .filter(|&p| self.spent[p as usize] >= Duration::from_micros(10))
             .collect();
         parts.sort_by_key(|&p| std::cmp::Reverse(self.spent[p as usize]));
         let parts: Vec<String> = parts
             .into_iter()
             .map(|p| {
                 let ms = self.spent[p as usize].as_secs_f64() * 1000.0;
+                let longest = self.longest[p as usize].as_secs_f64() * 1000.0;
                 match self.items[p as usize] {
                     0 => format!("{} {ms:.2} ms", p.label()),
-                    n => format!("{} {ms:.2} ms ({n})", p.label()),
+                    n => format!("{} {ms:.2} ms ({n}, longest {longest:.2})", p.label()),
                 }
             })
             .collect();
@@ -212,6 +223,12 @@ impl super::Supervisor {
                 Work::Collect => self.collect_named(),
                 Work::Sweep => self.sweep_when_due(now, shutting_down),
                 Work::Archive => self.archive_turn(now),
+                Work::Signals => {
+                    while self.signals.more() && self.may_defer() {
+                        self.on_signals();
+                        self.mark(Part::Signals);
+                    }
+                }
             }
         }
     }
@@ -257,12 +274,13 @@ mod tests {
         turn.mark_items(Part::Ends, 1, us(2_700));
         turn.mark_items(Part::Reap, 1, us(3_700));
         turn.mark(Part::Pair, us(4_100));
-        assert_eq!(turn.used(), us(3_100));
+        turn.mark(Part::Ready, us(4_105));
+        assert_eq!(turn.used(), us(3_105), "under 0.01 ms: not told");
         assert_eq!(
             turn.long().as_deref(),
             Some(
-                "a long turn: 3.10 ms of CPU: reap 2.00 ms (2), io 0.50 ms, pair 0.40 ms, \
-                 ends 0.20 ms (1)"
+                "a long turn: 3.10 ms of CPU: reap 2.00 ms (2, longest 1.00), io 0.50 ms, \
+                 pair 0.40 ms, ends 0.20 ms (1, longest 0.20)"
             )
         );
     }
@@ -289,12 +307,14 @@ mod tests {
     #[test]
     fn each_kind_of_deferrable_work_goes_first_in_its_turn() {
         let mut deferred = Deferred::default();
-        let firsts: Vec<Work> = (0..6).map(|_| deferred.order()[0]).collect();
-        use Work::{Archive, Collect, Sweep};
-        assert_eq!(firsts, [Collect, Sweep, Archive, Collect, Sweep, Archive]);
-        assert_eq!(deferred.order(), [Collect, Sweep, Archive]);
-        assert_eq!(deferred.order(), [Sweep, Archive, Collect]);
-        assert_eq!(deferred.order(), [Archive, Collect, Sweep]);
+        let firsts: Vec<Work> = (0..8).map(|_| deferred.order()[0]).collect();
+        use Work::{Archive, Collect, Signals, Sweep};
+        let four = [Collect, Sweep, Archive, Signals];
+        assert_eq!(firsts, [four, four].concat());
+        assert_eq!(deferred.order(), [Collect, Sweep, Archive, Signals]);
+        assert_eq!(deferred.order(), [Sweep, Archive, Signals, Collect]);
+        assert_eq!(deferred.order(), [Archive, Signals, Collect, Sweep]);
+        assert_eq!(deferred.order(), [Signals, Collect, Sweep, Archive]);
     }
 
     #[test]

@@ -577,6 +577,7 @@ impl Supervisor {
         [
             self.sweep_at,
             self.children.has_due().then(Instant::now),
+            self.signals.more().then(Instant::now),
             self.pending.next_deadline(),
             self.backoff_until,
             phase,
@@ -595,7 +596,7 @@ impl Supervisor {
     }
 
     fn on_signals(&mut self) {
-        let got = self.signals.take();
+        let got = self.signals.take_some(crate::signals::TAKE_SOME);
         if got.hangup {
             (self.hangup)();
             self.reload_tls();
