@@ -207,6 +207,7 @@ impl Supervisor {
         let challenges = challenges::Challenges::new(config.challenges);
         let grace = games.sessions.values().filter_map(|c| c.grace).max();
         let reads = reads::Reads::new(config.store_reads);
+        let children = Children::with_room(config.max_sessions);
         let mut sup = Supervisor {
             games,
             next_id: 0,
@@ -225,7 +226,7 @@ impl Supervisor {
             pending: Pending::default(),
             told_moves: 0,
             ready: ReadyList::default(),
-            children: Children::default(),
+            children,
             phase: Phase::Running,
             handled_stops: 0,
             hangup: Box::new(|| info!("SIGHUP ignored (no log file to reopen)")),
