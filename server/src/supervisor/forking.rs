@@ -192,12 +192,13 @@ impl Supervisor {
         }
     }
 
-    /// The sweep set by [`Supervisor::on_exits`], when it is due (at once while shutting
-    /// down, so shutdown never waits on a session that has ended), one child at a time
-    /// while the turn's budget allows; what is left goes on at the next turn.
+    /// The sweep set by [`Supervisor::on_exits`], when it is due (`reaper::sweep_due`: at
+    /// once while shutting down, so shutdown never waits on a session that has ended; else
+    /// once the named ends are collected), one child at a time while the turn's budget
+    /// allows; what is left goes on at the next turn.
     pub(super) fn sweep_when_due(&mut self, now: Instant, shutting_down: bool) {
-        let due = self.sweep_at.is_some_and(|at| at <= now || shutting_down);
-        if !due {
+        let named = self.children.has_due();
+        if !reaper::sweep_due(self.sweep_at, now, named, shutting_down) {
             return;
         }
         self.sweep_at = None;

@@ -464,20 +464,14 @@ impl Supervisor {
 
     /// The metrics' text, the supervisor's states read now.
     fn render_metrics(&self) -> String {
-        let sessions = self
-            .games
-            .modules
-            .iter()
-            .map(|m| {
-                let name = m.info.name;
-                (
-                    name,
-                    self.children
-                        .iter()
-                        .filter(|c| c.module.info.name == name)
-                        .count(),
-                )
-            })
+        // One walk of the children, not one a game: a scrape with 10,000 sessions walked
+        // them once for each of the games, 3 ms of the loop's CPU.
+        let mut running = std::collections::HashMap::<&str, usize>::new();
+        for child in self.children.iter() {
+            *running.entry(child.module.info.name).or_default() += 1;
+        }
+        let sessions = (self.games.modules.iter())
+            .map(|m| (m.info.name, running.get(m.info.name).copied().unwrap_or(0)))
             .collect();
         self.metrics.render(&crate::metrics::Snapshot {
             pending: self.pending.waiting(),
