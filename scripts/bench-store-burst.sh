@@ -17,7 +17,9 @@
 # burst's turns by bucket of `reversid_loop_turn_seconds` (after minus before); the longest
 # turn's CPU time too (`reversid_loop_turn_cpu_longest_seconds`: the supervisor's own work,
 # without the waits for a core that 10,000 exiting sessions on 2 cores add); and the
-# server's own line at exit (games archived, the longest the loop spent on the archive).
+# server's own line at exit (games archived, the longest the loop spent on the archive);
+# and the burst's long turns (3 ms of the loop thread's CPU or more, which the server logs
+# at debug with where their CPU went: reversid::supervisor::budget): how many, the worst three.
 # Run one benchmark at a time: flock -o /tmp/bench.lock scripts/bench-store-burst.sh
 set -euo pipefail
 case "${1:-}" in
@@ -123,7 +125,7 @@ run() { # one backend: $1 sqlite or postgres
   fi
   port=$((20000 + RANDOM % 20000))
   addr="127.0.0.1:$port"
-  RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn \
+  RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn,reversid::supervisor::budget=debug \
     "$release/reversid" --listen "$addr" --metrics --data-dir "$work/data" "${database[@]}" \
     --grace 0 --max-pending-per-address 1000000 --max-sessions-per-address 1000000 \
     --abandon-strikes 1000000 --first-move-timeout 0 --move-timeout 0 --max-sessions 100000 \
@@ -142,6 +144,8 @@ run() { # one backend: $1 sqlite or postgres
   local stored0 t1 first= last= longest=0 longest_cpu=0 s g
   stored0=$(metric reversid_games_stored_total "$work/before")
   t1=$(now)
+  local logged
+  logged=$(wc -l <"$work/log-$backend")
   kill "${feeders[@]}" 2>/dev/null || true
   local perf=
   if [ -n "${PERF:-}" ]; then # the loop thread (the main one) profiled during the burst
@@ -175,6 +179,10 @@ run() { # one backend: $1 sqlite or postgres
   echo "$backend: rows in games: $(rows "$backend"); journals left: $(find "$work/data/journals" -type f | wc -l)"
   echo "$backend: the loop's longest turn during the burst: $(awk -v l="$longest" 'BEGIN {printf "%.2f", l * 1000}') ms (wall clock), $(awk -v l="$longest_cpu" 'BEGIN {printf "%.2f", l * 1000}') ms (the loop thread's CPU time)"
   echo "$backend: the burst's loop turns by bucket: $(turn_buckets "$work/before" "$work/after")"
+  tail -n +"$((logged + 1))" "$work/log-$backend" | grep -o 'a long turn: .*' | sed 's/^a long turn: //' |
+    sort -rn >"$work/long-$backend" || true
+  echo "$backend: turns of 3 ms of CPU or more: $(wc -l <"$work/long-$backend"); the worst:"
+  head -3 "$work/long-$backend" | sed "s/^/$backend:   /"
   kill -TERM "$server"
   wait "$server" || true
   server=

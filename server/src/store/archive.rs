@@ -8,7 +8,8 @@
 //! writes the records they keep and lists the directory; the [`super::unlinker`] thread
 //! removes them. The loop only sends paths ([`JOURNALS_READING`] at most outstanding),
 //! submits the parsed games to the writer (a channel send, [`JOURNALS_A_TURN`] journals a
-//! turn) and keeps the bookkeeping: which journal holds which game, and when all of a
+//! turn at most, within the loop turn's budget for deferrable work: `supervisor::budget`)
+//! and keeps the bookkeeping: which journal holds which game, and when all of a
 //! journal's games are stored.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -35,6 +36,11 @@ const JOURNALS_A_TURN: usize = 8;
 /// Journals asked of the reader and not handed to the writer yet, at most: what the
 /// parsed games waiting on the loop weigh is bounded.
 const JOURNALS_READING: usize = 32;
+/// Journals queued at once that the archive's sets have room for from the start: a set
+/// that outgrows its capacity rehashes every path at once (1-2 ms with 8,000 on a loaded
+/// machine), inside the turn of one session's end when thousands end together. Only the
+/// sets' control bytes are touched at start (a byte a place).
+const ROOM: usize = 1 << 14;
 /// The writer's answers dealt with in one call (each may remove a journal): a burst's
 /// answers are spread over several turns of the loop.
 const ANSWERS_A_TURN: usize = 16;
@@ -127,16 +133,16 @@ impl Archive {
             reader: Some(Reader::start(journals, JOURNALS_READING + 1, shared())?),
             unlinker: Some(super::unlinker::Unlinker::start()?),
             dir: dir.to_owned(),
-            with_writer: HashMap::new(),
-            game_journal: HashMap::new(),
+            with_writer: HashMap::with_capacity(ROOM),
+            game_journal: HashMap::with_capacity(ROOM),
             answers: VecDeque::new(),
-            arrived: VecDeque::new(),
+            arrived: VecDeque::with_capacity(ROOM),
             reading: 0,
             parsed: VecDeque::new(),
             scanning: false,
             writer_full: false,
             later: VecDeque::new(),
-            queued_paths: HashSet::new(),
+            queued_paths: HashSet::with_capacity(ROOM),
             retry_at: None,
             failing: false,
             rescan: true,
@@ -253,10 +259,11 @@ impl Archive {
         }
     }
 
-    /// Hands a few of the journals read to the writer, while it has room.
-    fn hand_over_parsed(&mut self) {
+    /// Hands a few of the journals read to the writer, while it has room and `more()`
+    /// says so.
+    fn hand_over_parsed(&mut self, more: &mut dyn FnMut() -> bool) {
         for _ in 0..JOURNALS_A_TURN {
-            if self.writer_full {
+            if self.writer_full || self.parsed.is_empty() || !more() {
                 return;
             }
             let Some(parsed) = self.parsed.pop_front() else {
@@ -293,12 +300,12 @@ impl Archive {
         self.retry_at
     }
 
-    /// Called every turn of the loop: a few answers, a few journals, and the retries when due.
-    pub fn on_timer(&mut self, now: Instant) {
-        if !self.answers.is_empty() {
-            self.on_written();
-        }
+    /// Called every turn of the loop: a few answers, a few journals, and the retries when
+    /// due. Each answer and each journal only while `more()` says so (the turn's budget;
+    /// what is left waits for the next turn, [`Archive::deadline`] says now).
+    pub fn on_timer(&mut self, now: Instant, more: &mut dyn FnMut() -> bool) {
         let started = (Instant::now(), thread_cpu());
+        self.deal_with_answers(more);
         if self.retry_at.is_some_and(|t| t <= now) {
             self.retry_at = None;
             self.writer_full = false;
@@ -307,13 +314,13 @@ impl Archive {
             }
             self.arrived.extend(std::mem::take(&mut self.later));
         }
-        self.hand_over_parsed();
+        self.hand_over_parsed(more);
         self.ask_reader();
         self.timed(started);
     }
 
-    /// A thread woke the loop: the reader's answers, and the writer's: a journal all of
-    /// whose games are stored is removed.
+    /// A thread woke the loop: the reader's answers and the writer's are taken in, to be
+    /// dealt with at [`Archive::on_timer`], within the turn's budget.
     pub fn on_written(&mut self) {
         let started = (Instant::now(), thread_cpu());
         self.on_read();
@@ -323,9 +330,19 @@ impl Archive {
             // The writer took games from its queue: there is room again.
             self.writer_full &= self.answers.len() == before;
         }
-        let count = self.answers.len().min(ANSWERS_A_TURN);
-        let turn: Vec<_> = self.answers.drain(..count).collect();
-        for written in turn {
+        self.timed(started);
+    }
+
+    /// Up to [`ANSWERS_A_TURN`] of the writer's answers, while `more()` says so: a journal
+    /// all of whose games are stored is removed.
+    fn deal_with_answers(&mut self, more: &mut dyn FnMut() -> bool) {
+        for _ in 0..ANSWERS_A_TURN {
+            if self.answers.is_empty() || !more() {
+                return;
+            }
+            let Some(written) = self.answers.pop_front() else {
+                return;
+            };
             let Some(path) = self.game_journal.remove(&written.id) else {
                 continue;
             };
@@ -345,7 +362,6 @@ impl Archive {
             };
             self.answered(path, refused);
         }
-        self.timed(started);
     }
 
     /// At exit: the writer stores what it was given; journals not stored stay for the next
@@ -520,7 +536,7 @@ mod tests {
             {
                 archive.on_written();
             }
-            archive.on_timer(Instant::now());
+            archive.on_timer(Instant::now(), &mut || true);
         }
     }
 

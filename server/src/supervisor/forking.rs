@@ -19,7 +19,8 @@ use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
-use super::reaper::{self, Named};
+use super::budget::Part;
+use super::reaper::{self, Named, Swept};
 use super::Supervisor;
 use crate::fork_server::handle::{Failure, ForkServer};
 use crate::session::{self, Group, SessionConfig};
@@ -77,22 +78,27 @@ impl Supervisor {
         }
     }
 
-    /// Collects the children that ended: each of `exited` (named by its exit signal or its
-    /// SIGCHLD) with `waitpid(pid)`, and on `sweep` every child that has exited
-    /// (`waitpid(-1)` until none is left). A named pid that is neither a running session's
-    /// nor the fork server's was collected already (by a sweep).
-    /// Sweeps: collects up to `most` children that exited, whatever named them; whether
-    /// more may be left.
-    pub(super) fn sweep_children(&mut self, most: usize) -> bool {
-        let swept = self.children.sweep(most);
-        log::debug!(
-            "swept exited children: {} sessions and {} others{}",
-            swept.sessions.len(),
-            swept.others.len(),
-            if swept.more { ", more left" } else { "" }
-        );
-        self.record_ends(swept.sessions, swept.others);
-        swept.more
+    /// One step of a sweep: collects a child that exited, whatever named it; false when
+    /// none is left.
+    fn sweep_step(&mut self) -> bool {
+        let swept = self.children.sweep_one();
+        self.mark_items(Part::Sweep, 1);
+        match swept {
+            Swept::Done => return false,
+            Swept::Nothing => {}
+            Swept::Session(child, status) => {
+                self.record_ends(vec![(child, status)], Vec::new());
+                self.mark_items(Part::Ends, 1);
+            }
+            Swept::Other(status) => self.record_ends(Vec::new(), vec![status]),
+        }
+        true
+    }
+
+    /// Collects every child that has exited, whatever the turn has used (shutdown's last
+    /// look before SIGKILL).
+    pub(super) fn sweep_all(&mut self) {
+        while self.sweep_step() {}
     }
 
     /// Whether `pid` is a child that is no session: the fork server or the TLS terminator.
@@ -112,10 +118,11 @@ impl Supervisor {
         }
     }
 
-    /// Signals arrived: queues the sessions they name, to be collected a few a turn
-    /// ([`Supervisor::collect_due`]; a session's exit signal may come before its exit is
-    /// done: it is asked again at the SIGCHLD that follows), collects other children now,
-    /// and sets the sweep for ends that may have gone unnamed (`reaper::sweep_need`).
+    /// Signals arrived: queues the sessions they name, to be collected within the turns'
+    /// budgets ([`Supervisor::collect_named`]; a session's exit signal may come before its
+    /// exit is done: it is asked again at the SIGCHLD that follows), collects other
+    /// children now, and sets the sweep for ends that may have gone unnamed
+    /// (`reaper::sweep_need`), which the turn's deferrable work does when it is due.
     pub(super) fn on_exits(&mut self, got: &crate::signals::Pending, now: Instant) {
         let mut others = Vec::new();
         // Exit signals first: a session's SIGCHLD may come in the same batch as its
@@ -149,40 +156,62 @@ impl Supervisor {
             self.children.queue_ending();
         }
         self.record_ends(Vec::new(), others);
-        self.collect_due();
         let need = reaper::sweep_need(got.sweep, got.lost, got.sigchld, &named);
         if need >= reaper::SweepNeed::Soon {
             log::debug!("a sweep is needed ({need:?}): {named:?}, lost {}", got.lost);
         }
         self.sweep_at = reaper::next_sweep(self.sweep_at, need, now, self.children.len());
-        self.sweep_when_due(now, false);
     }
 
-    /// Collects a few of the sessions whose ends were named ([`reaper::COLLECTED_A_TURN`], within
-    /// [`reaper::COLLECT_BUDGET`] of CPU);
-    /// the loop comes back at once while more wait ([`Supervisor::next_deadline`]).
-    pub(super) fn collect_due(&mut self) {
-        use crate::metrics::thread_cpu;
-        let started = thread_cpu();
-        let within = || thread_cpu().saturating_sub(started) < reaper::COLLECT_BUDGET;
-        let collected = self.children.collect_due(reaper::COLLECTED_A_TURN, within);
-        self.record_ends(collected, Vec::new());
-    }
-
-    /// The sweep set by [`Supervisor::on_exits`], when it is due; at once while shutting
-    /// down, so shutdown never waits on a session that has ended.
-    pub(super) fn sweep_when_due(&mut self, now: Instant, shutting_down: bool) {
-        let due = self.sweep_at.is_some_and(|at| at <= now || shutting_down);
-        if due {
-            self.sweep_at = None;
-            let most = match shutting_down {
-                true => usize::MAX,
-                false => reaper::SWEEP_A_TURN,
-            };
-            if self.sweep_children(most) {
-                self.sweep_at = Some(now);
-            }
+    /// Collects the sessions whose ends were named, one at a time while the turn's budget
+    /// allows (budget.rs); the loop comes back at once while more wait
+    /// ([`Supervisor::next_deadline`]).
+    pub(super) fn collect_named(&mut self) {
+        while self.children.has_due() && self.may_defer() {
+            self.collect_one();
         }
+    }
+
+    /// Collects every session whose end was named, whatever the turn has used (before an
+    /// upgrade's exec, as the new image would hear of them only at a sweep).
+    pub(super) fn collect_due(&mut self) {
+        while self.children.has_due() {
+            self.collect_one();
+        }
+    }
+
+    /// Asks the first session queued for its exit; if it is done, its end is recorded.
+    fn collect_one(&mut self) {
+        let Some(collected) = self.children.collect_next() else {
+            return;
+        };
+        self.mark_items(Part::Reap, 1);
+        if let Some(end) = collected {
+            self.record_ends(vec![end], Vec::new());
+            self.mark_items(Part::Ends, 1);
+        }
+    }
+
+    /// The sweep set by [`Supervisor::on_exits`], when it is due (`reaper::sweep_due`: at
+    /// once while shutting down, so shutdown never waits on a session that has ended; else
+    /// once the named ends are collected), one child at a time while the turn's budget
+    /// allows; what is left goes on at the next turn.
+    pub(super) fn sweep_when_due(&mut self, now: Instant, shutting_down: bool) {
+        let named = self.children.has_due();
+        if !reaper::sweep_due(self.sweep_at, now, named, shutting_down) {
+            return;
+        }
+        self.sweep_at = None;
+        let mut found = 0;
+        while self.may_defer() {
+            if !self.sweep_step() {
+                log::debug!("swept exited children: {found}");
+                return;
+            }
+            found += 1;
+        }
+        log::debug!("swept exited children: {found}, more left for the next turn");
+        self.sweep_at = Some(now);
     }
 
     /// A child that is no session ended (collected by a sweep, with `status`): if it was

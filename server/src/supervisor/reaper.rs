@@ -7,14 +7,14 @@
 //! supervisor itself; sent by the session itself just before it exits for
 //! one cloned by the fork server (those end with SIGCHLD: exec reset the fork
 //! server's exit signal, and `CLONE_PARENT` children inherit it). A named
-//! session is queued and collected with `waitpid(pid)` at the next turns,
-//! [`COLLECTED_A_TURN`] a turn, so that a thousand ends in one batch do not
-//! hold the loop ([`Children::announce`], [`Children::collect_due`]); one that
-//! announced before its exit was done is asked again at the SIGCHLD that
-//! follows. No step walks every child.
+//! session is queued and collected with `waitpid(pid)` at the next turns, one
+//! at a time within the turn's budget (`super::budget`), so that a thousand
+//! ends in one batch do not hold the loop ([`Children::announce`],
+//! [`Children::collect_next`]); one that announced before its exit was done
+//! is asked again at the SIGCHLD that follows. No step walks every child.
 //!
 //! The sweep, `waitpid(-1, WNOHANG)` until no exited child is left
-//! ([`Children::sweep`]), walks every child in the kernel for each child it
+//! ([`Children::sweep_one`], one a step), walks every child in the kernel for each child it
 //! finds (about 0.3 us a child): it is the backstop, for ends that were not
 //! announced ([`SweepNeed`]): a session killed by a signal (its SIGCHLD names a
 //! session that did not announce: soon), an announcement that did not fit in
@@ -45,37 +45,28 @@ pub struct Child {
     pub started: Instant,
 }
 
-/// What one [`Children::sweep`] collected.
-#[derive(Default)]
-pub struct Swept {
-    /// Sessions that ended, and how.
-    pub sessions: Vec<(Child, WaitStatus)>,
-    /// Other children that ended (the fork server), and how.
-    pub others: Vec<WaitStatus>,
-    /// The sweep stopped at its most: more may have exited.
-    pub more: bool,
+/// What one `waitpid(-1)` of a sweep found ([`Children::sweep_one`]).
+pub enum Swept {
+    /// A session ended, and how.
+    Session(Child, WaitStatus),
+    /// Another child ended (the fork server, the TLS terminator), and how.
+    Other(WaitStatus),
+    /// A child that stopped or continued, or one that is no session's and did not end:
+    /// asked again, the sweep goes on.
+    Nothing,
+    /// No exited child is left: the sweep is done.
+    Done,
 }
 
-/// The most children one turn's sweep collects. Each `waitpid(-1)` walks every child in
-/// the kernel (0.3 us each: 3 ms with 10,000), and collects one: a sweep in the middle of
-/// 10,000 games ending together found hundreds and held the loop for over 100 ms of CPU.
-/// Past this many it goes on at the next turn, while the ends' own signals collect most.
-pub const SWEEP_A_TURN: usize = 8;
+// Collecting a child costs the kernel 20-100 us (`release_task` drops its /proc dentries:
+// `proc_invalidate_siblings_dcache`), and each `waitpid(-1)` walks every child (0.3 us
+// each: 3 ms with 10,000): a thousand announcements collected in one turn held the loop
+// for 30-50 ms of CPU when 10,000 games ended together, a sweep that found hundreds over
+// 100 ms. So both go one child at a time within the turn's budget (`super::budget`), the
+// rest left as zombies for the next turns, which come at once.
 
-/// The most sessions one turn collects by name ([`Children::collect_due`]). Collecting one
-/// costs the kernel 20-50 us (`release_task` drops its /proc entries), so a batch of a
-/// thousand announcements collected in one turn held the loop for 30-50 ms of CPU when
-/// 10,000 games ended together; the rest wait, as zombies, for the next turns. With
-/// journals read off the loop, `release_task` (its /proc dentries dropped:
-/// `proc_invalidate_siblings_dcache`) was 42% of the loop thread's CPU in that burst, up to
-/// 80-100 us a child under load: 64 a turn made turns of 6-7 ms.
-pub const COLLECTED_A_TURN: usize = 32;
-
-/// The CPU time one call of [`Children::collect_due`] may spend past its first child: under
-/// load a child's `release_task` costs up to 100 us, so 32 made the burst's longest turns
-/// 3.3-5.6 ms of CPU; a budget holds them whatever a child costs (the rest wait, as
-/// zombies, for the next turns, which come at once).
-pub const COLLECT_BUDGET: Duration = Duration::from_millis(1);
+/// The most sessions [`Children::with_room`] makes room for.
+const ROOM_MOST: usize = 1 << 16;
 
 /// Running sessions by pid.
 #[derive(Default)]
@@ -84,9 +75,13 @@ pub struct Children {
     /// Running sessions that announced their end and are not collected yet.
     ending: HashSet<Pid>,
     /// Sessions to ask for their exit at the next turns, a few a turn (announced, or named
-    /// by a SIGCHLD), each once ([`Children::collect_due`]).
+    /// by a SIGCHLD), each once ([`Children::collect_next`]).
     due: std::collections::VecDeque<Pid>,
     queued: HashSet<Pid>,
+    /// Sessions of `ending` asked and found running (their exit not done): asked again at
+    /// the next SIGCHLD ([`Children::queue_ending`]). Kept apart so that a SIGCHLD costs
+    /// what they number, not what `ending` does (thousands in a burst, nearly all queued).
+    early: HashSet<Pid>,
 }
 
 /// Children started with an exit signal other than SIGCHLD are "clone" children:
@@ -96,6 +91,21 @@ fn flags() -> Option<WaitPidFlag> {
 }
 
 impl Children {
+    /// No session yet, with room for `sessions` (up to [`ROOM_MOST`]) in each of its sets:
+    /// a set that outgrows its capacity rehashes every entry at once, 0.5-2 ms with 8,000 on
+    /// a loaded machine, inside the turn of one end when thousands end together. Only the
+    /// sets' control bytes are touched now (a byte a place).
+    pub fn with_room(sessions: usize) -> Children {
+        let n = sessions.min(ROOM_MOST);
+        Children {
+            running: HashMap::with_capacity(n),
+            ending: HashSet::with_capacity(n),
+            due: std::collections::VecDeque::with_capacity(n),
+            queued: HashSet::with_capacity(n),
+            early: HashSet::with_capacity(n),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.running.len()
     }
@@ -154,39 +164,29 @@ impl Children {
     }
 
     /// A SIGCHLD came, which may stand for several exits: every session that announced
-    /// its end is asked again.
+    /// its end and was found running when asked is asked again (the others are queued).
     pub fn queue_ending(&mut self) {
-        let ending: Vec<Pid> = self.ending.iter().copied().collect();
-        for pid in ending {
+        for pid in std::mem::take(&mut self.early) {
             self.queue(pid);
         }
     }
 
-    /// Whether sessions wait to be asked ([`Children::collect_due`]).
+    /// Whether sessions wait to be asked ([`Children::collect_next`]).
     pub fn has_due(&self) -> bool {
         !self.due.is_empty()
     }
 
-    /// Asks up to `most` queued sessions for their exit, each after the first only while
-    /// `more()` says so (the caller's budget); those done are collected (one that announced
-    /// but has not exited yet stays ending, asked again at a SIGCHLD).
-    pub fn collect_due(
-        &mut self,
-        most: usize,
-        mut more: impl FnMut() -> bool,
-    ) -> Vec<(Child, WaitStatus)> {
-        let mut collected = Vec::new();
-        for n in 0..most {
-            if n > 0 && !more() {
-                break;
-            }
-            let Some(pid) = self.due.pop_front() else {
-                break;
-            };
-            self.queued.remove(&pid);
-            collected.extend(self.reap(pid));
+    /// Asks the first queued session for its exit: `None` if none is queued, else the
+    /// session and how it ended if it is done (one that announced but has not exited yet
+    /// stays ending, asked again at a SIGCHLD).
+    pub fn collect_next(&mut self) -> Option<Option<(Child, WaitStatus)>> {
+        let pid = self.due.pop_front()?;
+        self.queued.remove(&pid);
+        let collected = self.reap(pid);
+        if collected.is_none() && self.ending.contains(&pid) {
+            self.early.insert(pid);
         }
-        collected
+        Some(collected)
     }
 
     /// Whether session `pid` announced its end and is not collected yet.
@@ -194,30 +194,26 @@ impl Children {
         self.ending.contains(&pid)
     }
 
-    /// Collects children that have exited (`waitpid(-1)` until none is left, or `most`
-    /// are collected): the backstop for ends that were not announced (see the module doc).
-    pub fn sweep(&mut self, most: usize) -> Swept {
-        let mut reaped = Swept::default();
+    /// One step of a sweep, the backstop for ends that were not announced (see the module
+    /// doc): collects one child that has exited, if any (`waitpid(-1)`).
+    pub fn sweep_one(&mut self) -> Swept {
         loop {
-            if reaped.sessions.len() + reaped.others.len() >= most {
-                reaped.more = true;
-                return reaped;
-            }
-            match waitpid(Pid::from_raw(-1), flags()) {
-                Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => return reaped,
+            return match waitpid(Pid::from_raw(-1), flags()) {
+                Ok(WaitStatus::StillAlive) | Err(Errno::ECHILD) => Swept::Done,
                 Err(Errno::EINTR) => continue,
                 Err(e) => {
                     warn!("waitpid failed: {e}");
-                    return reaped;
+                    Swept::Done
                 }
                 Ok(status) => match status.pid() {
-                    Some(pid) if self.running.contains_key(&pid) => {
-                        reaped.sessions.extend(self.take(pid, status))
-                    }
-                    Some(_) if is_an_end(status) => reaped.others.push(status),
-                    _ => {}
+                    Some(pid) if self.running.contains_key(&pid) => match self.take(pid, status) {
+                        Some((child, status)) => Swept::Session(child, status),
+                        None => Swept::Nothing,
+                    },
+                    Some(_) if is_an_end(status) => Swept::Other(status),
+                    _ => Swept::Nothing,
                 },
-            }
+            };
         }
     }
 
@@ -226,6 +222,7 @@ impl Children {
             return None;
         }
         self.ending.remove(&pid);
+        self.early.remove(&pid);
         // Left in `due` if there: asked again, it is no child any more (ECHILD: nothing).
         match self.running.remove(&pid) {
             Some(child) => {
@@ -328,6 +325,29 @@ pub fn next_sweep(
     Some(due.map_or(asked, |due| due.min(asked)))
 }
 
+/// How long a sweep that is due may wait while named ends wait to be collected.
+const POSTPONED_MOST: Duration = Duration::from_secs(10);
+
+/// Whether the sweep set for `at` is done now: at once while `shutting_down`; else once
+/// its time has come and no named end waits (`named_waiting`), or [`POSTPONED_MOST`] past
+/// its time. A sweep in the middle of thousands of named ends collects them in its
+/// kernel walk of every child, which took 16 ms of CPU in one `waitpid(-1)` when 10,000
+/// games ended together (the exiting processes hold the task list's lock); the named ends
+/// are collected anyway, and the sweep then finds only what went unnamed.
+pub fn sweep_due(
+    at: Option<Instant>,
+    now: Instant,
+    named_waiting: bool,
+    shutting_down: bool,
+) -> bool {
+    match at {
+        None => false,
+        Some(_) if shutting_down => true,
+        Some(at) if at > now => false,
+        Some(at) => !named_waiting || now >= at + POSTPONED_MOST,
+    }
+}
+
 /// Collects child `pid` (no session) if it has ended: how it ended.
 pub fn collect(pid: Pid) -> Option<WaitStatus> {
     loop {
@@ -392,24 +412,39 @@ mod tests {
     }
 
     #[test]
-    fn a_collection_asks_one_child_at_least_then_as_many_as_its_budget_and_count_allow() {
-        let mut children = strangers(10);
-        // (most, calls the budget allows) -> asked
-        for (most, allowed, asked) in [(32, 0, 1), (32, 3, 4), (2, 5, 2), (32, 100, 10)] {
-            let mut children_left = strangers(10);
-            let mut calls = 0;
-            let got = children_left.collect_due(most, || {
-                calls += 1;
-                calls <= allowed
-            });
-            assert!(got.is_empty(), "strangers are never collected");
-            assert_eq!(10 - children_left.due.len(), asked, "{most} {allowed}");
+    fn each_queued_session_is_asked_once_and_one_still_running_again_at_a_sigchld() {
+        let mut children = strangers(3);
+        // Announced: queued once each, however often named.
+        children.announce(Pid::from_raw(i32::MAX - 1));
+        children.queue(Pid::from_raw(i32::MAX - 2));
+        let mut asked = 0;
+        while let Some(got) = children.collect_next() {
+            assert!(got.is_none(), "strangers are never collected");
+            asked += 1;
         }
-        // Asked once each: what is left is asked at the next turns.
-        while children.has_due() {
-            children.collect_due(COLLECTED_A_TURN, || false);
-        }
-        assert_eq!(children.len(), 10, "not collected: still running");
+        assert_eq!(asked, 3);
+        assert_eq!(children.len(), 3, "not collected: still running");
+        assert!(!children.has_due());
+        // Asked and found running: asked again at a SIGCHLD, each once.
+        children.queue_ending();
+        children.queue_ending();
+        assert_eq!(children.due.len(), 3);
+        while children.collect_next().is_some() {}
+        // A session named by a SIGCHLD that never announced is not asked again.
+        let module = reversi_games::registry::find("tictactoe").expect("a game");
+        let pid = Pid::from_raw(i32::MAX - 100);
+        children.insert(Child {
+            pid,
+            id: 100,
+            module,
+            peers: Vec::new(),
+            players: Vec::new(),
+            started: Instant::now(),
+        });
+        children.queue(pid);
+        while children.collect_next().is_some() {}
+        children.queue_ending();
+        assert_eq!(children.due.len(), 3, "the three that announced");
     }
 
     use Named::{Announced, Other, Unannounced};
@@ -437,6 +472,28 @@ mod tests {
         for &(pipe_full, lost, sigchld, named, want) in table {
             let got = sweep_need(pipe_full, lost, sigchld, named);
             assert_eq!(got, want, "{pipe_full} {lost} {sigchld} {named:?}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_due_waits_for_the_named_ends_but_not_for_long_nor_at_shutdown() {
+        let now = Instant::now();
+        let s = Duration::from_secs;
+        // (set for, named ends waiting, shutting down) -> done now
+        let table: &[(Option<Instant>, bool, bool, bool)] = &[
+            (None, false, false, false),
+            (None, true, true, false),
+            (Some(now + s(1)), false, false, false),
+            (Some(now + s(1)), true, true, true),
+            (Some(now), false, false, true),
+            (Some(now), true, false, false),
+            (Some(now - s(9)), true, false, false),
+            (Some(now - s(10)), true, false, true),
+            (Some(now - s(1)), false, false, true),
+        ];
+        for &(at, named, shutting_down, want) in table {
+            let got = sweep_due(at, now, named, shutting_down);
+            assert_eq!(got, want, "{at:?} {named} {shutting_down}");
         }
     }
 
