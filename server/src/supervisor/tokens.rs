@@ -6,16 +6,22 @@ use std::collections::HashMap;
 
 use crate::terms::ResumeToken;
 
-/// Token -> (game id, seat).
+/// Token -> (game id, seat), and each game's tokens, so that a game's end forgets its
+/// own without a walk of every running game's (thousands of games may end together).
 #[derive(Default)]
 pub struct Tokens {
     seats: HashMap<ResumeToken, (u64, u8)>,
+    games: HashMap<u64, Vec<ResumeToken>>,
 }
 
 impl Tokens {
     /// `token` takes back seat `seat` of game `id`.
     pub fn insert(&mut self, token: ResumeToken, id: u64, seat: u8) {
-        self.seats.insert(token, (id, seat));
+        if let Some((old, _)) = self.seats.insert(token, (id, seat)) {
+            // A token drawn twice (130 random bits: never in practice) names the newer seat.
+            self.unlist(old, &token);
+        }
+        self.games.entry(id).or_default().push(token);
     }
 
     /// The game and seat `token` takes back, if a running session has it.
@@ -35,7 +41,19 @@ impl Tokens {
 
     /// Game `id` ended: its tokens are good for nothing now.
     pub fn forget_game(&mut self, id: u64) {
-        self.seats.retain(|_, &mut (game, _)| game != id);
+        for token in self.games.remove(&id).unwrap_or_default() {
+            self.seats.remove(&token);
+        }
+    }
+
+    /// Takes `token` off game `id`'s list.
+    fn unlist(&mut self, id: u64, token: &ResumeToken) {
+        if let Some(list) = self.games.get_mut(&id) {
+            list.retain(|t| t != token);
+            if list.is_empty() {
+                self.games.remove(&id);
+            }
+        }
     }
 }
 
@@ -68,5 +86,25 @@ mod tests {
         assert_eq!(tokens.lookup(&a), None);
         assert_eq!(tokens.lookup(&b), None);
         assert_eq!(tokens.lookup(&c), Some((2, 0)));
+        tokens.forget_game(2);
+        assert_eq!(tokens.iter().count(), 0);
+        assert!(tokens.games.is_empty(), "a forgotten game's list is left");
+    }
+
+    #[test]
+    fn a_token_given_again_names_only_its_newer_seat() {
+        let mut tokens = Tokens::default();
+        let a = ResumeToken::draw(b'0').unwrap();
+        tokens.insert(a, 1, 0);
+        tokens.insert(a, 2, 1);
+        assert_eq!(tokens.lookup(&a), Some((2, 1)));
+        tokens.forget_game(1);
+        assert_eq!(
+            tokens.lookup(&a),
+            Some((2, 1)),
+            "game 1's end took game 2's seat"
+        );
+        tokens.forget_game(2);
+        assert_eq!(tokens.lookup(&a), None);
     }
 }
