@@ -442,6 +442,7 @@ impl Supervisor {
             }
             if self.phase != Phase::Running && self.children.is_empty() && self.pending.is_empty() {
                 info!("shutdown complete: no session left");
+                self.stop_tournaments("shutdown");
                 self.finish_fork_server();
                 if let Some(archive) = self.archive.take() {
                     archive.finish();

@@ -248,11 +248,18 @@ impl Supervisor {
         while !self.tournaments.starts.is_empty() {
             self.start_due_tournament_games();
         }
+        self.stop_tournaments("upgrade");
+    }
+
+    /// At the end of an upgrade or a shutdown: the latest states (the last games' results
+    /// among them, recorded in this very turn) handed to the keeper, which stores them
+    /// before it stops.
+    pub(super) fn stop_tournaments(&mut self, why: &str) {
         self.keep_tournaments();
         drop(self.tournaments.keeper.take());
         if !self.tournaments.unsaved.is_empty() {
             warn!(
-                "upgrade: {} tournaments' latest changes not stored (the store's queue was full)",
+                "{why}: {} tournaments' latest changes not stored (the store's queue was full)",
                 self.tournaments.unsaved.len()
             );
         }
