@@ -21,7 +21,8 @@
 # how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
 # PERF_DATA=PREFIX: also profile the supervisor (perf record, call graphs) during the set-ups
-# with none held and with HOLD held, into PREFIX.none and PREFIX.held (see perf report -i).
+# with none held and with HOLD held, into PREFIX.none and PREFIX.held (see perf report -i);
+# with PERF_ALL=1 too, the whole machine (sessions, fork server and kernel threads).
 set -euo pipefail
 case "${1:-}" in
   -h | --help) sed -n '2,/^# changes/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -67,7 +68,9 @@ own_ticks() { # the supervisor's own utime+stime, its children not counted
 setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own)"
   local before after out rate own_before own_after perf=
   if [ -n "${PERF_DATA:-}" ]; then # $1: the profile's suffix
-    perf record -q -F 2000 -g -p "$server" -o "$PERF_DATA.$1" 2>/dev/null &
+    local target=(-p "$server")
+    if [ -n "${PERF_ALL:-}" ]; then target=(-a); fi
+    perf record -q -F 2000 -g "${target[@]}" -o "$PERF_DATA.$1" 2>/dev/null &
     perf=$!
     sleep 1
   fi
