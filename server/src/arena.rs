@@ -155,10 +155,9 @@ fn map_region(len: usize, at: Option<usize>) -> io::Result<usize> {
     // MAP_FIXED_NOREPLACE the kernel refuses a range that holds anything.
     let start = unsafe { libc::mmap(hint, len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) };
     if start == libc::MAP_FAILED {
-        let e = io::Error::last_os_error();
         return match at {
             Some(_) => map_region(len, None),
-            None => Err(e),
+            None => Err(io::Error::last_os_error()),
         };
     }
     Ok(start as usize)
