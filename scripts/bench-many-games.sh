@@ -149,7 +149,7 @@ until [ "$(children "$server")" -le 1 ]; do
   if awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {exit !(b - a > 600)}'; then break; fi
 done
 echo "held games ended: $(children "$server") children left (the fork server among them) after $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s, $(zombies "$server") zombies"
-journals() { find "$work/data/journals" -type f 2>/dev/null | wc -l; }
+journals() { find "$work/data/journals" -type f -name ".journal-*" 2>/dev/null | wc -l; }
 until [ "$(journals)" -eq 0 ]; do
   sleep 1
   if awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {exit !(b - a > 900)}'; then break; fi

@@ -176,7 +176,7 @@ run() { # one backend: $1 sqlite or postgres
   if [ -n "$last" ]; then
     echo "$backend: $games games ended together: first stored $(since "$t1" "$first") s after the holders exit, the last $(since "$t1" "$last") s after: $(awk -v n="$games" -v a="$t1" -v b="$last" 'BEGIN {printf "%.0f", n / (b - a)}') games stored/s"
   fi
-  echo "$backend: rows in games: $(rows "$backend"); journals left: $(find "$work/data/journals" -type f | wc -l)"
+  echo "$backend: rows in games: $(rows "$backend"); journals left: $(find "$work/data/journals" -type f -name ".journal-*" | wc -l)"
   echo "$backend: the loop's longest turn during the burst: $(awk -v l="$longest" 'BEGIN {printf "%.2f", l * 1000}') ms (wall clock), $(awk -v l="$longest_cpu" 'BEGIN {printf "%.2f", l * 1000}') ms (the loop thread's CPU time)"
   echo "$backend: the burst's loop turns by bucket: $(turn_buckets "$work/before" "$work/after")"
   tail -n +"$((logged + 1))" "$work/log-$backend" | grep -o 'a long turn: .*' | sed 's/^a long turn: //' |

@@ -88,6 +88,17 @@ pub const QUICK_FOXES: &[&str] = &[
     "foxes.quiet-ms=1500",
 ];
 
+/// The journals of running or unarchived games in the directory `dir`: its `.journal-*`
+/// files (the spares kept beside them for new games are no journals).
+pub fn journals_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".journal-"))
+            .count()
+    })
+}
+
 /// The directory cargo puts binaries in for the running test or tool: the
 /// parent of `deps/` for an integration test, the executable's own directory
 /// for a binary.

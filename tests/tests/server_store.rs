@@ -68,7 +68,7 @@ fn burst(games: usize) {
     }
     let journals = data.path().join("journals");
     let deadline = Instant::now() + Duration::from_secs(30);
-    while std::fs::read_dir(&journals).unwrap().count() > 0 {
+    while reversi_tests::journals_in(&journals) > 0 {
         assert!(Instant::now() < deadline, "journals left after archiving");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -112,6 +112,73 @@ fn a_finished_game_is_archived_and_its_journal_removed() {
         "binary clients are anonymous"
     );
     assert!(server.data_dir().path().join("reversid.sqlite3").exists());
+}
+
+/// The spares in the journal directory `dir`: (file name, inode) of each.
+fn spares(dir: &std::path::Path) -> Vec<(String, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut found: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".spare-"))
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, e.metadata().unwrap().ino())
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Waits until the journal directory `dir` holds no journal and `count` spares.
+fn settled(dir: &std::path::Path, count: usize) -> Vec<(String, u64)> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while reversi_tests::journals_in(dir) > 0 || spares(dir).len() != count {
+        assert!(Instant::now() < deadline, "journals: {:?}", spares(dir));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    spares(dir)
+}
+
+/// spec/STORE.md §10, spares: an archived journal's file is the next game's journal, and
+/// the spares a server leaves are the next start's.
+#[test]
+fn an_archived_journals_file_is_the_next_games_journal_across_restarts() {
+    let data = Scratch::new("store-spares");
+    let dir = data.path().to_str().unwrap();
+    let journals = data.path().join("journals");
+    let first = Server::start(&["--data-dir", dir, "--fixed-colours"]);
+    one_move_game(&first);
+    archived(&data, 1);
+    let after_one = settled(&journals, 1);
+    one_move_game(&first);
+    archived(&data, 2);
+    let after_two = settled(&journals, 1);
+    assert_ne!(after_one[0].0, after_two[0].0, "the second game's spare");
+    assert_eq!(
+        after_one[0].1, after_two[0].1,
+        "the same file, renamed twice"
+    );
+    assert_eq!(
+        std::fs::metadata(journals.join(&after_two[0].0))
+            .unwrap()
+            .len(),
+        0
+    );
+    drop(first);
+    let second = Server::start(&["--data-dir", dir, "--fixed-colours"]);
+    second.wait_log("1 spare journals left by an earlier run are kept for new games");
+    one_move_game(&second);
+    let stored = archived(&data, 3);
+    assert!(
+        stored.iter().all(|g| g.moves[0].notation == "f5"),
+        "{stored:?}"
+    );
+    let after_three = settled(&journals, 1);
+    assert_eq!(
+        after_three[0].1, after_one[0].1,
+        "the first server's spare, taken"
+    );
 }
 
 #[test]
@@ -172,7 +239,7 @@ fn records_that_cannot_be_written_wait_in_their_journals_with_one_error_line() {
         server.logs()
     );
     let journals = server.data_dir().path().join("journals");
-    while std::fs::read_dir(&journals).unwrap().count() > 0 {
+    while reversi_tests::journals_in(&journals) > 0 {
         assert!(
             Instant::now() < deadline,
             "journals left once all is written"
@@ -396,7 +463,7 @@ fn games_that_end_while_the_disk_is_full_are_archived_once_when_it_has_room() {
     }
     server.wait_log("games stay in their journals until the store takes them");
     let journals = data.path().join("journals");
-    assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 4);
+    assert_eq!(reversi_tests::journals_in(&journals), 4);
     assert_eq!(
         SqliteStore::open(data.path())
             .unwrap()
@@ -410,7 +477,7 @@ fn games_that_end_while_the_disk_is_full_are_archived_once_when_it_has_room() {
     server.wait_log("the store takes games again");
     let stored = archived(&data, 5);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while std::fs::read_dir(&journals).unwrap().count() > 0 {
+    while reversi_tests::journals_in(&journals) > 0 {
         assert!(Instant::now() < deadline, "journals left after archiving");
         std::thread::sleep(Duration::from_millis(100));
     }

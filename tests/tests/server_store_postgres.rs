@@ -40,8 +40,7 @@ fn one_move_game(server: &Server) {
 }
 
 fn journals(server: &Server) -> usize {
-    let dir = server.data_dir().path().join("journals");
-    std::fs::read_dir(dir).map_or(0, |d| d.count())
+    reversi_tests::journals_in(&server.data_dir().path().join("journals"))
 }
 
 #[test]

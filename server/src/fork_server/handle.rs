@@ -113,6 +113,7 @@ impl ForkServer {
                     player: seat.player.clone(),
                 })
                 .collect(),
+            spare: group.spare_journal.clone(),
         };
         let mut fds: Vec<RawFd> = group.seats.iter().map(|s| s.stream.as_raw_fd()).collect();
         fds.push(viewers.as_raw_fd());

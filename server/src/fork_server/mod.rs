@@ -20,7 +20,7 @@
 //!
 //! | message | bytes | descriptors (SCM_RIGHTS) |
 //! |---|---|---|
-//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout; bit 2: rated; bit 3: single, one game without an automatic rematch, a tournament's), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token, the player (`u8` 0 anonymous; 1 guest, then name length `u8` and name; 2 account, then its id `i64`, name length `u8`, name, rating points `u16` with 0 for none, provisional `u8`) | one socket per seat in order, then the viewers' listener |
+//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout; bit 2: rated; bit 3: single, one game without an automatic rematch, a tournament's), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token, the player (`u8` 0 anonymous; 1 guest, then name length `u8` and name; 2 account, then its id `i64`, name length `u8`, name, rating points `u16` with 0 for none, provisional `u8`); last, the spare journal the session takes (`crate::session::journal`): its file name's length `u8` (0: none) and name, `.spare-<pid>-<id>` | one socket per seat in order, then the viewers' listener |
 //! | reopen the log | `2` | the new stderr |
 //! | the fork server is ready (its first message) | `3` | none |
 //! | answer to a start | the session's pid as `i32`, or minus an errno | none |
@@ -33,7 +33,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::protocols::WireKind;
-use crate::session::handoff;
+use crate::session::{handoff, journal};
 use crate::terms::{ResumeToken, SeatPlayer, ShownRating, Terms, TimeControl, TOKEN_LEN};
 use reversi_store::{AccountId, Name};
 
@@ -74,6 +74,8 @@ pub enum Request {
         game: String,
         terms: Terms,
         seats: Vec<SeatHeader>,
+        /// The file name of a spare in the journal directory, for the session's journal.
+        spare: Option<String>,
     },
     /// Take the descriptor that comes with this message as stderr (log rotation).
     ReopenLog,
@@ -92,6 +94,7 @@ pub enum BadRequest {
     BadToken,
     UnknownPlayer(u8),
     BadName,
+    BadSpare,
     TrailingBytes(usize),
 }
 
@@ -108,6 +111,7 @@ impl fmt::Display for BadRequest {
             BadRequest::BadToken => write!(f, "a seat's token is not a token"),
             BadRequest::UnknownPlayer(kind) => write!(f, "unknown player kind {kind}"),
             BadRequest::BadName => write!(f, "a seat's player name is not a valid name"),
+            BadRequest::BadSpare => write!(f, "the spare journal's name is not a spare's"),
             BadRequest::TrailingBytes(n) => write!(f, "{n} bytes after the last field"),
         }
     }
@@ -123,6 +127,7 @@ impl Request {
                 game,
                 terms,
                 seats,
+                spare,
             } => {
                 let mut out = vec![START];
                 out.extend_from_slice(&id.to_le_bytes());
@@ -146,6 +151,7 @@ impl Request {
                     );
                     put_player(&mut out, &seat.player);
                 }
+                put_short(&mut out, spare.as_deref().unwrap_or_default().as_bytes());
                 out
             }
         }
@@ -175,11 +181,13 @@ impl Request {
                 let seats = (0..count)
                     .map(|_| r.seat())
                     .collect::<Result<Vec<_>, _>>()?;
+                let spare = r.spare()?;
                 Request::Start {
                     id,
                     game,
                     terms,
                     seats,
+                    spare,
                 }
             }
             tag => return Err(BadRequest::UnknownTag(tag)),
@@ -324,6 +332,17 @@ impl<'a> Reader<'a> {
         })
     }
 
+    fn spare(&mut self) -> Result<Option<String>, BadRequest> {
+        match self.short()? {
+            [] => Ok(None),
+            bytes => std::str::from_utf8(bytes)
+                .ok()
+                .filter(|name| journal::is_spare_name(name))
+                .map(|name| Some(name.to_owned()))
+                .ok_or(BadRequest::BadSpare),
+        }
+    }
+
     fn name(&mut self) -> Result<Name, BadRequest> {
         let text = std::str::from_utf8(self.short()?).map_err(|_| BadRequest::BadName)?;
         Name::new(text).map_err(|_| BadRequest::BadName)
@@ -377,6 +396,7 @@ mod tests {
                     player: SeatPlayer::Anonymous,
                 },
             ],
+            spare: None,
         }
     }
 
@@ -387,6 +407,7 @@ mod tests {
         expected.extend_from_slice(&[0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0b1011, 2]);
         expected.extend_from_slice(b"\x01\x0a10.0.0.1:5\x04\0\0\0MOVE\0\0");
         expected.extend_from_slice(b"\x00\x07[::1]:9\0\0\0\0\0\0");
+        expected.push(0); // no spare journal
         assert_eq!(start().encode(), expected);
         assert_eq!(Request::decode(&expected), Ok(start()));
         assert_eq!(start().descriptors(), 3);
@@ -435,6 +456,23 @@ mod tests {
         let bytes = request.encode();
         for cut in 0..bytes.len() {
             assert!(Request::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_spare_crosses_whole_and_only_a_spares_name_is_taken() {
+        let mut request = start();
+        if let Request::Start { spare, .. } = &mut request {
+            *spare = Some(".spare-77-12".into());
+        }
+        let bytes = request.encode();
+        assert!(bytes.ends_with(b"\x0c.spare-77-12"));
+        assert_eq!(Request::decode(&bytes), Ok(request));
+        for name in ["../etc/passwd", ".journal-77-12", ".spare-7/../x"] {
+            let mut bytes = start().encode();
+            bytes.pop();
+            put_short(&mut bytes, name.as_bytes());
+            assert_eq!(Request::decode(&bytes), Err(BadRequest::BadSpare), "{name}");
         }
     }
 

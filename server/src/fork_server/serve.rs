@@ -191,7 +191,8 @@ fn serve(games: &Games, bytes: &[u8], received: fd_passing::Received) -> Option<
             game,
             terms,
             seats,
-        } => Some(start(games, id, &game, terms, seats, received.fds)),
+            spare,
+        } => Some(start(games, id, &game, terms, seats, spare, received.fds)),
     }
 }
 
@@ -214,6 +215,7 @@ fn start(
     game: &str,
     terms: Terms,
     seats: Vec<SeatHeader>,
+    spare_journal: Option<String>,
     mut fds: Vec<OwnedFd>,
 ) -> i32 {
     let module = games.modules.iter().find(|m| m.info.name == game);
@@ -243,6 +245,7 @@ fn start(
         module,
         terms,
         seats,
+        spare_journal,
     };
     let forked = spawn::fork_session(
         &keep,

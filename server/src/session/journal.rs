@@ -31,6 +31,14 @@
 //! can tell a journal left behind from one a running (orphaned) session still writes.
 //! Appends are plain writes (no fsync): a killed process's writes are in the
 //! kernel already; only a machine crash can lose the last ones.
+//!
+//! With a store, an archived journal is not removed but emptied and renamed
+//! `DIR/.spare-<pid>-<id>` (`crate::store::unlinker`), and the supervisor gives the next
+//! session a spare to take as its journal ([`Journal::with_spare`]): a rename instead of a
+//! new file, so a game's start allocates no inode. On ext4 without a journal (as on some
+//! hosts) the inode allocator skips every inode freed in the last seconds, reading the
+//! inode table for each: with thousands of games ending and starting, creating a journal
+//! cost more than the rest of a session's set-up.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -48,6 +56,44 @@ pub fn path(dir: &Path, supervisor: u32, id: u64) -> PathBuf {
     dir.join(format!(".journal-{supervisor}-{id}"))
 }
 
+const JOURNAL_PREFIX: &str = ".journal-";
+const SPARE_PREFIX: &str = ".spare-";
+
+/// The name the journal at `journal` takes as a spare once archived: `.spare-<pid>-<id>`,
+/// unique as journal names are. `None` for a path that is no journal's.
+pub fn spare_of(journal: &Path) -> Option<PathBuf> {
+    let name = journal.file_name()?.to_str()?;
+    let rest = name.strip_prefix(JOURNAL_PREFIX)?;
+    Some(journal.with_file_name(format!("{SPARE_PREFIX}{rest}")))
+}
+
+/// Whether `name` is a spare's file name (as [`spare_of`] makes them).
+pub fn is_spare_name(name: &str) -> bool {
+    name.strip_prefix(SPARE_PREFIX).is_some_and(|rest| {
+        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+    })
+}
+
+/// Renames `from` to `to` unless `to` exists: a journal there is another game's.
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    nix::fcntl::renameat2(
+        nix::fcntl::AT_FDCWD,
+        from,
+        nix::fcntl::AT_FDCWD,
+        to,
+        nix::fcntl::RenameFlags::RENAME_NOREPLACE,
+    )
+    .map_err(io::Error::from)
+}
+
+/// Renames the archived journal at `journal`, emptied, to its spare name; the spare's
+/// path, or why not (the caller then removes it).
+pub fn make_spare(journal: &Path) -> io::Result<PathBuf> {
+    let spare = spare_of(journal).ok_or_else(|| io::Error::other("not a journal's name"))?;
+    rename_no_replace(journal, &spare)?;
+    Ok(spare)
+}
+
 pub struct Journal {
     /// Created with the first line: a game that never starts costs no file.
     file: Option<File>,
@@ -59,6 +105,9 @@ pub struct Journal {
     last: Instant,
     /// A record is kept here: the journal must stay, whatever happens to the game.
     holds_record: bool,
+    /// An empty file to take as the journal, rather than create one (see the module's
+    /// documentation); taken with the first line, or at the end if none was written.
+    spare: Option<PathBuf>,
 }
 
 /// Room reserved for a journal when it is made, so that a disk that fills while the game is
@@ -86,7 +135,32 @@ impl Journal {
             failed: false,
             last: Instant::now(),
             holds_record: false,
+            spare: None,
         }
+    }
+
+    /// Takes the spare at `spare` as this journal's file (a session that keeps its journal
+    /// for the archive, whose spares they are).
+    pub fn with_spare(mut self, spare: PathBuf) -> Journal {
+        self.spare = Some(spare);
+        self
+    }
+
+    /// Renames the spare given, if any, to this journal's name, and opens it emptied: it is
+    /// ours once renamed. `None` if there is none to take (another session took it, the
+    /// server removed it, a journal has this name already): the journal is then created.
+    fn take_spare(&mut self) -> io::Result<Option<File>> {
+        let Some(spare) = self.spare.take() else {
+            return Ok(None);
+        };
+        if rename_no_replace(&spare, &self.path).is_err() {
+            return Ok(None);
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&self.path)?;
+        Ok(Some(file))
     }
 
     /// Adds to the header whether the game is `rated` and who plays in each seat that has
@@ -113,20 +187,10 @@ impl Journal {
 
     fn open(&mut self) -> io::Result<&mut File> {
         if self.file.is_none() {
-            // Never truncate: a journal already there is another game's (a supervisor
-            // whose pid was reused, a stale file), and its moves are not ours to erase.
-            let mut file = OpenOptions::new()
-                .create_new(true)
-                .write(true)
-                .open(&self.path)
-                .map_err(|e| match e.kind() {
-                    io::ErrorKind::AlreadyExists => io::Error::new(
-                        e.kind(),
-                        "a journal of that name already exists (left untouched; \
-                         this game is not journalled)",
-                    ),
-                    _ => e,
-                })?;
+            let mut file = match self.take_spare()? {
+                Some(file) => file,
+                None => self.create()?,
+            };
             // Held while this process lives: see the module's documentation. The room is
             // reserved without changing the size (where the file system cannot, it is not).
             // SAFETY: flock and fallocate on a descriptor we own.
@@ -138,6 +202,23 @@ impl Journal {
             self.file = Some(file);
         }
         Ok(self.file.as_mut().expect("just opened"))
+    }
+
+    /// Creates the journal's file. Never truncates: a journal already there is another
+    /// game's (a supervisor whose pid was reused, a stale file), its moves not ours to erase.
+    fn create(&self) -> io::Result<File> {
+        OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .open(&self.path)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::AlreadyExists => io::Error::new(
+                    e.kind(),
+                    "a journal of that name already exists (left untouched; \
+                     this game is not journalled)",
+                ),
+                _ => e,
+            })
     }
 
     /// Appends one of the referee's lines (a move, `round <n>`, `finished …`), with what
@@ -180,9 +261,14 @@ impl Journal {
 
     /// The session ends: without a store the game was recorded and the journal is no
     /// longer needed; with one (`keep`), the supervisor archives it, then removes it.
-    pub fn finish(self, keep: bool) {
+    pub fn finish(mut self, keep: bool) {
         if self.file.is_some() && !keep && !self.holds_record {
             let _ = fs::remove_file(&self.path);
+        }
+        // A spare never taken goes back through the archive as an empty journal (which
+        // holds no game): left where it is, no one would ever take it.
+        if keep && self.file.is_none() {
+            let _ = self.take_spare();
         }
     }
 }
@@ -503,6 +589,106 @@ mod tests {
             "game x id 3 players a b\nX b2\n"
         );
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("reversid-journal-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_archived_journal_becomes_a_spare_the_next_game_takes_emptied() {
+        let dir = scratch("spare");
+        let archived = path(&dir, 1, 3);
+        fs::write(&archived, "game x id 3 players a b\nX b2\t40\n").unwrap();
+        let spare = make_spare(&archived).unwrap();
+        assert_eq!(spare, dir.join(".spare-1-3"));
+        assert!(is_spare_name(".spare-1-3") && !archived.exists());
+        let mut j = Journal::new(path(&dir, 2, 9), "game y id 9 players c d", None)
+            .with_spare(spare.clone());
+        j.append("O a1");
+        drop(j);
+        assert!(!spare.exists(), "the spare was taken");
+        let text = fs::read_to_string(path(&dir, 2, 9)).unwrap();
+        assert!(
+            text.starts_with("game y id 9 players c d\nstarted "),
+            "{text}"
+        );
+        assert!(
+            !text.contains("X b2"),
+            "the archived game's moves are gone: {text}"
+        );
+        assert!(
+            text.ends_with("O a1\t0\n") || text.contains("\nO a1\t"),
+            "{text}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spare_gone_is_no_loss_and_a_journal_there_is_never_replaced_by_one() {
+        let dir = scratch("spare-gone");
+        // Taken by another session already: the journal is created.
+        let mut j = Journal::new(path(&dir, 1, 4), "game x id 4 players a b", None)
+            .with_spare(dir.join(".spare-1-1"));
+        j.append("X b2");
+        assert!(!j.failed && path(&dir, 1, 4).exists());
+        // A journal already bears the name: the spare stays a spare, the journal untouched.
+        let there = path(&dir, 1, 5);
+        fs::write(&there, "game x id 5 players a b\n").unwrap();
+        let spare = dir.join(".spare-1-2");
+        fs::write(&spare, "").unwrap();
+        let mut j =
+            Journal::new(there.clone(), "game y id 5 players c d", None).with_spare(spare.clone());
+        j.append("O a1");
+        assert!(j.failed && spare.exists());
+        assert_eq!(
+            fs::read_to_string(&there).unwrap(),
+            "game x id 5 players a b\n"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spare_never_taken_goes_back_as_an_empty_journal_for_the_archive() {
+        let dir = scratch("spare-back");
+        let spare = dir.join(".spare-1-1");
+        fs::write(&spare, "left by a crash before it was emptied\n").unwrap();
+        let j = Journal::new(path(&dir, 1, 6), "game x id 6 players a b", None)
+            .with_spare(spare.clone());
+        j.finish(true);
+        assert!(!spare.exists());
+        assert_eq!(fs::read_to_string(path(&dir, 1, 6)).unwrap(), "");
+        // Without a store there are no spares; one given anyway is left alone.
+        let spare = dir.join(".spare-1-2");
+        fs::write(&spare, "").unwrap();
+        let j = Journal::new(path(&dir, 1, 7), "game x id 7 players a b", None)
+            .with_spare(spare.clone());
+        j.finish(false);
+        assert!(spare.exists() && !path(&dir, 1, 7).exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn spare_names_are_made_from_journal_names_only() {
+        assert_eq!(
+            spare_of(Path::new("/d/.journal-7-12")),
+            Some(PathBuf::from("/d/.spare-7-12"))
+        );
+        assert_eq!(spare_of(Path::new("/d/game.txt")), None);
+        assert!(is_spare_name(".spare-7-12"));
+        for name in [
+            ".spare-",
+            ".spare-../x",
+            ".journal-7-12",
+            "spare-7-12",
+            ".spare-7-1.unreadable",
+        ] {
+            assert!(!is_spare_name(name), "{name}");
+        }
     }
 
     #[test]

@@ -114,6 +114,9 @@ pub struct Group {
     pub module: &'static Module,
     pub terms: Terms,
     pub seats: Vec<Seat>,
+    /// The file name of a spare in the journal directory to take as the game's journal
+    /// ([`journal`]): given when a store archives journals and the pool has one.
+    pub spare_journal: Option<String>,
 }
 
 /// What every session of a game type is given.
@@ -264,6 +267,16 @@ impl<'a> Session<'a> {
         let supervisor = nix::unistd::getppid().as_raw() as u32;
         let journal_path = journal::path(&config.journal_dir, supervisor, id);
         let header = format!("game {name} id {id} players {}", peers.join(" "));
+        // Opened with the first line: a game that never starts costs no file.
+        let mut journal = journal::Journal::new(
+            journal_path,
+            &header,
+            group.terms.control.map(|c| c.to_string()).as_deref(),
+        )
+        .with_players(group.terms.rated, &players);
+        if let (true, Some(spare)) = (config.keep_journals, &group.spare_journal) {
+            journal = journal.with_spare(config.journal_dir.join(spare));
+        }
         let session = Session {
             referee,
             seats: conns.len(),
@@ -276,15 +289,7 @@ impl<'a> Session<'a> {
             config,
             started: Instant::now(),
             move_times: Default::default(),
-            // Opened with the first move: a game that never starts costs no file.
-            journal: Some(
-                journal::Journal::new(
-                    journal_path,
-                    &header,
-                    group.terms.control.map(|c| c.to_string()).as_deref(),
-                )
-                .with_players(group.terms.rated, &players),
-            ),
+            journal: Some(journal),
             poll,
             abort,
             viewers,

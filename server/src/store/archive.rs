@@ -50,8 +50,13 @@ pub struct Archive {
     writer: Option<Writer>,
     /// Reads and parses journals, off the loop (taken at exit).
     reader: Option<Reader>,
-    /// Removes journals whose games are stored, off the loop (taken at exit).
+    /// Removes journals whose games are stored, off the loop (taken at exit), and keeps
+    /// spares of them.
     unlinker: Option<super::unlinker::Unlinker>,
+    /// The unlinker's spares, for new sessions.
+    spares: super::unlinker::Spares,
+    /// The spares an earlier run left were taken into the pool (the first scan's).
+    spares_adopted: bool,
     dir: PathBuf,
     /// Journals whose games are with the writer.
     with_writer: HashMap<PathBuf, Kept>,
@@ -127,11 +132,14 @@ impl Archive {
             })
         };
         let journals = Journals::new(dir.to_owned(), host, records);
+        let unlinker = super::unlinker::Unlinker::start()?;
         let mut archive = Archive {
             writer: Some(Writer::try_start(store, QUEUE, Some(shared()))?),
             // One more for a scan of the directory.
             reader: Some(Reader::start(journals, JOURNALS_READING + 1, shared())?),
-            unlinker: Some(super::unlinker::Unlinker::start()?),
+            spares: unlinker.spares(),
+            spares_adopted: false,
+            unlinker: Some(unlinker),
             dir: dir.to_owned(),
             with_writer: HashMap::with_capacity(ROOM),
             game_journal: HashMap::with_capacity(ROOM),
@@ -228,7 +236,14 @@ impl Archive {
                     records_left,
                 }),
                 Answer::Missing(path) | Answer::Unreadable(path) => self.done_reading(&path),
-                Answer::Scanned { found, held } => self.scanned(found, held),
+                Answer::Scanned {
+                    found,
+                    held,
+                    spares,
+                } => {
+                    self.scanned(found, held);
+                    self.adopt_spares(spares);
+                }
             }
         }
     }
@@ -237,6 +252,23 @@ impl Archive {
     fn done_reading(&mut self, path: &Path) {
         self.reading -= 1;
         self.queued_paths.remove(path);
+    }
+
+    /// The spares a scan found go to the pool, those of the first scan only: later scans
+    /// find the pool's own spares again.
+    fn adopt_spares(&mut self, spares: Vec<PathBuf>) {
+        if std::mem::replace(&mut self.spares_adopted, true) {
+            return;
+        }
+        if let Some(unlinker) = &self.unlinker {
+            unlinker.adopt(spares);
+        }
+    }
+
+    /// A spare journal for the session of a game starting now (see
+    /// `crate::session::journal`), if the pool has one.
+    pub fn take_spare(&self) -> Option<PathBuf> {
+        self.spares.take()
     }
 
     /// Queues the journals earlier servers left; looks again later while a live session

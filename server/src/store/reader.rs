@@ -48,8 +48,12 @@ pub enum Answer {
     /// It cannot be archived: renamed `*.unreadable` (kept for a human), and said why.
     Unreadable(PathBuf),
     /// The journals an earlier server left; `held`: some are still in a live session's
-    /// hands (scan again later).
-    Scanned { found: Vec<PathBuf>, held: bool },
+    /// hands (scan again later); `spares`: the spares there (`crate::store::unlinker`).
+    Scanned {
+        found: Vec<PathBuf>,
+        held: bool,
+        spares: Vec<PathBuf>,
+    },
 }
 
 /// The thread and the ways to and from it.
@@ -150,6 +154,15 @@ impl Journals {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Answer::Missing(path),
             Err(e) => return unreadable(path, &e.to_string()),
         };
+        if text.is_empty() {
+            // A spare a session took and never wrote into, or a journal emptied for its
+            // removal when the server stopped: no game.
+            return Answer::Read {
+                path,
+                games: Vec::new(),
+                records_left: false,
+            };
+        }
         let (contents, games) = match self.parse(&path, &text) {
             Ok(read) => read,
             Err(why) => return unreadable(path, &why),
@@ -225,11 +238,20 @@ impl Journals {
             return Answer::Scanned {
                 found: Vec::new(),
                 held: false,
+                spares: Vec::new(),
             };
         };
         let mut held = false;
         let mut found = Vec::new();
+        let mut spares = Vec::new();
         for path in entries.flatten().map(|e| e.path()) {
+            if path
+                .file_name()
+                .is_some_and(|name| journal::is_spare_name(&name.to_string_lossy()))
+            {
+                spares.push(path);
+                continue;
+            }
             match supervisor_of(&path) {
                 Some(pid) if pid != own => {}
                 _ => continue,
@@ -240,7 +262,11 @@ impl Journals {
                 found.push(path);
             }
         }
-        Answer::Scanned { found, held }
+        Answer::Scanned {
+            found,
+            held,
+            spares,
+        }
     }
 }
 
@@ -312,6 +338,18 @@ mod tests {
             Answer::Unreadable(_)
         ));
         assert!(!bad.exists() && bad.with_extension("unreadable").exists());
+        // An empty journal (a spare taken and never written) holds no game.
+        let empty = journal::path(&dir, 7, 4);
+        fs::write(&empty, "").unwrap();
+        let Answer::Read {
+            games,
+            records_left,
+            ..
+        } = journals.answer(Request::Read(empty.clone()))
+        else {
+            panic!("an empty journal is not unreadable");
+        };
+        assert_eq!((games.len(), records_left), (0, false));
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -322,15 +360,23 @@ mod tests {
         let own = a_journal(&dir, 7, 1, "");
         let left = a_journal(&dir, 8, 1, "");
         fs::write(dir.join("not-a-journal"), "x").unwrap();
-        let Answer::Scanned { found, held } = journals.answer(Request::Scan { own: 7 }) else {
+        let spare = dir.join(".spare-6-9");
+        fs::write(&spare, "").unwrap();
+        let Answer::Scanned {
+            found,
+            held,
+            spares,
+        } = journals.answer(Request::Scan { own: 7 })
+        else {
             panic!("not a scan");
         };
         assert_eq!((found, held), (vec![left.clone()], false));
+        assert_eq!(spares, [spare]);
         // A live session of the earlier server holds its journal locked.
         let file = fs::File::open(&left).unwrap();
         // SAFETY: flock on a descriptor this test owns.
         assert_eq!(unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) }, 0);
-        let Answer::Scanned { found, held } = journals.answer(Request::Scan { own: 7 }) else {
+        let Answer::Scanned { found, held, .. } = journals.answer(Request::Scan { own: 7 }) else {
             panic!("not a scan");
         };
         assert_eq!((found.len(), held), (0, true));

@@ -9,42 +9,112 @@
 //! Nothing is lost if a removal never happens (the server killed first): the journal's
 //! games are stored already, and the next start hands them over again, which the store
 //! takes once (spec/STORE.md §10).
+//!
+//! Most journals are not removed but kept, emptied, as spares (`.spare-<pid>-<id>`, up to
+//! [`SPARES`]), which the supervisor gives to new sessions to take as their journals
+//! (`crate::session::journal`): a new game then costs a rename, not a new inode. Spares
+//! an earlier run left are taken into the pool when the directory is first scanned.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use log::warn;
+use log::{info, warn};
+
+use crate::session::journal;
+
+/// Spares kept at most: as many games as start while others end in a busy stretch. Each
+/// is an empty file (an inode, no block); past this, archived journals are removed.
+pub const SPARES: usize = 8192;
+
+/// The spares ready to be taken, shared by the thread (which adds) and the loop (which
+/// takes one for each session it starts).
+#[derive(Clone, Default)]
+pub struct Spares(Arc<Mutex<Vec<PathBuf>>>);
+
+impl Spares {
+    /// A spare for a new session's journal, if there is one.
+    pub fn take(&self) -> Option<PathBuf> {
+        self.0.lock().ok()?.pop()
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        self.0.lock().map_or(0, |spares| spares.len())
+    }
+
+    fn has_room(&self) -> bool {
+        self.len() < SPARES
+    }
+
+    fn add(&self, spare: PathBuf) {
+        if let Ok(mut spares) = self.0.lock() {
+            spares.push(spare);
+        }
+    }
+}
+
+/// What the thread is handed.
+enum Job {
+    /// A journal whose games are stored: kept as a spare or removed.
+    Archived(PathBuf),
+    /// The spares an earlier run left: into the pool, those past its room removed.
+    Found(Vec<PathBuf>),
+}
 
 /// The thread and the way to it.
 pub struct Unlinker {
-    paths: Sender<PathBuf>,
+    jobs: Sender<Job>,
+    spares: Spares,
     thread: JoinHandle<()>,
 }
 
 impl Unlinker {
     pub fn start() -> std::io::Result<Unlinker> {
-        let (paths, arrive) = channel::<PathBuf>();
+        let (jobs, arrive) = channel::<Job>();
+        let spares = Spares::default();
+        let pool = spares.clone();
         let thread = std::thread::Builder::new()
             .name("journal-unlinker".to_owned())
             .spawn(move || {
-                for path in arrive {
-                    remove(&path);
+                for job in arrive {
+                    run(job, &pool);
                 }
             })?;
-        Ok(Unlinker { paths, thread })
+        Ok(Unlinker {
+            jobs,
+            spares,
+            thread,
+        })
     }
 
-    /// Removes `path` soon (here and now if the thread is gone).
+    /// The pool of spares (a handle to it).
+    pub fn spares(&self) -> Spares {
+        self.spares.clone()
+    }
+
+    /// Takes the archived journal at `path` away soon (here and now if the thread is gone).
     pub fn remove(&self, path: PathBuf) {
-        if let Err(unsent) = self.paths.send(path) {
-            remove(&unsent.0);
+        self.send(Job::Archived(path));
+    }
+
+    /// Takes the spares at `paths`, left by an earlier run, into the pool.
+    pub fn adopt(&self, paths: Vec<PathBuf>) {
+        if !paths.is_empty() {
+            self.send(Job::Found(paths));
+        }
+    }
+
+    fn send(&self, job: Job) {
+        if let Err(unsent) = self.jobs.send(job) {
+            run(unsent.0, &self.spares);
         }
     }
 
     /// Waits for every removal handed over (at exit, and before an upgrade's exec).
     pub fn finish(self) {
-        drop(self.paths);
+        drop(self.jobs);
         if self.thread.join().is_err() {
             warn!(
                 "the journal unlinker panicked; journals left are stored again at the next start"
@@ -53,11 +123,37 @@ impl Unlinker {
     }
 }
 
-fn remove(path: &std::path::Path) {
-    if let Ok(file) = std::fs::OpenOptions::new().write(true).open(path) {
-        // Failing to empty it only leaves the freeing to the unlink.
-        let _ = file.set_len(0);
+fn run(job: Job, spares: &Spares) {
+    match job {
+        Job::Archived(path) => {
+            if let Ok(file) = std::fs::OpenOptions::new().write(true).open(&path) {
+                // Failing to empty it only leaves the freeing to the unlink. Emptied
+                // first: a spare never holds a game, even if the server dies here.
+                let _ = file.set_len(0);
+            }
+            if spares.has_room() {
+                if let Ok(spare) = journal::make_spare(&path) {
+                    return spares.add(spare);
+                }
+            }
+            remove(&path);
+        }
+        Job::Found(found) => {
+            let mut taken = 0;
+            for spare in found {
+                if spares.has_room() {
+                    spares.add(spare);
+                    taken += 1;
+                } else {
+                    remove(&spare);
+                }
+            }
+            info!("{taken} spare journals left by an earlier run are kept for new games");
+        }
     }
+}
+
+fn remove(path: &Path) {
     if let Err(e) = std::fs::remove_file(path) {
         warn!("cannot remove the archived journal {}: {e}", path.display());
     }
@@ -67,22 +163,75 @@ fn remove(path: &std::path::Path) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_path_handed_over_is_removed_by_finish() {
-        let dir = std::env::temp_dir().join(format!("unlinker-{}", std::process::id()));
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("unlinker-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let paths: Vec<PathBuf> = (0..50).map(|i| dir.join(format!("j{i}"))).collect();
+        dir
+    }
+
+    #[test]
+    fn every_journal_handed_over_is_gone_by_finish_and_kept_as_an_empty_spare() {
+        let dir = scratch("spares");
+        let paths: Vec<PathBuf> = (0..50).map(|i| journal::path(&dir, 7, i)).collect();
         for p in &paths {
-            std::fs::write(p, b"x").unwrap();
+            std::fs::write(p, b"game x id 1 players a b\n").unwrap();
         }
         let unlinker = Unlinker::start().unwrap();
+        let spares = unlinker.spares();
         for p in &paths {
             unlinker.remove(p.clone());
         }
-        // A path that is gone already is only warned about.
+        // A path that is gone already is only warned about; one that is no journal's is
+        // removed (no spare name for it).
         unlinker.remove(dir.join("never-there"));
+        let odd = dir.join("j1");
+        std::fs::write(&odd, b"x").unwrap();
+        unlinker.remove(odd.clone());
         unlinker.finish();
-        assert!(paths.iter().all(|p| !p.exists()));
+        assert!(paths.iter().all(|p| !p.exists()) && !odd.exists());
+        assert_eq!(spares.len(), 50);
+        while let Some(spare) = spares.take() {
+            assert!(journal::is_spare_name(
+                &spare.file_name().unwrap().to_string_lossy()
+            ));
+            assert_eq!(std::fs::read(&spare).unwrap(), b"", "{}", spare.display());
+            std::fs::remove_file(spare).unwrap();
+        }
         std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn past_the_pools_room_journals_and_spares_found_are_removed() {
+        let dir = scratch("full");
+        let unlinker = Unlinker::start().unwrap();
+        let spares = unlinker.spares();
+        for i in 0..SPARES {
+            spares.add(dir.join(format!(".spare-1-{i}")));
+        }
+        let archived = journal::path(&dir, 7, 1);
+        let found = dir.join(".spare-6-1");
+        std::fs::write(&archived, b"game x id 1 players a b\n").unwrap();
+        std::fs::write(&found, b"").unwrap();
+        unlinker.remove(archived.clone());
+        unlinker.adopt(vec![found.clone()]);
+        unlinker.finish();
+        assert!(!archived.exists() && !found.exists());
+        assert!(!dir.join(".spare-7-1").exists());
+        assert_eq!(spares.len(), SPARES);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spare_found_is_taken_into_the_pool() {
+        let dir = scratch("found");
+        let found = dir.join(".spare-6-1");
+        std::fs::write(&found, b"").unwrap();
+        let unlinker = Unlinker::start().unwrap();
+        let spares = unlinker.spares();
+        unlinker.adopt(vec![found.clone()]);
+        unlinker.finish();
+        assert_eq!(spares.take(), Some(found.clone()));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
