@@ -43,6 +43,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -89,7 +90,13 @@ fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
 /// Renames the archived journal at `journal`, emptied, to its spare name; the spare's
 /// path, or why not (the caller then removes it).
 pub fn make_spare(journal: &Path) -> io::Result<PathBuf> {
-    let spare = spare_of(journal).ok_or_else(|| io::Error::other("not a journal's name"))?;
+    let spare = spare_of(journal)
+        .filter(|spare| {
+            spare
+                .file_name()
+                .is_some_and(|n| is_spare_name(&n.to_string_lossy()))
+        })
+        .ok_or_else(|| io::Error::other("not a journal's name"))?;
     rename_no_replace(journal, &spare)?;
     Ok(spare)
 }
@@ -146,21 +153,28 @@ impl Journal {
         self
     }
 
-    /// Renames the spare given, if any, to this journal's name, and opens it emptied: it is
-    /// ours once renamed. `None` if there is none to take (another session took it, the
-    /// server removed it, a journal has this name already): the journal is then created.
-    fn take_spare(&mut self) -> io::Result<Option<File>> {
-        let Some(spare) = self.spare.take() else {
-            return Ok(None);
-        };
-        if rename_no_replace(&spare, &self.path).is_err() {
-            return Ok(None);
-        }
+    /// Takes the spare given, if any, as this journal: opens it, locks it (a spare that is
+    /// locked is someone's already), renames it to this journal's name, and empties it. The
+    /// lock comes before the name, so that no one ever sees this journal unlocked, and the
+    /// open before the rename, so that a failing open leaves the spare a spare. `None` if
+    /// there is none to take (another session took it, the server removed it, a journal
+    /// has this name already): the journal is then created.
+    fn take_spare(&mut self) -> Option<File> {
+        let spare = self.spare.take()?;
         let file = OpenOptions::new()
             .write(true)
-            .truncate(true)
-            .open(&self.path)?;
-        Ok(Some(file))
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&spare)
+            .ok()?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return None;
+        }
+        rename_no_replace(&spare, &self.path).ok()?;
+        // Failing to empty it would leave another game's lines (a spare the server did not
+        // empty before it was killed) under our header: then write nothing into it.
+        file.set_len(0).ok()?;
+        Some(file)
     }
 
     /// Adds to the header whether the game is `rated` and who plays in each seat that has
@@ -187,15 +201,17 @@ impl Journal {
 
     fn open(&mut self) -> io::Result<&mut File> {
         if self.file.is_none() {
-            let mut file = match self.take_spare()? {
+            let mut file = match self.take_spare() {
                 Some(file) => file,
                 None => self.create()?,
             };
-            // Held while this process lives: see the module's documentation. The room is
+            // Held while this process lives: see the module's documentation. Waited for:
+            // the archive's scan and its unlinker hold a journal's lock only for a moment,
+            // and a journal left unlocked could be taken for one left behind. The room is
             // reserved without changing the size (where the file system cannot, it is not).
             // SAFETY: flock and fallocate on a descriptor we own.
             unsafe {
-                libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB);
+                libc::flock(file.as_raw_fd(), libc::LOCK_EX);
                 libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, RESERVE);
             }
             writeln!(file, "{}", self.header)?;
@@ -261,14 +277,20 @@ impl Journal {
 
     /// The session ends: without a store the game was recorded and the journal is no
     /// longer needed; with one (`keep`), the supervisor archives it, then removes it.
-    pub fn finish(mut self, keep: bool) {
+    pub fn finish(self, keep: bool) {
         if self.file.is_some() && !keep && !self.holds_record {
             let _ = fs::remove_file(&self.path);
         }
-        // A spare never taken goes back through the archive as an empty journal (which
-        // holds no game): left where it is, no one would ever take it.
-        if keep && self.file.is_none() {
-            let _ = self.take_spare();
+    }
+}
+
+impl Drop for Journal {
+    /// A spare never taken (a session that ended, or failed to start, before its first
+    /// line) goes back through the archive as an empty journal, which holds no game: left
+    /// where it is, no one would ever take it.
+    fn drop(&mut self) {
+        if self.spare.is_some() {
+            drop(self.take_spare());
         }
     }
 }
@@ -662,13 +684,42 @@ mod tests {
         j.finish(true);
         assert!(!spare.exists());
         assert_eq!(fs::read_to_string(path(&dir, 1, 6)).unwrap(), "");
-        // Without a store there are no spares; one given anyway is left alone.
+        // A session that fails before its first line drops its journal: the same.
         let spare = dir.join(".spare-1-2");
         fs::write(&spare, "").unwrap();
-        let j = Journal::new(path(&dir, 1, 7), "game x id 7 players a b", None)
+        drop(
+            Journal::new(path(&dir, 1, 7), "game x id 7 players a b", None)
+                .with_spare(spare.clone()),
+        );
+        assert!(!spare.exists() && path(&dir, 1, 7).exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spare_another_process_holds_is_not_taken() {
+        let dir = scratch("spare-held");
+        let spare = dir.join(".spare-1-1");
+        fs::write(&spare, "").unwrap();
+        let held = File::open(&spare).unwrap();
+        // SAFETY: flock on a descriptor this test owns.
+        assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+        let mut j = Journal::new(path(&dir, 1, 8), "game x id 8 players a b", None)
             .with_spare(spare.clone());
-        j.finish(false);
-        assert!(spare.exists() && !path(&dir, 1, 7).exists());
+        j.append("X b2");
+        assert!(
+            !j.failed && spare.exists(),
+            "created, the spare left to its holder"
+        );
+        drop((j, held));
+        // A spare that is a link to elsewhere is never followed.
+        let target = dir.join("elsewhere");
+        fs::write(&target, "not ours\n").unwrap();
+        let link = dir.join(".spare-1-3");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut j = Journal::new(path(&dir, 1, 9), "game x id 9 players a b", None)
+            .with_spare(link.clone());
+        j.append("X b2");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "not ours\n");
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -183,6 +183,29 @@ pub fn run(
     Ok(exit_code(&session.referee))
 }
 
+/// The journal of the game `group` starts (opened with its first line: a game that never
+/// starts costs no file), taking the spare the supervisor gave, if any.
+fn session_journal(
+    config: &SessionConfig,
+    group: &Group,
+    peers: &[String],
+    players: &[SeatPlayer],
+) -> journal::Journal {
+    let supervisor = nix::unistd::getppid().as_raw() as u32;
+    let (id, name) = (group.id, group.module.info.name);
+    let header = format!("game {name} id {id} players {}", peers.join(" "));
+    let journal = journal::Journal::new(
+        journal::path(&config.journal_dir, supervisor, id),
+        &header,
+        group.terms.control.map(|c| c.to_string()).as_deref(),
+    )
+    .with_players(group.terms.rated, players);
+    match (config.keep_journals, &group.spare_journal) {
+        (true, Some(spare)) => journal.with_spare(config.journal_dir.join(spare)),
+        _ => journal,
+    }
+}
+
 /// Whether `input` is a move, whose latency the metrics keep.
 fn is_move(input: &Input) -> bool {
     matches!(input, Input::Act(_) | Input::Notation(_))
@@ -243,6 +266,8 @@ impl<'a> Session<'a> {
         referee.hold_seats(config.grace, returns);
         let players: Vec<SeatPlayer> = group.seats.iter().map(|s| s.player.clone()).collect();
         referee.name_seats(players.clone());
+        // Made before anything here can fail, so that a spare given goes back (its drop).
+        let journal = session_journal(config, &group, &peers, &players);
         let poll = Poll::new()?;
         poll.registry()
             .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
@@ -264,19 +289,6 @@ impl<'a> Session<'a> {
             "session: {} ({name} game {id}, seed {seed})",
             line.join(", ")
         );
-        let supervisor = nix::unistd::getppid().as_raw() as u32;
-        let journal_path = journal::path(&config.journal_dir, supervisor, id);
-        let header = format!("game {name} id {id} players {}", peers.join(" "));
-        // Opened with the first line: a game that never starts costs no file.
-        let mut journal = journal::Journal::new(
-            journal_path,
-            &header,
-            group.terms.control.map(|c| c.to_string()).as_deref(),
-        )
-        .with_players(group.terms.rated, &players);
-        if let (true, Some(spare)) = (config.keep_journals, &group.spare_journal) {
-            journal = journal.with_spare(config.journal_dir.join(spare));
-        }
         let session = Session {
             referee,
             seats: conns.len(),

@@ -271,6 +271,11 @@ impl Archive {
         self.spares.take()
     }
 
+    /// A spare taken for a session that could not be started: untouched, still a spare.
+    pub fn give_back_spare(&self, spare: PathBuf) {
+        self.spares.give_back(spare);
+    }
+
     /// Queues the journals earlier servers left; looks again later while a live session
     /// still holds one.
     fn scanned(&mut self, found: Vec<PathBuf>, held: bool) {

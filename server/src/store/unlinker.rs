@@ -15,6 +15,8 @@
 //! (`crate::session::journal`): a new game then costs a rename, not a new inode. Spares
 //! an earlier run left are taken into the pool when the directory is first scanned.
 
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
@@ -37,6 +39,12 @@ impl Spares {
     /// A spare for a new session's journal, if there is one.
     pub fn take(&self) -> Option<PathBuf> {
         self.0.lock().ok()?.pop()
+    }
+
+    /// Puts back a spare taken and not used (its session could not be started), room or
+    /// not: it is on the disk, and only the pool leads to it.
+    pub fn give_back(&self, spare: PathBuf) {
+        self.add(spare);
     }
 
     /// How many there are.
@@ -125,23 +133,14 @@ impl Unlinker {
 
 fn run(job: Job, spares: &Spares) {
     match job {
-        Job::Archived(path) => {
-            if let Ok(file) = std::fs::OpenOptions::new().write(true).open(&path) {
-                // Failing to empty it only leaves the freeing to the unlink. Emptied
-                // first: a spare never holds a game, even if the server dies here.
-                let _ = file.set_len(0);
-            }
-            if spares.has_room() {
-                if let Ok(spare) = journal::make_spare(&path) {
-                    return spares.add(spare);
-                }
-            }
-            remove(&path);
-        }
+        Job::Archived(path) => retire(&path, spares),
         Job::Found(found) => {
             let mut taken = 0;
             for spare in found {
-                if spares.has_room() {
+                // Only a plain file of its own: never one that leads elsewhere.
+                let plain = std::fs::symlink_metadata(&spare)
+                    .is_ok_and(|m| m.file_type().is_file() && m.nlink() == 1);
+                if plain && spares.has_room() {
                     spares.add(spare);
                     taken += 1;
                 } else {
@@ -153,9 +152,43 @@ fn run(job: Job, spares: &Spares) {
     }
 }
 
+/// Empties the archived journal at `path` and keeps it as a spare, or removes it; leaves
+/// it alone while a live process (an orphaned session still playing) holds its lock.
+fn retire(path: &Path, spares: &Spares) {
+    if let Ok(file) = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        // SAFETY: flock on a descriptor we own; the lock goes with it.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return warn!(
+                "the archived journal {} is still written by a live session: left",
+                path.display()
+            );
+        }
+        // Failing to empty it only leaves the freeing to the unlink. Emptied first (and
+        // under its lock, let go before the spare is offered): a spare never holds a game,
+        // even if the server dies here.
+        let spare = file
+            .set_len(0)
+            .ok()
+            .filter(|()| spares.has_room())
+            .and_then(|()| journal::make_spare(path).ok());
+        drop(file);
+        if let Some(spare) = spare {
+            return spares.add(spare);
+        }
+    }
+    remove(path);
+}
+
 fn remove(path: &Path) {
     if let Err(e) = std::fs::remove_file(path) {
-        warn!("cannot remove the archived journal {}: {e}", path.display());
+        warn!(
+            "cannot remove {} (a journal archived, or a spare): {e}",
+            path.display()
+        );
     }
 }
 
@@ -220,6 +253,44 @@ mod tests {
         assert!(!dir.join(".spare-7-1").exists());
         assert_eq!(spares.len(), SPARES);
         std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_journal_a_live_session_holds_is_left_whole() {
+        let dir = scratch("held");
+        let journal = journal::path(&dir, 7, 1);
+        let text = b"game x id 1 players a b\nX b2\t40\n";
+        std::fs::write(&journal, text).unwrap();
+        let held = std::fs::File::open(&journal).unwrap();
+        // SAFETY: flock on a descriptor this test owns.
+        assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+        let unlinker = Unlinker::start().unwrap();
+        let spares = unlinker.spares();
+        unlinker.remove(journal.clone());
+        unlinker.finish();
+        assert_eq!(
+            std::fs::read(&journal).unwrap(),
+            text,
+            "neither emptied nor moved"
+        );
+        assert_eq!(spares.len(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spare_found_that_leads_elsewhere_is_removed_not_followed() {
+        let dir = scratch("link");
+        let target = dir.join("elsewhere");
+        std::fs::write(&target, b"not ours").unwrap();
+        let link = dir.join(".spare-6-1");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let unlinker = Unlinker::start().unwrap();
+        let spares = unlinker.spares();
+        unlinker.adopt(vec![link.clone()]);
+        unlinker.finish();
+        assert_eq!(spares.len(), 0);
+        assert!(!link.exists() && std::fs::read(&target).unwrap() == b"not ours");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -248,13 +248,14 @@ impl Supervisor {
         };
         let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
         keep.push(viewers.as_raw_fd());
-        let spare_journal = self.archive.as_ref().and_then(|a| a.take_spare());
+        let spare = self.archive.as_ref().and_then(|a| a.take_spare());
         let group = Group {
             id,
             module: game,
             terms,
             seats,
-            spare_journal: spare_journal
+            spare_journal: spare
+                .as_ref()
                 .and_then(|path| Some(path.file_name()?.to_string_lossy().into_owned())),
         };
         let forked = self.fork_session(&keep, config, group, viewers);
@@ -287,7 +288,12 @@ impl Supervisor {
                     self.children.len()
                 );
             }
-            Err((e, group)) => self.cannot_start(game, group.seats, &e),
+            Err((e, group)) => {
+                if let (Some(archive), Some(spare)) = (&self.archive, spare) {
+                    archive.give_back_spare(spare);
+                }
+                self.cannot_start(game, group.seats, &e)
+            }
         }
     }
 
