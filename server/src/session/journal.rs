@@ -146,10 +146,10 @@ impl Journal {
         }
     }
 
-    /// Takes the spare at `spare` as this journal's file (a session that keeps its journal
-    /// for the archive, whose spares they are).
-    pub fn with_spare(mut self, spare: PathBuf) -> Journal {
-        self.spare = Some(spare);
+    /// Takes the spare at `spare`, if any, as this journal's file (a session that keeps its
+    /// journal for the archive, whose spares they are).
+    pub fn with_spare(mut self, spare: Option<PathBuf>) -> Journal {
+        self.spare = spare;
         self
     }
 
@@ -630,7 +630,7 @@ mod tests {
         assert_eq!(spare, dir.join(".spare-1-3"));
         assert!(is_spare_name(".spare-1-3") && !archived.exists());
         let mut j = Journal::new(path(&dir, 2, 9), "game y id 9 players c d", None)
-            .with_spare(spare.clone());
+            .with_spare(Some(spare.clone()));
         j.append("O a1");
         drop(j);
         assert!(!spare.exists(), "the spare was taken");
@@ -655,7 +655,7 @@ mod tests {
         let dir = scratch("spare-gone");
         // Taken by another session already: the journal is created.
         let mut j = Journal::new(path(&dir, 1, 4), "game x id 4 players a b", None)
-            .with_spare(dir.join(".spare-1-1"));
+            .with_spare(Some(dir.join(".spare-1-1")));
         j.append("X b2");
         assert!(!j.failed && path(&dir, 1, 4).exists());
         // A journal already bears the name: the spare stays a spare, the journal untouched.
@@ -663,8 +663,8 @@ mod tests {
         fs::write(&there, "game x id 5 players a b\n").unwrap();
         let spare = dir.join(".spare-1-2");
         fs::write(&spare, "").unwrap();
-        let mut j =
-            Journal::new(there.clone(), "game y id 5 players c d", None).with_spare(spare.clone());
+        let mut j = Journal::new(there.clone(), "game y id 5 players c d", None)
+            .with_spare(Some(spare.clone()));
         j.append("O a1");
         assert!(j.failed && spare.exists());
         assert_eq!(
@@ -680,7 +680,7 @@ mod tests {
         let spare = dir.join(".spare-1-1");
         fs::write(&spare, "left by a crash before it was emptied\n").unwrap();
         let j = Journal::new(path(&dir, 1, 6), "game x id 6 players a b", None)
-            .with_spare(spare.clone());
+            .with_spare(Some(spare.clone()));
         j.finish(true);
         assert!(!spare.exists());
         assert_eq!(fs::read_to_string(path(&dir, 1, 6)).unwrap(), "");
@@ -689,7 +689,7 @@ mod tests {
         fs::write(&spare, "").unwrap();
         drop(
             Journal::new(path(&dir, 1, 7), "game x id 7 players a b", None)
-                .with_spare(spare.clone()),
+                .with_spare(Some(spare.clone())),
         );
         assert!(!spare.exists() && path(&dir, 1, 7).exists());
         fs::remove_dir_all(&dir).unwrap();
@@ -704,7 +704,7 @@ mod tests {
         // SAFETY: flock on a descriptor this test owns.
         assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
         let mut j = Journal::new(path(&dir, 1, 8), "game x id 8 players a b", None)
-            .with_spare(spare.clone());
+            .with_spare(Some(spare.clone()));
         j.append("X b2");
         assert!(
             !j.failed && spare.exists(),
@@ -717,7 +717,7 @@ mod tests {
         let link = dir.join(".spare-1-3");
         std::os::unix::fs::symlink(&target, &link).unwrap();
         let mut j = Journal::new(path(&dir, 1, 9), "game x id 9 players a b", None)
-            .with_spare(link.clone());
+            .with_spare(Some(link.clone()));
         j.append("X b2");
         assert_eq!(fs::read_to_string(&target).unwrap(), "not ours\n");
         fs::remove_dir_all(&dir).unwrap();

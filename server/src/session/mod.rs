@@ -183,26 +183,60 @@ pub fn run(
     Ok(exit_code(&session.referee))
 }
 
-/// The journal of the game `group` starts (opened with its first line: a game that never
-/// starts costs no file), taking the spare the supervisor gave, if any.
+/// The journal of game `id` of `name` (opened with its first line: a game that never
+/// starts costs no file).
 fn session_journal(
     config: &SessionConfig,
-    group: &Group,
+    (id, name): (u64, &str),
+    terms: Terms,
     peers: &[String],
     players: &[SeatPlayer],
 ) -> journal::Journal {
-    let supervisor = nix::unistd::getppid().as_raw() as u32;
-    let (id, name) = (group.id, group.module.info.name);
     let header = format!("game {name} id {id} players {}", peers.join(" "));
-    let journal = journal::Journal::new(
-        journal::path(&config.journal_dir, supervisor, id),
+    journal::Journal::new(
+        journal_path(config, id),
         &header,
-        group.terms.control.map(|c| c.to_string()).as_deref(),
+        terms.control.map(|c| c.to_string()).as_deref(),
     )
-    .with_players(group.terms.rated, players);
-    match (config.keep_journals, &group.spare_journal) {
-        (true, Some(spare)) => journal.with_spare(config.journal_dir.join(spare)),
-        _ => journal,
+    .with_players(terms.rated, players)
+}
+
+fn journal_path(config: &SessionConfig, id: u64) -> PathBuf {
+    let supervisor = nix::unistd::getppid().as_raw() as u32;
+    journal::path(&config.journal_dir, supervisor, id)
+}
+
+/// The spare journal the supervisor gave a session (with a store), until its journal takes
+/// it: dropped before, as when the session fails to start, it goes back through the archive
+/// as an empty journal (see [`journal`]).
+struct SpareGiven<'a> {
+    config: &'a SessionConfig,
+    id: u64,
+    name: Option<String>,
+}
+
+impl<'a> SpareGiven<'a> {
+    fn new(config: &'a SessionConfig, group: &mut Group) -> SpareGiven<'a> {
+        let name = group.spare_journal.take().filter(|_| config.keep_journals);
+        SpareGiven {
+            config,
+            id: group.id,
+            name,
+        }
+    }
+
+    fn take(mut self) -> Option<PathBuf> {
+        Some(self.config.journal_dir.join(self.name.take()?))
+    }
+}
+
+impl Drop for SpareGiven<'_> {
+    fn drop(&mut self) {
+        if let Some(name) = self.name.take() {
+            let spare = self.config.journal_dir.join(name);
+            let path = journal_path(self.config, self.id);
+            drop(journal::Journal::new(path, "", None).with_spare(Some(spare)));
+        }
     }
 }
 
@@ -251,7 +285,7 @@ impl<'a> Session<'a> {
     /// and, a seat, the bytes it sent before the session began.
     fn open(
         config: &'a SessionConfig,
-        group: Group,
+        mut group: Group,
         mut abort: SelfPipe,
         viewers: Option<OwnedFd>,
     ) -> io::Result<(Session<'a>, Vec<Vec<u8>>)> {
@@ -266,8 +300,8 @@ impl<'a> Session<'a> {
         referee.hold_seats(config.grace, returns);
         let players: Vec<SeatPlayer> = group.seats.iter().map(|s| s.player.clone()).collect();
         referee.name_seats(players.clone());
-        // Made before anything here can fail, so that a spare given goes back (its drop).
-        let journal = session_journal(config, &group, &peers, &players);
+        // Before anything here can fail, so that a spare given goes back (its drop).
+        let spare = SpareGiven::new(config, &mut group);
         let poll = Poll::new()?;
         poll.registry()
             .register(abort.receiver(), SIGNAL, Interest::READABLE)?;
@@ -289,6 +323,10 @@ impl<'a> Session<'a> {
             "session: {} ({name} game {id}, seed {seed})",
             line.join(", ")
         );
+        // Made last: what it allocates comes after the connections' buffers in the
+        // session's heap (made first, it cost every session a heap page).
+        let journal = session_journal(config, (id, name), group.terms, &peers, &players)
+            .with_spare(spare.take());
         let session = Session {
             referee,
             seats: conns.len(),
