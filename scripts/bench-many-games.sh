@@ -10,7 +10,10 @@
 # Prints: set-ups per second and the server's own CPU time a set-up (supervisor, fork
 # server and every session: utime+stime of each from /proc/PID/stat, the reaped sessions'
 # through the supervisor's cutime+cstime) with none held before, with HOLD held and with
-# none held after, the held one's ratio to each;
+# none held after, the held one's ratio to each; beside each, the CPU the rest of the
+# machine used meanwhile (/proc/stat's busy time less the server's: the load processes,
+# other work, kernel threads, DAMON's kdamond if the host runs it) and the time the
+# hypervisor stole, a set-up;
 # with HOLD held, the supervisor's descriptors and RSS, the Private_Dirty and the page
 # tables of every session (/proc/PID/smaps_rollup and VmPTE in /proc/PID/status: min,
 # median, max and how many of each size; and the
@@ -65,8 +68,18 @@ own_ticks() { # the supervisor's own utime+stime, its children not counted
   stat=$(cat "/proc/$1/stat")
   awk '{print $12 + $13}' <<<"${stat##*) }"
 }
+machine_ticks() { # busy ticks of every CPU (user, nice, system, irq, softirq) and steal, from /proc/stat
+  awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $9}' /proc/stat
+}
+kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads, if the host runs any
+  local t=0 pid
+  for pid in $(pgrep '^kdamond' || true); do t=$((t + $(stat_ticks "$pid"))); done
+  echo "$t"
+}
 setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own)"
-  local before after out rate own_before own_after perf=
+  # and what the rest of the machine used meanwhile, a set-up: every other process and
+  # kernel thread (of which DAMON's), and the time the hypervisor took from this machine
+  local before after out rate own_before own_after perf= machine_before machine_after damon_before damon_after
   if [ -n "${PERF_DATA:-}" ]; then # $1: the profile's suffix
     local target=(-p "$server")
     if [ -n "${PERF_ALL:-}" ]; then target=(-a); fi
@@ -76,15 +89,21 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
   fi
   own_before=$(own_ticks "$server")
   before=$(server_ticks "$server")
+  machine_before=$(machine_ticks) damon_before=$(kdamond_ticks)
   out=$("$release/reversi-load" --addr "$addr" --server-pid "$server" --setup-only \
     --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 2>&1)
   after=$(server_ticks "$server")
   own_after=$(own_ticks "$server")
+  machine_after=$(machine_ticks) damon_after=$(kdamond_ticks)
   if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
   rate=$(grep -o "[0-9]* session set-ups/s" <<<"$out" || echo "failed")
+  read -r busy_before steal_before <<<"$machine_before"
+  read -r busy_after steal_after <<<"$machine_after"
   awk -v t=$((after - before)) -v s=$((own_after - own_before)) -v hz="$tick_hz" -v g="$games" \
-    -v r="$rate" 'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own)\n",
-      r, t * 1000 / hz / g, s * 1000 / hz / g}'
+    -v r="$rate" -v m=$((busy_after - busy_before)) -v d=$((damon_after - damon_before)) \
+    -v st=$((steal_after - steal_before)) \
+    'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own); the rest of the machine %.3f ms (DAMON %.3f), stolen %.3f\n",
+      r, t * 1000 / hz / g, s * 1000 / hz / g, (m - t) * 1000 / hz / g, d * 1000 / hz / g, st * 1000 / hz / g}'
 }
 
 RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --data-dir "$work/data" --max-pending-per-address 1000000 \
@@ -157,8 +176,8 @@ done
 echo "archived       : $(journals) journals left after $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 again=$(setups again)
 echo "none held again: $again"
-awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | cut -d' ' -f1)" \
-  -v g="$(grep -o '[0-9.]* ms' <<<"$again" | cut -d' ' -f1)" \
+awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | head -1 | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | head -1 | cut -d' ' -f1)" \
+  -v g="$(grep -o '[0-9.]* ms' <<<"$again" | head -1 | cut -d' ' -f1)" \
   'BEGIN {if (a > 0 && g > 0) printf "ratio          : %.2fx the CPU a set-up of none held before, %.2fx of none held after\n", h / a, h / g}'
 t2=$(date +%s.%N)
 kill -TERM "$server"
