@@ -95,9 +95,9 @@ impl ForkServer {
         self.pid
     }
 
-    /// Starts the session of `group`, which listens for viewers on `viewers`; the caller
-    /// then closes its copies of the sockets.
-    pub fn start_session(&self, group: &Group, viewers: &OwnedFd) -> Result<Pid, Failure> {
+    /// Starts the session of `group` (the fork server makes its viewers' listener); the
+    /// caller then closes its copies of the sockets.
+    pub fn start_session(&self, group: &Group) -> Result<Pid, Failure> {
         let request = Request::Start {
             id: group.id,
             game: group.module.info.name.to_owned(),
@@ -115,8 +115,7 @@ impl ForkServer {
                 .collect(),
             spare: group.spare_journal.clone(),
         };
-        let mut fds: Vec<RawFd> = group.seats.iter().map(|s| s.stream.as_raw_fd()).collect();
-        fds.push(viewers.as_raw_fd());
+        let fds: Vec<RawFd> = group.seats.iter().map(|s| s.stream.as_raw_fd()).collect();
         let request = request.encode();
         again_if_interrupted(|| {
             fd_passing::send(&self.socket, &[&request], &fds, MsgFlags::empty())

@@ -20,7 +20,7 @@
 //!
 //! | message | bytes | descriptors (SCM_RIGHTS) |
 //! |---|---|---|
-//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout; bit 2: rated; bit 3: single, one game without an automatic rematch, a tournament's), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token, the player (`u8` 0 anonymous; 1 guest, then name length `u8` and name; 2 account, then its id `i64`, name length `u8`, name, rating points `u16` with 0 for none, provisional `u8`); last, the spare journal the session takes (`crate::session::journal`): its file name's length `u8` (0: none) and name, `.spare-<pid>-<id>` | one socket per seat in order, then the viewers' listener |
+//! | start a session | `1`, game id `u64`, name length `u8`, name, the time control (kind `u8`: `0xFF` the game's default, 0 none, 1 per move, 2 Fischer; then two `u32` ms: limit and first move, or base and increment), flags `u8` (bit 0: the seats are in team order, a challenge's, and no teams are drawn; bit 1: hurry, the server is nearly full and first moves have the handshake timeout; bit 2: rated; bit 3: single, one game without an automatic rematch, a tournament's), seat count `u8`, then per seat: wire kind `u8` (as in [`crate::session::handoff`]), address length `u8`, address in text, early-bytes length `u32`, early bytes, token length `u8` (0: the seat cannot be resumed, or 27) and the token, the player (`u8` 0 anonymous; 1 guest, then name length `u8` and name; 2 account, then its id `i64`, name length `u8`, name, rating points `u16` with 0 for none, provisional `u8`); last, the spare journal the session takes (`crate::session::journal`): its file name's length `u8` (0: none) and name, `.spare-<pid>-<id>` | one socket per seat in order (the fork server makes the session's viewers' listener, [`crate::session::handoff`], named after its parent, the supervisor) |
 //! | reopen the log | `2` | the new stderr |
 //! | the fork server is ready (its first message) | `3` | none |
 //! | answer to a start | the session's pid as `i32`, or minus an errno | none |
@@ -202,7 +202,7 @@ impl Request {
     pub fn descriptors(&self) -> usize {
         match self {
             Request::ReopenLog => 1,
-            Request::Start { seats, .. } => seats.len() + 1,
+            Request::Start { seats, .. } => seats.len(),
         }
     }
 }
@@ -410,7 +410,7 @@ mod tests {
         expected.push(0); // no spare journal
         assert_eq!(start().encode(), expected);
         assert_eq!(Request::decode(&expected), Ok(start()));
-        assert_eq!(start().descriptors(), 3);
+        assert_eq!(start().descriptors(), 2);
     }
 
     #[test]

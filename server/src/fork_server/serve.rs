@@ -14,7 +14,7 @@ use crate::terms::Terms;
 use super::{Request, SeatHeader, DIR_VAR, MAX_MESSAGE, MAX_SEATS, READY, SOCKET_VAR};
 use crate::fd_passing;
 use crate::games::Games;
-use crate::session::{self, Group, Seat};
+use crate::session::{self, handoff, Group, Seat};
 use crate::spawn::{self, Parent};
 
 /// A fork server's start: its socket to the supervisor and where to read the command line.
@@ -216,15 +216,21 @@ fn start(
     terms: Terms,
     seats: Vec<SeatHeader>,
     spare_journal: Option<String>,
-    mut fds: Vec<OwnedFd>,
+    fds: Vec<OwnedFd>,
 ) -> i32 {
     let module = games.modules.iter().find(|m| m.info.name == game);
     let (Some(&module), Some(config)) = (module, games.sessions.get(game)) else {
         error!("fork server: asked for a game it does not serve: {game}");
         return -libc::EINVAL;
     };
-    let Some(viewers) = fds.pop() else {
-        return -libc::EINVAL;
+    // Named after the supervisor, whose child the session will be (`CLONE_PARENT`).
+    let supervisor = nix::unistd::getppid().as_raw() as u32;
+    let viewers = match handoff::listener(supervisor, id) {
+        Ok(listener) => listener,
+        Err(e) => {
+            error!("fork server: cannot make the viewers' listener of game {id}: {e}");
+            return -e.raw_os_error().unwrap_or(libc::EIO);
+        }
     };
     let seats: Vec<Seat> = seats
         .into_iter()

@@ -2,7 +2,10 @@
 //!
 //! Each session listens on an abstract Unix seqpacket socket named after the
 //! supervisor's pid and the game's id ([`address`]; no file, and no descriptor kept by the
-//! supervisor: it creates the listener before the fork and closes its copy).
+//! supervisor). Whoever forks the session creates the listener before the fork and closes
+//! its copy after: the fork server, so that the supervisor's loop does not pay the bind,
+//! whose name lookup walks one of the kernel's 256 chains, ever longer with more games
+//! (a hundred names with 25,000); or the supervisor, forking directly.
 //! To hand over a viewer the supervisor connects, sends one message with the
 //! descriptor as SCM_RIGHTS, and closes; the session accepts only its parent.
 //!
@@ -112,10 +115,10 @@ fn seqpacket() -> io::Result<OwnedFd> {
     )?)
 }
 
-/// The listener of game `id` (call in the supervisor, before the fork).
-pub fn listener(id: u64) -> io::Result<OwnedFd> {
+/// The listener of game `id` of the supervisor `supervisor` (call before the fork).
+pub fn listener(supervisor: u32, id: u64) -> io::Result<OwnedFd> {
     let fd = seqpacket()?;
-    bind(fd.as_raw_fd(), &address(std::process::id(), id)?)?;
+    bind(fd.as_raw_fd(), &address(supervisor, id)?)?;
     listen(&fd, Backlog::new(16)?)?;
     Ok(fd)
 }
@@ -265,7 +268,7 @@ mod tests {
     fn only_the_parent_may_hand_over() {
         // Here the "session" is this test process, whose parent is not us: refused.
         let id = u64::from(std::process::id()) << 20 | 1;
-        let listener = listener(id).unwrap();
+        let listener = listener(std::process::id(), id).unwrap();
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let _client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
         let (served, peer) = l.accept().unwrap();

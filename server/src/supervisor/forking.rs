@@ -11,7 +11,7 @@
 //! Watching them costs no descriptor.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::AsRawFd;
 use std::time::Instant;
 
 use log::{error, info, warn};
@@ -23,7 +23,7 @@ use super::budget::Part;
 use super::reaper::{self, Named, Swept};
 use super::Supervisor;
 use crate::fork_server::handle::{Failure, ForkServer};
-use crate::session::{self, Group, SessionConfig};
+use crate::session::{self, handoff, Group, SessionConfig};
 use crate::spawn;
 
 /// The running fork server.
@@ -251,20 +251,18 @@ impl Supervisor {
     /// then closes).
     pub(super) fn fork_session(
         &mut self,
-        keep: &[i32],
         config: Option<SessionConfig>,
         group: Group,
-        viewers: OwnedFd,
     ) -> Result<(Pid, Group), (io::Error, Group)> {
         let Some(forks) = &self.fork_server else {
-            return fork_directly(keep, config, group, viewers);
+            return fork_directly(config, group);
         };
-        match forks.server.start_session(&group, &viewers) {
+        match forks.server.start_session(&group) {
             Ok(pid) => Ok((pid, group)),
             Err(Failure::NotSent(e)) => {
                 error!("the fork server is gone ({e}): sessions are forked from the supervisor from now on");
                 self.stop_fork_server();
-                fork_directly(keep, config, group, viewers)
+                fork_directly(config, group)
             }
             Err(Failure::Refused(e)) => Err((e, group)),
             Err(failure) => {
@@ -276,12 +274,11 @@ impl Supervisor {
     }
 }
 
-/// Forks the session of `group` from the supervisor itself.
+/// Forks the session of `group` from the supervisor itself, with the listener for its
+/// viewers (`crate::session::handoff`).
 fn fork_directly(
-    keep: &[i32],
     config: Option<SessionConfig>,
     group: Group,
-    viewers: OwnedFd,
 ) -> Result<(Pid, Group), (io::Error, Group)> {
     let Some(config) = config else {
         let e = io::Error::other(format!(
@@ -290,7 +287,13 @@ fn fork_directly(
         ));
         return Err((e, group));
     };
-    spawn::fork_session(keep, spawn::Parent::Caller, group, move |group, abort| {
+    let viewers = match handoff::listener(std::process::id(), group.id) {
+        Ok(listener) => listener,
+        Err(e) => return Err((e, group)),
+    };
+    let mut keep: Vec<i32> = group.seats.iter().map(|s| s.stream.as_raw_fd()).collect();
+    keep.push(viewers.as_raw_fd());
+    spawn::fork_session(&keep, spawn::Parent::Caller, group, move |group, abort| {
         session::play(&config, group, abort, viewers)
     })
 }

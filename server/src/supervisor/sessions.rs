@@ -3,7 +3,7 @@
 
 use std::io;
 use std::net::{Shutdown, SocketAddr};
-use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
+use std::os::fd::{FromRawFd, IntoRawFd};
 use std::time::Instant;
 
 use log::{error, info, warn};
@@ -14,7 +14,7 @@ use super::pending::Conn;
 use super::reaper::Child;
 use super::Supervisor;
 use crate::metrics::Ended;
-use crate::session::{self, handoff, Group};
+use crate::session::{self, Group};
 use crate::terms::{ResumeToken, SeatPlayer, Terms};
 
 impl Supervisor {
@@ -242,12 +242,6 @@ impl Supervisor {
         let wires: Vec<&'static str> = seats.iter().map(|s| s.wire.name()).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
-        let viewers = match handoff::listener(id) {
-            Ok(listener) => listener,
-            Err(e) => return self.cannot_start(game, seats, &e),
-        };
-        let mut keep: Vec<i32> = seats.iter().map(|s| s.stream.as_raw_fd()).collect();
-        keep.push(viewers.as_raw_fd());
         let spare = self.archive.as_ref().and_then(|a| a.take_spare());
         let group = Group {
             id,
@@ -258,7 +252,7 @@ impl Supervisor {
                 .as_ref()
                 .and_then(|path| Some(path.file_name()?.to_string_lossy().into_owned())),
         };
-        let forked = self.fork_session(&keep, config, group, viewers);
+        let forked = self.fork_session(config, group);
         match forked {
             Ok((pid, group)) => {
                 drop(group);
