@@ -61,11 +61,12 @@ const JOURNAL_PREFIX: &str = ".journal-";
 const SPARE_PREFIX: &str = ".spare-";
 
 /// The name the journal at `journal` takes as a spare once archived: `.spare-<pid>-<id>`,
-/// unique as journal names are. `None` for a path that is no journal's.
+/// unique as journal names are. `None` for a path that is no journal's (or whose spare name
+/// [`is_spare_name`] would refuse).
 pub fn spare_of(journal: &Path) -> Option<PathBuf> {
     let name = journal.file_name()?.to_str()?;
-    let rest = name.strip_prefix(JOURNAL_PREFIX)?;
-    Some(journal.with_file_name(format!("{SPARE_PREFIX}{rest}")))
+    let spare = format!("{SPARE_PREFIX}{}", name.strip_prefix(JOURNAL_PREFIX)?);
+    is_spare_name(&spare).then(|| journal.with_file_name(spare))
 }
 
 /// Whether `name` is a spare's file name (as [`spare_of`] makes them).
@@ -90,13 +91,7 @@ fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
 /// Renames the archived journal at `journal`, emptied, to its spare name; the spare's
 /// path, or why not (the caller then removes it).
 pub fn make_spare(journal: &Path) -> io::Result<PathBuf> {
-    let spare = spare_of(journal)
-        .filter(|spare| {
-            spare
-                .file_name()
-                .is_some_and(|n| is_spare_name(&n.to_string_lossy()))
-        })
-        .ok_or_else(|| io::Error::other("not a journal's name"))?;
+    let spare = spare_of(journal).ok_or_else(|| io::Error::other("not a journal's name"))?;
     rename_no_replace(journal, &spare)?;
     Ok(spare)
 }
@@ -730,6 +725,7 @@ mod tests {
             Some(PathBuf::from("/d/.spare-7-12"))
         );
         assert_eq!(spare_of(Path::new("/d/game.txt")), None);
+        assert_eq!(spare_of(Path::new("/d/.journal-7-+5")), None);
         assert!(is_spare_name(".spare-7-12"));
         for name in [
             ".spare-",
