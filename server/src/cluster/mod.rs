@@ -100,7 +100,7 @@ impl Cluster {
             .spawn(move || bus::run(me, sender, waker))?;
         Ok(Cluster {
             events,
-            standing: Standing::new(Instant::now(), SystemTime::now()),
+            standing: Standing::new(host_id, Instant::now(), SystemTime::now()),
             mirror: Mirror::new(host_id),
             meeting: Meeting::new(host_id, settings.meet_after),
             next_tick: Instant::now(),
@@ -130,7 +130,7 @@ impl Cluster {
                         }
                         standing::Event::Host(..) => {}
                     }
-                    log_note(self.standing.on_event(event, now, wall));
+                    log_notes(self.standing.on_event(event, now, wall));
                 }
             }
         }
@@ -220,7 +220,7 @@ impl Cluster {
     }
 
     pub fn on_timer(&mut self, now: Instant) {
-        log_note(self.standing.on_timer(now));
+        log_notes(self.standing.on_timer(now));
     }
 
     /// The advertised address of host `id`, if known (kept while PostgreSQL is down).
@@ -244,10 +244,11 @@ impl Cluster {
     }
 }
 
-fn log_note(note: Option<Note>) {
-    match note {
-        Some(Note::Info(line)) => info!("{line}"),
-        Some(Note::Warn(line)) => warn!("{line}"),
-        None => {}
+fn log_notes(notes: impl IntoIterator<Item = Note>) {
+    for note in notes {
+        match note {
+            Note::Info(line) => info!("{line}"),
+            Note::Warn(line) => warn!("{line}"),
+        }
     }
 }

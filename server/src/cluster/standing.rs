@@ -48,6 +48,8 @@ enum State {
 /// This host's standing and the hosts it knows.
 #[derive(Debug, Clone)]
 pub struct Standing {
+    /// This host's symbol: the others are the ones worth naming in the log.
+    me: u8,
     state: State,
     /// Every host known, by symbol: its advertised address.
     hosts: BTreeMap<u8, String>,
@@ -56,8 +58,9 @@ pub struct Standing {
 impl Standing {
     /// At start: alone until the bus first joins (not yet said in the log: the first
     /// failure is).
-    pub fn new(now: Instant, wall: SystemTime) -> Standing {
+    pub fn new(me: u8, now: Instant, wall: SystemTime) -> Standing {
         Standing {
+            me,
             state: State::Alone {
                 since: wall,
                 started: now,
@@ -69,39 +72,49 @@ impl Standing {
         }
     }
 
-    /// Takes an event of the bus thread; what to log.
-    pub fn on_event(&mut self, event: Event, now: Instant, wall: SystemTime) -> Option<Note> {
+    /// Takes an event of the bus thread; what to log. Every other host is named with its
+    /// address once, the first time any event tells of it (a host that joined before this
+    /// one is only ever in the lists).
+    pub fn on_event(&mut self, event: Event, now: Instant, wall: SystemTime) -> Vec<Note> {
         match event {
             Event::Joined(hosts) => {
                 let warned = matches!(self.state, State::Alone { warned: true, .. });
-                self.learn(&hosts);
+                let mut notes = vec![match warned {
+                    true => Note::Warn(format!("cluster: PostgreSQL back; {}", count(hosts.len()))),
+                    false => Note::Info(format!("cluster: joined; {}", count(hosts.len()))),
+                }];
                 self.state = State::Joined { live: hosts.len() };
-                let hosts = count(hosts.len());
-                Some(match warned {
-                    true => Note::Warn(format!("cluster: PostgreSQL back; {hosts}")),
-                    false => Note::Info(format!("cluster: joined; {hosts}")),
-                })
+                notes.extend(self.learn(hosts));
+                notes
             }
             Event::Hosts(hosts) => {
-                self.learn(&hosts);
-                let State::Joined { live } = &mut self.state else {
-                    return None;
-                };
-                let before = std::mem::replace(live, hosts.len());
-                (before != hosts.len())
-                    .then(|| Note::Info(format!("cluster: {}", count(hosts.len()))))
+                let mut notes = Vec::new();
+                if let State::Joined { live } = &mut self.state {
+                    if std::mem::replace(live, hosts.len()) != hosts.len() {
+                        notes.push(Note::Info(format!("cluster: {}", count(hosts.len()))));
+                    }
+                }
+                notes.extend(self.learn(hosts));
+                notes
             }
-            Event::Host(id, addr) => {
-                let known = self.hosts.insert(id, addr.clone());
-                (known.as_ref() != Some(&addr))
-                    .then(|| Note::Info(format!("cluster: host {} at {addr}", id as char)))
-            }
-            Event::Lost(reason) => self.lose(reason, now, wall),
+            Event::Host(id, addr) => self.learn(vec![(id, addr)]),
+            Event::Lost(reason) => self.lose(reason, now, wall).into_iter().collect(),
         }
     }
 
-    fn learn(&mut self, hosts: &[(u8, String)]) {
-        self.hosts.extend(hosts.iter().cloned());
+    /// Keeps `hosts`' addresses; a note for each other host new or moved.
+    fn learn(&mut self, hosts: Vec<(u8, String)>) -> Vec<Note> {
+        let mut notes = Vec::new();
+        for (id, addr) in hosts {
+            let known = self.hosts.insert(id, addr.clone());
+            if id != self.me && known.as_ref() != Some(&addr) {
+                notes.push(Note::Info(format!(
+                    "cluster: host {} at {addr}",
+                    id as char
+                )));
+            }
+        }
+        notes
     }
 
     /// PostgreSQL failed: alone from now (or still), said once at warn.
@@ -255,16 +268,16 @@ mod tests {
     #[test]
     fn a_first_failure_is_warned_once_then_every_minute_at_info() {
         let t0 = Instant::now();
-        let mut s = Standing::new(t0, at(100));
+        let mut s = Standing::new(b'1', t0, at(100));
         assert_eq!(s.deadline(), None, "nothing said before the first failure");
         let first = s.on_event(Event::Lost("connection refused".into()), t0, at(100));
         assert_eq!(
             first,
-            Some(Note::Warn(
+            vec![Note::Warn(
                 "cluster: PostgreSQL unreachable (connection refused); serving this host's players alone".into()
-            ))
+            )]
         );
-        assert_eq!(s.on_event(Event::Lost("again".into()), t0, at(102)), None);
+        assert_eq!(s.on_event(Event::Lost("again".into()), t0, at(102)), []);
         assert_eq!(s.on_timer(t0 + Duration::from_secs(59)), None);
         let later = t0 + STILL_ALONE_EVERY * 3;
         assert_eq!(
@@ -281,16 +294,22 @@ mod tests {
     #[test]
     fn joining_counts_hosts_and_coming_back_is_said_at_warn() {
         let t0 = Instant::now();
-        let mut s = Standing::new(t0, at(0));
+        let mut s = Standing::new(b'1', t0, at(0));
         assert_eq!(
             s.on_event(Event::Joined(hosts("12")), t0, at(1)),
-            Some(Note::Info("cluster: joined; 2 hosts".into()))
+            [
+                Note::Info("cluster: joined; 2 hosts".into()),
+                Note::Info("cluster: host 2 at 10.0.0.2:8765".into()),
+            ]
         );
         assert_eq!(s.health_line(), "ok: cluster of 2 hosts");
-        assert_eq!(s.on_event(Event::Hosts(hosts("12")), t0, at(2)), None);
+        assert_eq!(s.on_event(Event::Hosts(hosts("12")), t0, at(2)), []);
         assert_eq!(
             s.on_event(Event::Hosts(hosts("123")), t0, at(3)),
-            Some(Note::Info("cluster: 3 hosts".into()))
+            [
+                Note::Info("cluster: 3 hosts".into()),
+                Note::Info("cluster: host 3 at 10.0.0.3:8765".into()),
+            ]
         );
         s.on_event(Event::Lost("connection closed".into()), t0, at(4));
         assert!(s
@@ -303,7 +322,7 @@ mod tests {
         );
         assert_eq!(
             s.on_event(Event::Joined(hosts("1")), t0, at(5)),
-            Some(Note::Warn("cluster: PostgreSQL back; 1 host".into()))
+            [Note::Warn("cluster: PostgreSQL back; 1 host".into())]
         );
         assert_eq!(s.deadline(), None);
     }
@@ -311,11 +330,37 @@ mod tests {
     #[test]
     fn a_host_announcing_itself_is_learnt_once() {
         let t0 = Instant::now();
-        let mut s = Standing::new(t0, at(0));
+        let mut s = Standing::new(b'1', t0, at(0));
         let event = Event::Host(b'7', "10.0.0.7:8765".into());
-        assert!(s.on_event(event.clone(), t0, at(0)).is_some());
-        assert_eq!(s.on_event(event, t0, at(0)), None);
+        assert_eq!(
+            s.on_event(event.clone(), t0, at(0)),
+            [Note::Info("cluster: host 7 at 10.0.0.7:8765".into())]
+        );
+        assert_eq!(s.on_event(event, t0, at(0)), []);
         assert_eq!(s.address_of(b'7'), Some("10.0.0.7:8765"));
         assert_eq!(s.address_of(b'8'), None);
+    }
+
+    #[test]
+    fn a_host_first_heard_of_in_a_list_is_named_once_and_this_one_never() {
+        let t0 = Instant::now();
+        let mut s = Standing::new(b'1', t0, at(0));
+        // Host 2 joined first: this host hears of it in its own join's list, and its
+        // announcement comes after.
+        s.on_event(Event::Joined(hosts("12")), t0, at(1));
+        assert_eq!(
+            s.on_event(Event::Host(b'2', "10.0.0.2:8765".into()), t0, at(1)),
+            []
+        );
+        assert_eq!(
+            s.on_event(Event::Host(b'1', "10.0.0.9:8765".into()), t0, at(1)),
+            [],
+            "this host is named by its own start line"
+        );
+        assert_eq!(
+            s.on_event(Event::Host(b'2', "10.0.0.22:8765".into()), t0, at(2)),
+            [Note::Info("cluster: host 2 at 10.0.0.22:8765".into())],
+            "a host back at another address is named again"
+        );
     }
 }
