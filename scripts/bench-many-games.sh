@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Many live games on one server: set-ups with none held, then HOLD idle games held by
+# Many live games on one server: a warm-up round of set-ups (not compared: a server's
+# first minutes cost more, as its heap, the page cache and the journal directory fill),
+# set-ups with none held, then HOLD idle games held by
 # hold-worker processes of 4,000 games each (each from loopback source addresses of its
 # own), then the same set-ups again; then every held game ends, and once the store has
 # archived every journal the set-ups run a third time with none held (the machine's
@@ -9,7 +11,8 @@
 # Usage: scripts/bench-many-games.sh [HOLD] [GAMES]   (defaults 25000, 4000)
 # Prints: set-ups per second and the server's own CPU time a set-up (supervisor, fork
 # server and every session: utime+stime of each from /proc/PID/stat, the reaped sessions'
-# through the supervisor's cutime+cstime) with none held before, with HOLD held and with
+# through the supervisor's cutime+cstime) and its page faults (minor and major, counted
+# the same way) with none held before, with HOLD held and with
 # none held after, the held one's ratio to each; beside each, the CPU the rest of the
 # machine used meanwhile (/proc/stat's busy time less the server's: the load processes,
 # other work, kernel threads, DAMON's kdamond if the host runs it) and the time the
@@ -63,6 +66,12 @@ server_ticks() { # the supervisor's and its children's CPU ticks; children first
   children=$(stats_of_children "$1" | awk '{t += $14 + $15 + $16 + $17} END {print t + 0}')
   echo $((children + $(stat_ticks "$1")))
 }
+server_faults() { # the supervisor's and its children's page faults: "MINOR MAJOR" (reaped ones through cminflt, cmajflt)
+  local stat children
+  children=$(stats_of_children "$1" | awk '{mi += $10 + $11; ma += $12 + $13} END {print mi + 0, ma + 0}')
+  stat=$(cat "/proc/$1/stat")
+  awk -v c="$children" '{split(c, k, " "); print $8 + $9 + k[1], $10 + $11 + k[2]}' <<<"${stat##*) }"
+}
 own_ticks() { # the supervisor's own utime+stime, its children not counted
   local stat
   stat=$(cat "/proc/$1/stat")
@@ -76,10 +85,10 @@ kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads, if the host run
   for pid in $(pgrep '^kdamond' || true); do t=$((t + $(stat_ticks "$pid"))); done
   echo "$t"
 }
-setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own)"
+setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own, its page faults)"
   # and what the rest of the machine used meanwhile, a set-up: every other process and
   # kernel thread (of which DAMON's), and the time the hypervisor took from this machine
-  local before after out rate own_before own_after perf= machine_before machine_after damon_before damon_after
+  local before after out rate own_before own_after perf= machine_before minor_before major_before minor_after major_after machine_after damon_before damon_after
   if [ -n "${PERF_DATA:-}" ]; then # $1: the profile's suffix
     local target=(-p "$server")
     if [ -n "${PERF_ALL:-}" ]; then target=(-a); fi
@@ -88,11 +97,13 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
     sleep 1
   fi
   own_before=$(own_ticks "$server")
+  read -r minor_before major_before <<<"$(server_faults "$server")"
   before=$(server_ticks "$server")
   machine_before=$(machine_ticks) damon_before=$(kdamond_ticks)
   out=$("$release/reversi-load" --addr "$addr" --server-pid "$server" --setup-only \
     --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 2>&1)
   after=$(server_ticks "$server")
+  read -r minor_after major_after <<<"$(server_faults "$server")"
   own_after=$(own_ticks "$server")
   machine_after=$(machine_ticks) damon_after=$(kdamond_ticks)
   if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
@@ -101,9 +112,9 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
   read -r busy_after steal_after <<<"$machine_after"
   awk -v t=$((after - before)) -v s=$((own_after - own_before)) -v hz="$tick_hz" -v g="$games" \
     -v r="$rate" -v m=$((busy_after - busy_before)) -v d=$((damon_after - damon_before)) \
-    -v st=$((steal_after - steal_before)) \
-    'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own); the rest of the machine %.3f ms (DAMON %.3f), stolen %.3f\n",
-      r, t * 1000 / hz / g, s * 1000 / hz / g, (m - t) * 1000 / hz / g, d * 1000 / hz / g, st * 1000 / hz / g}'
+    -v st=$((steal_after - steal_before)) -v mi=$((minor_after - minor_before)) -v ma=$((major_after - major_before)) \
+    'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own, %.1f page faults of which %.2f major); the rest of the machine %.3f ms (DAMON %.3f), stolen %.3f\n",
+      r, t * 1000 / hz / g, s * 1000 / hz / g, mi / g, ma / g, (m - t) * 1000 / hz / g, d * 1000 / hz / g, st * 1000 / hz / g}'
 }
 
 RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --data-dir "$work/data" --max-pending-per-address 1000000 \
@@ -113,6 +124,7 @@ RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$r
 server=$!
 sleep 1
 echo "$(grep -o 'open files limit: [0-9]*' "$work/log" || echo 'open files limit: ?') (soft = hard: $(awk '/Max open files/ {print $5}' /proc/$server/limits))"
+echo "warm-up        : $(setups warmup)"
 alone=$(setups none)
 echo "none held      : $alone"
 
@@ -154,7 +166,7 @@ spread() { # min, median, max and how many of each value, of the numbers in file
 echo "sessions' Private_Dirty: $(spread "$work/dirty")"
 echo "sessions' page tables  : $(spread "$work/pte")"
 for pid in $(tail -n 3 <<<"$sessions"); do
-  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB, page tables $(awk '/^VmPTE/ {print $2}' /proc/$pid/status) KiB"
+  echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB, shared with other processes $(awk '/^Shared_(Clean|Dirty)/ {s += $2} END {print s}' /proc/$pid/smaps_rollup) KiB, page tables $(awk '/^VmPTE/ {print $2}' /proc/$pid/status) KiB"
   echo "  its dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
     /^Private_Dirty/ && $2 > 0 {printf "%s%s %s", sep, $2, m; sep = ", "}' /proc/$pid/smaps)"
 done
