@@ -23,7 +23,10 @@
 # mappings that hold it and the page tables of the last three, from /proc/PID/smaps and
 # /proc/PID/status) and what MemAvailable
 # fell by, a game; after the held games end, how long until every one
-# was reaped and whether any zombie is left, and until every journal was archived; and
+# was reaped and whether any zombie is left, and until every journal was archived; then,
+# as a control, the set-ups once more beside HOLD sleeping processes of another program
+# (reversi-load --hold-processes) that each map as many shared KiB as a held session, and
+# that round's ratio to the two with none held; and
 # how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
 # PERF_DATA=PREFIX: also profile the supervisor (perf record, call graphs) during the set-ups
@@ -165,7 +168,9 @@ spread() { # min, median, max and how many of each value, of the numbers in file
 }
 echo "sessions' Private_Dirty: $(spread "$work/dirty")"
 echo "sessions' page tables  : $(spread "$work/pte")"
+shared_kib=0
 for pid in $(tail -n 3 <<<"$sessions"); do
+  shared_kib=$(awk '/^Shared_(Clean|Dirty)/ {s += $2} END {print s + 0}' /proc/$pid/smaps_rollup 2>/dev/null || echo 0)
   echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB, shared with other processes $(awk '/^Shared_(Clean|Dirty)/ {s += $2} END {print s}' /proc/$pid/smaps_rollup) KiB, page tables $(awk '/^VmPTE/ {print $2}' /proc/$pid/status) KiB"
   echo "  its dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
     /^Private_Dirty/ && $2 > 0 {printf "%s%s %s", sep, $2, m; sep = ", "}' /proc/$pid/smaps)"
@@ -191,6 +196,23 @@ echo "none held again: $again"
 awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | head -1 | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | head -1 | cut -d' ' -f1)" \
   -v g="$(grep -o '[0-9.]* ms' <<<"$again" | head -1 | cut -d' ' -f1)" \
   'BEGIN {if (a > 0 && g > 0) printf "ratio          : %.2fx the CPU a set-up of none held before, %.2fx of none held after\n", h / a, h / g}'
+# The control: as many processes, each mapping as many shared pages as a held session,
+# of another program, with no socket and no game. What the set-ups cost beside them is
+# what the machine does with that many processes, not what the server does with that
+# many games.
+mkfifo "$work/control"
+"$release/reversi-load" --hold-processes "$hold" --shared-kib "$shared_kib" <"$work/control" >"$work/control.out" 2>&1 &
+control=$!
+exec 9>"$work/control"
+until grep -q held "$work/control.out" 2>/dev/null || ! kill -0 "$control" 2>/dev/null; do sleep 0.5; done
+echo "control        : $(head -1 "$work/control.out") processes of reversi-load --hold-processes, each mapping $shared_kib KiB shared, with no server's socket"
+beside=$(setups control)
+echo "none held, $hold others: $beside"
+exec 9>&-
+wait "$control" || true
+awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | head -1 | cut -d' ' -f1)" -v c="$(grep -o '[0-9.]* ms' <<<"$beside" | head -1 | cut -d' ' -f1)" \
+  -v g="$(grep -o '[0-9.]* ms' <<<"$again" | head -1 | cut -d' ' -f1)" \
+  'BEGIN {if (a > 0 && g > 0) printf "control ratio  : %.2fx the CPU a set-up of none held before, %.2fx of none held after\n", c / a, c / g}'
 t2=$(date +%s.%N)
 kill -TERM "$server"
 wait "$server" || true

@@ -102,6 +102,14 @@ struct Args {
     /// (Internal) open this many idle sessions at --addr, print "held", wait for stdin to close.
     #[arg(long, hide = true)]
     hold_worker: Option<usize>,
+    /// (Internal, a benchmark's control) fork this many idle children, each mapping the
+    /// same --shared-kib of this process's memory, print "held", wait for stdin to close:
+    /// as many processes and shared pages as held sessions, with no game and no socket.
+    #[arg(long, hide = true)]
+    hold_processes: Option<usize>,
+    /// The memory each --hold-processes child maps, shared with the others.
+    #[arg(long, default_value_t = 3000, hide = true)]
+    shared_kib: usize,
     /// Seconds a player waits for an opponent before it quits and connects again
     /// (default: it waits, and counts as an error after 10 s).
     #[arg(long, value_name = "SECS")]
@@ -133,6 +141,9 @@ fn main() {
     let args = Args::parse();
     if args.serve_echo {
         return serve_echo();
+    }
+    if let Some(n) = args.hold_processes {
+        return hold_processes(n, args.shared_kib);
     }
     raise_nofile();
     if let (Some(n), Some(addr)) = (args.hold_worker, args.addr) {
@@ -410,6 +421,47 @@ fn hold_worker(addr: SocketAddr, n: usize) {
     std::io::stdout().flush().unwrap();
     let mut rest = Vec::new();
     let _ = std::io::stdin().read_to_end(&mut rest);
+}
+
+/// Forks `n` children that sleep, each mapping every page of `kib` KiB this process
+/// wrote before the fork (so each page has `n` + 1 mappings, as a binary's pages have one
+/// a session), until standard input closes; then kills and reaps them.
+fn hold_processes(n: usize, kib: usize) {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::{fork, pause, ForkResult};
+    const PAGE: usize = 4096;
+    let mut shared = vec![0u8; kib * 1024];
+    for page in shared.chunks_mut(PAGE) {
+        page[0] = 1;
+    }
+    let mut children = Vec::with_capacity(n);
+    for _ in 0..n {
+        // SAFETY: this process has one thread, and the child only reads memory and pauses.
+        match unsafe { fork() } {
+            Ok(ForkResult::Child) => {
+                let sum: usize = shared.iter().step_by(PAGE).map(|&b| b as usize).sum();
+                std::hint::black_box(sum);
+                loop {
+                    pause();
+                }
+            }
+            Ok(ForkResult::Parent { child }) => children.push(child),
+            Err(e) => {
+                eprintln!("fork failed after {} children: {e}", children.len());
+                break;
+            }
+        }
+    }
+    println!("held {}", children.len());
+    std::io::stdout().flush().unwrap();
+    let mut rest = Vec::new();
+    let _ = std::io::stdin().read_to_end(&mut rest);
+    for &child in &children {
+        let _ = kill(child, Signal::SIGKILL);
+    }
+    for child in children {
+        let _ = nix::sys::wait::waitpid(child, None);
+    }
 }
 
 /// The kernel's TCP memory in KiB (`mem` of /proc/net/sockstat is in pages).
