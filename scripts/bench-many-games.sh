@@ -16,7 +16,8 @@
 # none held after, the held one's ratio to each; beside each, the CPU the rest of the
 # machine used meanwhile (/proc/stat's busy time less the server's: the load processes,
 # other work, kernel threads, DAMON's kdamond if the host runs it) and the time the
-# hypervisor stole, a set-up;
+# hypervisor stole, a set-up, and the pages the kernel wrote back to files meanwhile (its
+# flusher: journals of games set up earlier among them) and the dirty KiB left;
 # with HOLD held, the supervisor's descriptors and RSS, the Private_Dirty and the page
 # tables of every session (/proc/PID/smaps_rollup and VmPTE in /proc/PID/status: min,
 # median, max and how many of each size; and the
@@ -25,7 +26,8 @@
 # fell by, a game; after the held games end, how long until every one
 # was reaped and whether any zombie is left, and until every journal was archived; then,
 # as a control, the set-ups once more beside HOLD sleeping processes of another program
-# (reversi-load --hold-processes) that each map as many shared KiB as a held session, and
+# (reversi-load --hold-processes) that each map as many KiB shared, anonymous and of
+# files (reversid's), as a held session, and
 # that round's ratio to the two with none held; and
 # how long the shutdown took. The script
 # changes nothing on the host: every limit it meets is the machine's.
@@ -83,6 +85,9 @@ own_ticks() { # the supervisor's own utime+stime, its children not counted
 machine_ticks() { # busy ticks of every CPU (user, nice, system, irq, softirq) and steal, from /proc/stat
   awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $9}' /proc/stat
 }
+written_pages() { # pages the kernel has written back to files so far (its flusher's work)
+  awk '/^nr_written / {print $2}' /proc/vmstat
+}
 kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads, if the host runs any
   local t=0 pid
   for pid in $(pgrep '^kdamond' || true); do t=$((t + $(stat_ticks "$pid"))); done
@@ -91,7 +96,7 @@ kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads, if the host run
 setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own, its page faults)"
   # and what the rest of the machine used meanwhile, a set-up: every other process and
   # kernel thread (of which DAMON's), and the time the hypervisor took from this machine
-  local before after out rate own_before own_after perf= machine_before minor_before major_before minor_after major_after machine_after damon_before damon_after
+  local before after out rate own_before own_after perf= machine_before minor_before written_before written_after major_before minor_after major_after machine_after damon_before damon_after
   if [ -n "${PERF_DATA:-}" ]; then # $1: the profile's suffix
     local target=(-p "$server")
     if [ -n "${PERF_ALL:-}" ]; then target=(-a); fi
@@ -102,13 +107,13 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
   own_before=$(own_ticks "$server")
   read -r minor_before major_before <<<"$(server_faults "$server")"
   before=$(server_ticks "$server")
-  machine_before=$(machine_ticks) damon_before=$(kdamond_ticks)
+  machine_before=$(machine_ticks) damon_before=$(kdamond_ticks) written_before=$(written_pages)
   out=$("$release/reversi-load" --addr "$addr" --server-pid "$server" --setup-only \
     --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 2>&1)
   after=$(server_ticks "$server")
   read -r minor_after major_after <<<"$(server_faults "$server")"
   own_after=$(own_ticks "$server")
-  machine_after=$(machine_ticks) damon_after=$(kdamond_ticks)
+  machine_after=$(machine_ticks) damon_after=$(kdamond_ticks) written_after=$(written_pages)
   if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
   rate=$(grep -o "[0-9]* session set-ups/s" <<<"$out" || echo "failed")
   read -r busy_before steal_before <<<"$machine_before"
@@ -116,8 +121,9 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
   awk -v t=$((after - before)) -v s=$((own_after - own_before)) -v hz="$tick_hz" -v g="$games" \
     -v r="$rate" -v m=$((busy_after - busy_before)) -v d=$((damon_after - damon_before)) \
     -v st=$((steal_after - steal_before)) -v mi=$((minor_after - minor_before)) -v ma=$((major_after - major_before)) \
-    'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own, %.1f page faults of which %.2f major); the rest of the machine %.3f ms (DAMON %.3f), stolen %.3f\n",
-      r, t * 1000 / hz / g, s * 1000 / hz / g, mi / g, ma / g, (m - t) * 1000 / hz / g, d * 1000 / hz / g, st * 1000 / hz / g}'
+    -v w=$((written_after - written_before)) -v dirty="$(awk '/^Dirty:/ {print $2}' /proc/meminfo)" \
+    'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own, %.1f page faults of which %.2f major); the rest of the machine %.3f ms (DAMON %.3f), stolen %.3f; %.1f pages written back a set-up, %d dirty KiB left\n",
+      r, t * 1000 / hz / g, s * 1000 / hz / g, mi / g, ma / g, (m - t) * 1000 / hz / g, d * 1000 / hz / g, st * 1000 / hz / g, w / g, dirty}'
 }
 
 RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --data-dir "$work/data" --max-pending-per-address 1000000 \
@@ -168,9 +174,10 @@ spread() { # min, median, max and how many of each value, of the numbers in file
 }
 echo "sessions' Private_Dirty: $(spread "$work/dirty")"
 echo "sessions' page tables  : $(spread "$work/pte")"
-shared_kib=0
+shared_anon=0 shared_file=0
 for pid in $(tail -n 3 <<<"$sessions"); do
-  shared_kib=$(awk '/^Shared_(Clean|Dirty)/ {s += $2} END {print s + 0}' /proc/$pid/smaps_rollup 2>/dev/null || echo 0)
+  read -r shared_anon shared_file < <(awk '/^[0-9a-f]+-/ {file = ($6 ~ /^\//)} /^Shared_(Clean|Dirty)/ {if (file) f += $2; else a += $2}
+    END {print a + 0, f + 0}' /proc/$pid/smaps 2>/dev/null || echo 0 0)
   echo "session $pid  : Private_Dirty $(awk '/Private_Dirty/ {print $2}' /proc/$pid/smaps_rollup) KiB, Private_Clean $(awk '/Private_Clean/ {print $2}' /proc/$pid/smaps_rollup) KiB, Pss $(awk '/^Pss:/ {print $2}' /proc/$pid/smaps_rollup) KiB, shared with other processes $(awk '/^Shared_(Clean|Dirty)/ {s += $2} END {print s}' /proc/$pid/smaps_rollup) KiB, page tables $(awk '/^VmPTE/ {print $2}' /proc/$pid/status) KiB"
   echo "  its dirty mappings (Private_Dirty KiB, mapping): $(awk '/^[0-9a-f]+-/ {name = ($6 == "" ? "anonymous" : $6); sub(/.*\//, "", name); m = $2 " " name}
     /^Private_Dirty/ && $2 > 0 {printf "%s%s %s", sep, $2, m; sep = ", "}' /proc/$pid/smaps)"
@@ -201,11 +208,12 @@ awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | head -1 | cut -d' ' -f1)" -v h="$
 # what the machine does with that many processes, not what the server does with that
 # many games.
 mkfifo "$work/control"
-"$release/reversi-load" --hold-processes "$hold" --shared-kib "$shared_kib" <"$work/control" >"$work/control.out" 2>&1 &
+"$release/reversi-load" --hold-processes "$hold" --shared-kib "$shared_anon" --shared-file "$release/reversid" \
+  --file-kib "$shared_file" <"$work/control" >"$work/control.out" 2>&1 &
 control=$!
 exec 9>"$work/control"
 until grep -q held "$work/control.out" 2>/dev/null || ! kill -0 "$control" 2>/dev/null; do sleep 0.5; done
-echo "control        : $(head -1 "$work/control.out") processes of reversi-load --hold-processes, each mapping $shared_kib KiB shared, with no server's socket"
+echo "control        : $(head -1 "$work/control.out") processes of reversi-load --hold-processes, each mapping $shared_anon KiB of shared memory and $shared_file KiB of reversid's file (as a held session), with no socket"
 beside=$(setups control)
 echo "none held, $hold others: $beside"
 exec 9>&-

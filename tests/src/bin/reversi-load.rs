@@ -107,9 +107,15 @@ struct Args {
     /// as many processes and shared pages as held sessions, with no game and no socket.
     #[arg(long, hide = true)]
     hold_processes: Option<usize>,
-    /// The memory each --hold-processes child maps, shared with the others.
+    /// The anonymous memory each --hold-processes child maps, shared with the others.
     #[arg(long, default_value_t = 3000, hide = true)]
     shared_kib: usize,
+    /// A file whose first --file-kib KiB each --hold-processes child maps too, as
+    /// sessions map their binary's and libc's pages.
+    #[arg(long, hide = true)]
+    shared_file: Option<std::path::PathBuf>,
+    #[arg(long, default_value_t = 0, hide = true)]
+    file_kib: usize,
     /// Seconds a player waits for an opponent before it quits and connects again
     /// (default: it waits, and counts as an error after 10 s).
     #[arg(long, value_name = "SECS")]
@@ -143,7 +149,11 @@ fn main() {
         return serve_echo();
     }
     if let Some(n) = args.hold_processes {
-        return hold_processes(n, args.shared_kib);
+        let file = args
+            .shared_file
+            .as_deref()
+            .map(|path| (path, args.file_kib));
+        return hold_processes(n, args.shared_kib, file);
     }
     raise_nofile();
     if let (Some(n), Some(addr)) = (args.hold_worker, args.addr) {
@@ -424,9 +434,10 @@ fn hold_worker(addr: SocketAddr, n: usize) {
 }
 
 /// Forks `n` children that sleep, each mapping every page of `kib` KiB this process
-/// wrote before the fork (so each page has `n` + 1 mappings, as a binary's pages have one
-/// a session), until standard input closes; then kills and reaps them.
-fn hold_processes(n: usize, kib: usize) {
+/// wrote before the fork (so each page has `n` + 1 mappings, as the fork server's pages
+/// have one a session) and the first KiB of `file` (as a binary's pages), until standard
+/// input closes; then kills and reaps them.
+fn hold_processes(n: usize, kib: usize, file: Option<(&std::path::Path, usize)>) {
     use nix::sys::signal::{kill, Signal};
     use nix::unistd::{fork, pause, ForkResult};
     const PAGE: usize = 4096;
@@ -434,12 +445,15 @@ fn hold_processes(n: usize, kib: usize) {
     for page in shared.chunks_mut(PAGE) {
         page[0] = 1;
     }
+    let mapped = file.map(|(path, kib)| map_file(path, kib));
     let mut children = Vec::with_capacity(n);
     for _ in 0..n {
         // SAFETY: this process has one thread, and the child only reads memory and pauses.
         match unsafe { fork() } {
             Ok(ForkResult::Child) => {
                 let sum: usize = shared.iter().step_by(PAGE).map(|&b| b as usize).sum();
+                let pages = mapped.unwrap_or(&[]).iter().step_by(PAGE);
+                let sum = sum + pages.map(|&b| b as usize).sum::<usize>();
                 std::hint::black_box(sum);
                 loop {
                     pause();
@@ -461,6 +475,32 @@ fn hold_processes(n: usize, kib: usize) {
     }
     for child in children {
         let _ = nix::sys::wait::waitpid(child, None);
+    }
+}
+
+/// The first `kib` KiB of `path` (at most all of it), mapped read-only for as long as
+/// the process lives.
+fn map_file(path: &std::path::Path, kib: usize) -> &'static [u8] {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let size = file.metadata().expect("the file's size").len() as usize;
+    let len = (kib * 1024).min(size);
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: a new private read-only mapping, never unmapped, of a file nobody writes
+    // while the benchmark runs.
+    unsafe {
+        let at = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            file.as_raw_fd(),
+            0,
+        );
+        assert_ne!(at, libc::MAP_FAILED, "mmap {}", path.display());
+        std::slice::from_raw_parts(at as *const u8, len)
     }
 }
 
