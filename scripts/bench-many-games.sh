@@ -88,9 +88,12 @@ machine_ticks() { # busy ticks of every CPU (user, nice, system, irq, softirq) a
 written_pages() { # pages the kernel has written back to files so far (its flusher's work)
   awk '/^nr_written / {print $2}' /proc/vmstat
 }
-kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads, if the host runs any
+# The kernel's DAMON threads, if the host runs any: found once, as pgrep walks every
+# process (thousands of samples in a round with 25,000 held).
+kdamonds=$(pgrep '^kdamond' || true)
+kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads
   local t=0 pid
-  for pid in $(pgrep '^kdamond' || true); do t=$((t + $(stat_ticks "$pid"))); done
+  for pid in $kdamonds; do t=$((t + $(stat_ticks "$pid"))); done
   echo "$t"
 }
 setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own, its page faults)"
