@@ -66,16 +66,14 @@ stats_of_children() { # the /proc/PID/stat lines of $1's children (names without
     xargs -r cat 2>/dev/null || true
 }
 zombies() { stats_of_children "$1" | awk '$3 == "Z" {n++} END {print n + 0}'; }
-server_ticks() { # the supervisor's and its children's CPU ticks; children first (none lost)
-  local children
-  children=$(stats_of_children "$1" | awk '{t += $14 + $15 + $16 + $17} END {print t + 0}')
-  echo $((children + $(stat_ticks "$1")))
-}
-server_faults() { # the supervisor's and its children's page faults: "MINOR MAJOR" (reaped ones through cminflt, cmajflt)
+server_counts() { # the supervisor's and its children's "CPU_TICKS MINOR_FAULTS MAJOR_FAULTS", one
+  # read of each /proc/PID/stat, children first (none lost; reaped ones through the supervisor's
+  # cutime+cstime, cminflt and cmajflt)
   local stat children
-  children=$(stats_of_children "$1" | awk '{mi += $10 + $11; ma += $12 + $13} END {print mi + 0, ma + 0}')
+  children=$(stats_of_children "$1" | awk '{t += $14 + $15 + $16 + $17; mi += $10 + $11; ma += $12 + $13}
+    END {print t + 0, mi + 0, ma + 0}')
   stat=$(cat "/proc/$1/stat")
-  awk -v c="$children" '{split(c, k, " "); print $8 + $9 + k[1], $10 + $11 + k[2]}' <<<"${stat##*) }"
+  awk -v c="$children" '{split(c, k, " "); print $12 + $13 + $14 + $15 + k[1], $8 + $9 + k[2], $10 + $11 + k[3]}' <<<"${stat##*) }"
 }
 own_ticks() { # the supervisor's own utime+stime, its children not counted
   local stat
@@ -96,6 +94,7 @@ kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads
   for pid in $kdamonds; do t=$((t + $(stat_ticks "$pid"))); done
   echo "$t"
 }
+cpu_of() { grep -o '[0-9.]* ms' <<<"$1" | head -1 | cut -d' ' -f1; } # a round's CPU a set-up, from its line
 setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own, its page faults)"
   # and what the rest of the machine used meanwhile, a set-up: every other process and
   # kernel thread (of which DAMON's), and the time the hypervisor took from this machine
@@ -108,13 +107,11 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
     sleep 1
   fi
   own_before=$(own_ticks "$server")
-  read -r minor_before major_before <<<"$(server_faults "$server")"
-  before=$(server_ticks "$server")
+  read -r before minor_before major_before <<<"$(server_counts "$server")"
   machine_before=$(machine_ticks) damon_before=$(kdamond_ticks) written_before=$(written_pages)
   out=$("$release/reversi-load" --addr "$addr" --server-pid "$server" --setup-only \
     --concurrency 32 --games "$games" --latency-games 0 --echo-samples 0 2>&1)
-  after=$(server_ticks "$server")
-  read -r minor_after major_after <<<"$(server_faults "$server")"
+  read -r after minor_after major_after <<<"$(server_counts "$server")"
   own_after=$(own_ticks "$server")
   machine_after=$(machine_ticks) damon_after=$(kdamond_ticks) written_after=$(written_pages)
   if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
@@ -203,9 +200,11 @@ done
 echo "archived       : $(journals) journals left after $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 again=$(setups again)
 echo "none held again: $again"
-awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | head -1 | cut -d' ' -f1)" -v h="$(grep -o '[0-9.]* ms' <<<"$held" | head -1 | cut -d' ' -f1)" \
-  -v g="$(grep -o '[0-9.]* ms' <<<"$again" | head -1 | cut -d' ' -f1)" \
-  'BEGIN {if (a > 0 && g > 0) printf "ratio          : %.2fx the CPU a set-up of none held before, %.2fx of none held after\n", h / a, h / g}'
+ratios() { # "LABEL: X the CPU a set-up of none held before, Y of none held after", for the round printed as $2
+  awk -v a="$(cpu_of "$alone")" -v r="$(cpu_of "$2")" -v g="$(cpu_of "$again")" -v l="$1" \
+    'BEGIN {if (a > 0 && g > 0) printf "%s: %.2fx the CPU a set-up of none held before, %.2fx of none held after\n", l, r / a, r / g}'
+}
+ratios "ratio          " "$held"
 # The control: as many processes, each mapping as many shared pages as a held session,
 # of another program, with no socket and no game. What the set-ups cost beside them is
 # what the machine does with that many processes, not what the server does with that
@@ -221,9 +220,7 @@ beside=$(setups control)
 echo "none held, $hold others: $beside"
 exec 9>&-
 wait "$control" || true
-awk -v a="$(grep -o '[0-9.]* ms' <<<"$alone" | head -1 | cut -d' ' -f1)" -v c="$(grep -o '[0-9.]* ms' <<<"$beside" | head -1 | cut -d' ' -f1)" \
-  -v g="$(grep -o '[0-9.]* ms' <<<"$again" | head -1 | cut -d' ' -f1)" \
-  'BEGIN {if (a > 0 && g > 0) printf "control ratio  : %.2fx the CPU a set-up of none held before, %.2fx of none held after\n", c / a, c / g}'
+ratios "control ratio  " "$beside"
 t2=$(date +%s.%N)
 kill -TERM "$server"
 wait "$server" || true
