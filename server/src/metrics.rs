@@ -129,6 +129,10 @@ pub struct Snapshot {
     /// Finished games the store's writer has stored since the start (a count the
     /// archive keeps; 0 without a store).
     pub games_stored: u64,
+    /// Empty journal files ready for new games (spec/STORE.md §10, spares).
+    pub journal_spares: usize,
+    /// Spare journals made in advance since the start (a count the archive keeps).
+    pub journal_spares_made: u64,
 }
 
 /// Every metric the supervisor keeps, and the registry that names them.
@@ -146,6 +150,8 @@ pub struct Metrics {
     move_seconds: Histogram,
     store_queue: Gauge,
     games_stored: Counter,
+    journal_spares: Gauge,
+    journal_spares_made: Counter,
     turn_seconds: Histogram,
     turn_longest: Gauge<f64, AtomicU64>,
     turn_cpu_seconds: Histogram,
@@ -308,6 +314,18 @@ impl Metrics {
             "Finished games the store's writer has stored since the start (one a round; a game stored already not counted again)",
             games_stored.clone(),
         );
+        let journal_spares = Gauge::default();
+        registry.register(
+            "journal_spares",
+            "Empty journal files ready for new games: a game's start takes one rather than create a file (0 without a store)",
+            journal_spares.clone(),
+        );
+        let journal_spares_made = Counter::default();
+        registry.register(
+            "journal_spares_made",
+            "Spare journals made in advance, off the set-up path, since the start (games started faster than others ended)",
+            journal_spares_made.clone(),
+        );
         // 50 µs to about 0.3 s, each bucket √2 times the one before: fine enough to
         // tell a 3 ms stall from a 5 ms one.
         let turn_seconds =
@@ -346,6 +364,8 @@ impl Metrics {
             move_seconds,
             store_queue,
             games_stored,
+            journal_spares,
+            journal_spares_made,
             registry,
             connections,
             refusals,
@@ -424,6 +444,10 @@ impl Metrics {
         let seen = self.games_stored.get();
         self.games_stored
             .inc_by(now.games_stored.saturating_sub(seen));
+        self.journal_spares.set(gauge_value(now.journal_spares));
+        let seen = self.journal_spares_made.get();
+        self.journal_spares_made
+            .inc_by(now.journal_spares_made.saturating_sub(seen));
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
@@ -568,6 +592,8 @@ mod tests {
             draining: true,
             store_queue: 2,
             games_stored: 5,
+            journal_spares: 7,
+            journal_spares_made: 4,
         };
         let text = m.render(&now);
         for expected in [
@@ -583,6 +609,8 @@ mod tests {
             "reversid_draining 1",
             "reversid_store_queue_depth 2",
             "reversid_games_stored_total 5",
+            "reversid_journal_spares 7",
+            "reversid_journal_spares_made_total 4",
         ] {
             assert!(text.contains(expected), "{expected} missing from:\n{text}");
         }

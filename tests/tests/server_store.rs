@@ -141,13 +141,16 @@ fn settled(dir: &std::path::Path, count: usize) -> Vec<(String, u64)> {
 }
 
 /// spec/STORE.md §10, spares: an archived journal's file is the next game's journal, and
-/// the spares a server leaves are the next start's.
+/// the spares a server leaves are the next start's. One session at most: the pool then
+/// holds one spare, made in advance or kept (a server that may run more makes one for
+/// each, `a_server_makes_a_spare_for_each_session_it_may_start`).
 #[test]
 fn an_archived_journals_file_is_the_next_games_journal_across_restarts() {
     let data = Scratch::new("store-spares");
     let dir = data.path().to_str().unwrap();
     let journals = data.path().join("journals");
-    let first = Server::start(&["--data-dir", dir, "--fixed-colours"]);
+    let args = ["--data-dir", dir, "--fixed-colours", "--max-sessions", "1"];
+    let first = Server::start(&args);
     one_move_game(&first);
     archived(&data, 1);
     let after_one = settled(&journals, 1);
@@ -166,7 +169,7 @@ fn an_archived_journals_file_is_the_next_games_journal_across_restarts() {
         0
     );
     drop(first);
-    let second = Server::start(&["--data-dir", dir, "--fixed-colours"]);
+    let second = Server::start(&args);
     second.wait_log("1 spare journals left by an earlier run are kept for new games");
     one_move_game(&second);
     let stored = archived(&data, 3);
@@ -178,6 +181,59 @@ fn an_archived_journals_file_is_the_next_games_journal_across_restarts() {
     assert_eq!(
         after_three[0].1, after_one[0].1,
         "the first server's spare, taken"
+    );
+}
+
+/// spec/STORE.md §10, spares: a server makes a spare for each session it may start (8,192
+/// at most) once it has taken in those an earlier run left, and counts them in its metrics;
+/// at its session limit it makes none.
+#[test]
+fn a_server_makes_a_spare_for_each_session_it_may_start() {
+    let data = Scratch::new("store-made");
+    let dir = data.path().to_str().unwrap();
+    let journals = data.path().join("journals");
+    let args = [
+        "--data-dir",
+        dir,
+        "--fixed-colours",
+        "--metrics",
+        "--max-sessions",
+        "3",
+    ];
+    let first = Server::start(&args);
+    let made = settled(&journals, 3);
+    let pid = first.pid();
+    assert!(
+        made.iter()
+            .all(|(name, _)| name.starts_with(&format!(".spare-{pid}-0-"))),
+        "{made:?}"
+    );
+    let metrics = get(&first, "/metrics");
+    assert!(metrics.contains("reversid_journal_spares 3"), "{metrics}");
+    assert!(
+        metrics.contains("reversid_journal_spares_made_total 3"),
+        "{metrics}"
+    );
+    // A game takes one; it comes back when the game is archived, and none is made.
+    one_move_game(&first);
+    archived(&data, 1);
+    let after = settled(&journals, 3);
+    let inodes = |spares: &[(String, u64)]| {
+        let mut inodes: Vec<u64> = spares.iter().map(|s| s.1).collect();
+        inodes.sort_unstable();
+        inodes
+    };
+    assert_eq!(inodes(&after), inodes(&made), "the same three files");
+    assert!(get(&first, "/metrics").contains("reversid_journal_spares_made_total 3"));
+    drop(first);
+    // The next start takes them in and makes none.
+    let second = Server::start(&args);
+    second.wait_log("3 spare journals left by an earlier run are kept for new games");
+    let metrics = get(&second, "/metrics");
+    assert!(metrics.contains("reversid_journal_spares 3"), "{metrics}");
+    assert!(
+        metrics.contains("reversid_journal_spares_made_total 0"),
+        "{metrics}"
     );
 }
 

@@ -110,11 +110,13 @@ impl Archive {
     /// Starts the writer on `store` (opened by the caller), the reader and the unlinker;
     /// `wake` tells the loop when games were written or journals read. Journals left in
     /// `dir` by an earlier server are handed over too. `records`: the record directory,
-    /// where the records sessions kept in their journals (a full disk) are written.
+    /// where the records sessions kept in their journals (a full disk) are written;
+    /// `spares`: the room of the pool of spare journals (`super::unlinker`).
     pub fn start(
         store: Box<dyn Store>,
         dir: &Path,
         records: Option<PathBuf>,
+        spares: super::unlinker::SpareRoom,
         wake: Wake,
     ) -> std::io::Result<Archive> {
         survive_file_size_limits();
@@ -132,7 +134,7 @@ impl Archive {
             })
         };
         let journals = Journals::new(dir.to_owned(), host, records);
-        let unlinker = super::unlinker::Unlinker::start()?;
+        let unlinker = super::unlinker::Unlinker::start(dir, spares)?;
         let mut archive = Archive {
             writer: Some(Writer::try_start(store, QUEUE, Some(shared()))?),
             // One more for a scan of the directory.
@@ -265,10 +267,20 @@ impl Archive {
         }
     }
 
-    /// A spare journal for the session of a game starting now (see
-    /// `crate::session::journal`), if the pool has one.
-    pub fn take_spare(&self) -> Option<PathBuf> {
-        self.spares.take()
+    /// A spare journal for the session of a game starting now beside `running` others
+    /// (see `crate::session::journal`), if the pool has one.
+    pub fn take_spare(&self, running: usize) -> Option<PathBuf> {
+        self.spares.take(running)
+    }
+
+    /// Spare journals ready for new games.
+    pub fn spares_ready(&self) -> usize {
+        self.spares.len()
+    }
+
+    /// Spare journals made in advance since the start.
+    pub fn spares_made(&self) -> u64 {
+        self.spares.made()
     }
 
     /// A spare taken for a session that could not be started: untouched, still a spare.
@@ -554,6 +566,7 @@ fn survive_file_size_limits() {
 mod tests {
     use super::*;
     use crate::session::journal::finished_line;
+    use crate::store::unlinker::SpareRoom;
     use reversi_store::SqliteStore;
     use std::sync::mpsc;
 
@@ -599,7 +612,8 @@ mod tests {
             let _ = woken.send(());
         });
         let store = Box::new(SqliteStore::open(&dir).unwrap());
-        let mut archive = Archive::start(store, &dir, None, wake).unwrap();
+        let mut archive =
+            Archive::start(store, &dir, None, SpareRoom::for_sessions(16), wake).unwrap();
         for id in [1, 2, 3] {
             archive.take(own, id);
         }

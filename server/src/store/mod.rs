@@ -9,7 +9,7 @@ pub mod journal_game;
 pub mod options;
 mod reader;
 pub mod tournaments;
-mod unlinker;
+pub mod unlinker;
 pub mod workers;
 
 use std::fs;

@@ -1,4 +1,5 @@
-//! Removes archived journals on a thread of its own. An unlink can wait for the disk: on
+//! Removes archived journals on a thread of its own, keeps them as spares, and makes
+//! spares in advance. An unlink can wait for the disk: on
 //! ext4 mounted with `discard` the freed blocks are trimmed inside the unlink, and in the
 //! 10,000-game burst one unlink held the supervisor's loop for 1.3 s (3.6 ms of it CPU).
 //! The loop must never wait for a disk, so it hands the path over and goes on. The thread
@@ -11,34 +12,155 @@
 //! takes once (spec/STORE.md §10).
 //!
 //! Most journals are not removed but kept, emptied, as spares (`.spare-<pid>-<id>`, up to
-//! [`SPARES`]), which the supervisor gives to new sessions to take as their journals
-//! (`crate::session::journal`): a new game then costs a rename, not a new inode. Spares
-//! an earlier run left are taken into the pool when the directory is first scanned.
+//! one for each session the server may run, [`SpareRoom::keep`]), which the supervisor
+//! gives to new sessions to take as their journals (`crate::session::journal`): a new game
+//! then costs a rename, not a new inode, and a server that runs as many games as it ends
+//! neither creates nor removes a file. When games start faster than others end, the
+//! thread makes empty spares in advance (`.spare-<pid>-0-<n>`), off the set-up path: from
+//! the moment the pool holds half its aim or less until it holds its aim again, the aim
+//! being a spare for each session the server may still start, [`READY_MOST`] at most.
+//! Spares an earlier run left are taken into the pool when the directory is first
+//! scanned, and none is made before.
 
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{channel, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use log::{info, warn};
 
 use crate::session::journal;
 
-/// Spares kept at most: as many games as start while others end in a busy stretch. Each
-/// is an empty file (an inode, no block); past this, archived journals are removed.
-pub const SPARES: usize = 8192;
+/// Spares made in advance at most: as many games as start while others end in a busy
+/// stretch. Each is an empty file (an inode, no block).
+pub const READY_MOST: usize = 8192;
 
-/// The spares ready to be taken, shared by the thread (which adds) and the loop (which
-/// takes one for each session it starts).
-#[derive(Clone, Default)]
-pub struct Spares(Arc<Mutex<Vec<PathBuf>>>);
+/// Spares made between two looks at the jobs: an archived journal waits for no more.
+const BATCH: usize = 64;
+
+/// After a spare could not be made (a full disk, a directory gone), none is tried again
+/// for this long: one warning, not one a set-up.
+const PAUSE: Duration = Duration::from_secs(5);
+
+/// How many spares the pool holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpareRoom {
+    /// Kept at most: past this, archived journals are removed.
+    pub keep: usize,
+    /// Made in advance at most.
+    pub ready: usize,
+}
+
+impl SpareRoom {
+    /// For a server that runs at most `sessions` at once: a spare for each, made in
+    /// advance up to [`READY_MOST`].
+    pub fn for_sessions(sessions: usize) -> SpareRoom {
+        SpareRoom {
+            keep: sessions,
+            ready: sessions.min(READY_MOST),
+        }
+    }
+}
+
+/// The pool's state, under its lock: the spares, and whether the thread makes more.
+#[derive(Debug)]
+struct Stock {
+    paths: Vec<PathBuf>,
+    room: SpareRoom,
+    /// Sessions running when the last one started, that one counted.
+    live: usize,
+    /// The spares of an earlier run were taken in (or there were none to take).
+    adopted: bool,
+    /// The thread makes spares until the pool holds its aim.
+    making: bool,
+    /// No spare is made before then (one could not be made).
+    paused_until: Option<Instant>,
+}
+
+impl Stock {
+    fn new(room: SpareRoom) -> Stock {
+        Stock {
+            paths: Vec::new(),
+            room,
+            live: 0,
+            adopted: false,
+            making: false,
+            paused_until: None,
+        }
+    }
+
+    /// A spare for each session the server may still start, [`SpareRoom::ready`] at most.
+    fn aim(&self) -> usize {
+        self.room
+            .ready
+            .min(self.room.keep.saturating_sub(self.live))
+    }
+
+    /// Whether spares are to be made now: from the moment the pool holds half its aim or
+    /// less until it holds its aim. Both edges apart, so that a dip while games start and
+    /// end together makes nothing: journals come back as their games end.
+    fn wants_more(&mut self, now: Instant) -> bool {
+        if !self.adopted || self.paused_until.is_some_and(|until| now < until) {
+            return false;
+        }
+        self.paused_until = None;
+        let (held, aim) = (self.paths.len(), self.aim());
+        if held >= aim {
+            self.making = false;
+        } else if held * 2 <= aim {
+            self.making = true;
+        }
+        self.making
+    }
+
+    fn has_room(&self) -> bool {
+        self.paths.len() < self.room.keep
+    }
+
+    /// A spare could not be made: none is tried before `until`.
+    fn pause(&mut self, until: Instant) {
+        self.making = false;
+        self.paused_until = Some(until);
+    }
+}
+
+/// The spares ready to be taken, shared by the thread (which adds and makes) and the loop
+/// (which takes one for each session it starts).
+#[derive(Clone)]
+pub struct Spares {
+    stock: Arc<Mutex<Stock>>,
+    /// Spares made in advance since the start.
+    made: Arc<AtomicU64>,
+    /// Wakes the thread when the pool falls to half its aim.
+    thread: Sender<Job>,
+}
 
 impl Spares {
-    /// A spare for a new session's journal, if there is one.
-    pub fn take(&self) -> Option<PathBuf> {
-        self.0.lock().ok()?.pop()
+    fn new(room: SpareRoom, thread: Sender<Job>) -> Spares {
+        Spares {
+            stock: Arc::new(Mutex::new(Stock::new(room))),
+            made: Arc::default(),
+            thread,
+        }
+    }
+
+    /// A spare for the journal of a session starting now, beside `running` others; if
+    /// the pool falls to half its aim, the thread starts making more.
+    pub fn take(&self, running: usize) -> Option<PathBuf> {
+        let mut stock = self.stock.lock().ok()?;
+        let spare = stock.paths.pop();
+        stock.live = running + 1;
+        let was_making = stock.making;
+        let starts = stock.wants_more(Instant::now()) && !was_making;
+        drop(stock);
+        if starts {
+            let _ = self.thread.send(Job::Make);
+        }
+        spare
     }
 
     /// Puts back a spare taken and not used (its session could not be started), room or
@@ -49,17 +171,31 @@ impl Spares {
 
     /// How many there are.
     pub fn len(&self) -> usize {
-        self.0.lock().map_or(0, |spares| spares.len())
+        self.lock().map_or(0, |stock| stock.paths.len())
+    }
+
+    /// How many the thread has made in advance since the start.
+    pub fn made(&self) -> u64 {
+        self.made.load(Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> Option<MutexGuard<'_, Stock>> {
+        self.stock.lock().ok()
     }
 
     fn has_room(&self) -> bool {
-        self.len() < SPARES
+        self.lock().is_some_and(|stock| stock.has_room())
     }
 
     fn add(&self, spare: PathBuf) {
-        if let Ok(mut spares) = self.0.lock() {
-            spares.push(spare);
+        if let Some(mut stock) = self.lock() {
+            stock.paths.push(spare);
         }
+    }
+
+    fn wants_more(&self) -> bool {
+        self.lock()
+            .is_some_and(|mut stock| stock.wants_more(Instant::now()))
     }
 }
 
@@ -67,8 +203,13 @@ impl Spares {
 enum Job {
     /// A journal whose games are stored: kept as a spare or removed.
     Archived(PathBuf),
-    /// The spares an earlier run left: into the pool, those past its room removed.
+    /// The spares an earlier run left (the first scan's, perhaps none): into the pool,
+    /// those past its room removed; spares may be made from now on.
     Found(Vec<PathBuf>),
+    /// The pool fell to half its aim: make spares.
+    Make,
+    /// Every job before this is done: the thread ends.
+    Stop,
 }
 
 /// The thread and the way to it.
@@ -79,17 +220,14 @@ pub struct Unlinker {
 }
 
 impl Unlinker {
-    pub fn start() -> std::io::Result<Unlinker> {
+    /// Starts the thread for the journals of `dir`, where it makes spares, with `room`.
+    pub fn start(dir: &Path, room: SpareRoom) -> std::io::Result<Unlinker> {
         let (jobs, arrive) = channel::<Job>();
-        let spares = Spares::default();
-        let pool = spares.clone();
+        let spares = Spares::new(room, jobs.clone());
+        let maker = Maker::new(dir, spares.clone());
         let thread = std::thread::Builder::new()
             .name("journal-unlinker".to_owned())
-            .spawn(move || {
-                for job in arrive {
-                    run(job, &pool);
-                }
-            })?;
+            .spawn(move || serve(&arrive, maker))?;
         Ok(Unlinker {
             jobs,
             spares,
@@ -107,11 +245,10 @@ impl Unlinker {
         self.send(Job::Archived(path));
     }
 
-    /// Takes the spares at `paths`, left by an earlier run, into the pool.
+    /// Takes the spares at `paths`, left by an earlier run, into the pool (the first
+    /// scan's, even none: spares are made only after it).
     pub fn adopt(&self, paths: Vec<PathBuf>) {
-        if !paths.is_empty() {
-            self.send(Job::Found(paths));
-        }
+        self.send(Job::Found(paths));
     }
 
     fn send(&self, job: Job) {
@@ -122,7 +259,7 @@ impl Unlinker {
 
     /// Waits for every removal handed over (at exit, and before an upgrade's exec).
     pub fn finish(self) {
-        drop(self.jobs);
+        let _ = self.jobs.send(Job::Stop);
         if self.thread.join().is_err() {
             warn!(
                 "the journal unlinker panicked; journals left are stored again at the next start"
@@ -131,24 +268,127 @@ impl Unlinker {
     }
 }
 
+/// The thread: the jobs in their order; between them, while the pool wants more, spares
+/// made a batch at a time.
+fn serve(arrive: &Receiver<Job>, mut maker: Maker) {
+    loop {
+        let job = if maker.spares.wants_more() {
+            match arrive.try_recv() {
+                Ok(job) => Some(job),
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        } else {
+            match arrive.recv() {
+                Ok(job) => Some(job),
+                Err(_) => return,
+            }
+        };
+        match job {
+            Some(Job::Stop) => return,
+            // The loop looks again at the pool.
+            Some(Job::Make) => {}
+            Some(job) => run(job, &maker.spares),
+            None => maker.batch(),
+        }
+    }
+}
+
+/// Makes empty spares, named after this process and a count of its own.
+struct Maker {
+    dir: PathBuf,
+    pid: u32,
+    next: u64,
+    spares: Spares,
+}
+
+impl Maker {
+    fn new(dir: &Path, spares: Spares) -> Maker {
+        Maker {
+            dir: dir.to_owned(),
+            pid: std::process::id(),
+            next: 0,
+            spares,
+        }
+    }
+
+    /// Up to [`BATCH`] spares, fewer if the pool holds its aim first.
+    fn batch(&mut self) {
+        for _ in 0..BATCH {
+            match self.make() {
+                Ok(spare) => {
+                    self.spares.add(spare);
+                    self.spares.made.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    warn!(
+                        "cannot make a spare journal in {}: {e}; new games create their own, \
+                         and spares are tried again in {} s",
+                        self.dir.display(),
+                        PAUSE.as_secs()
+                    );
+                    if let Some(mut stock) = self.spares.lock() {
+                        stock.pause(Instant::now() + PAUSE);
+                    }
+                    return;
+                }
+            }
+            if !self.spares.wants_more() {
+                return;
+            }
+        }
+    }
+
+    /// One new empty spare: `.spare-<pid>-0-<n>` (a journal's spare, `.spare-<pid>-<id>`,
+    /// never has that shape), the next free `n` (an earlier process of the same pid, before
+    /// an upgrade's exec, may have left some).
+    fn make(&mut self) -> std::io::Result<PathBuf> {
+        loop {
+            let spare = self
+                .dir
+                .join(format!(".spare-{}-0-{}", self.pid, self.next));
+            self.next += 1;
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&spare)
+            {
+                Ok(_) => return Ok(spare),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
 fn run(job: Job, spares: &Spares) {
     match job {
         Job::Archived(path) => retire(&path, spares),
-        Job::Found(found) => {
-            let mut taken = 0;
-            for spare in found {
-                // Only a plain file of its own: never one that leads elsewhere.
-                let plain = std::fs::symlink_metadata(&spare)
-                    .is_ok_and(|m| m.file_type().is_file() && m.nlink() == 1);
-                if plain && spares.has_room() {
-                    spares.add(spare);
-                    taken += 1;
-                } else {
-                    remove(&spare);
-                }
-            }
-            info!("{taken} spare journals left by an earlier run are kept for new games");
+        Job::Found(found) => adopt(found, spares),
+        Job::Make | Job::Stop => {}
+    }
+}
+
+/// Takes the spares an earlier run left into the pool, room allowing; removes the rest.
+fn adopt(found: Vec<PathBuf>, spares: &Spares) {
+    let seen = found.len();
+    let mut taken = 0;
+    for spare in found {
+        // Only a plain file of its own: never one that leads elsewhere.
+        let plain = std::fs::symlink_metadata(&spare)
+            .is_ok_and(|m| m.file_type().is_file() && m.nlink() == 1);
+        if plain && spares.has_room() {
+            spares.add(spare);
+            taken += 1;
+        } else {
+            remove(&spare);
         }
+    }
+    if seen > 0 {
+        info!("{taken} spare journals left by an earlier run are kept for new games");
+    }
+    if let Some(mut stock) = spares.lock() {
+        stock.adopted = true;
     }
 }
 
@@ -203,6 +443,26 @@ mod tests {
         dir
     }
 
+    /// Room for 100 spares, 10 made in advance.
+    const MAKING: SpareRoom = SpareRoom {
+        keep: 100,
+        ready: 10,
+    };
+
+    /// Room for `keep` spares, none made in advance.
+    fn keeping(keep: usize) -> SpareRoom {
+        SpareRoom { keep, ready: 0 }
+    }
+
+    /// Waits until `done` holds of the pool (the thread works on its own time).
+    fn until(spares: &Spares, done: impl Fn(&Spares) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done(spares) {
+            assert!(Instant::now() < deadline, "{} spares", spares.len());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     #[test]
     fn every_journal_handed_over_is_gone_by_finish_and_kept_as_an_empty_spare() {
         let dir = scratch("spares");
@@ -210,7 +470,7 @@ mod tests {
         for p in &paths {
             std::fs::write(p, b"game x id 1 players a b\n").unwrap();
         }
-        let unlinker = Unlinker::start().unwrap();
+        let unlinker = Unlinker::start(&dir, keeping(8192)).unwrap();
         let spares = unlinker.spares();
         for p in &paths {
             unlinker.remove(p.clone());
@@ -224,7 +484,7 @@ mod tests {
         unlinker.finish();
         assert!(paths.iter().all(|p| !p.exists()) && !odd.exists());
         assert_eq!(spares.len(), 50);
-        while let Some(spare) = spares.take() {
+        while let Some(spare) = spares.take(0) {
             assert!(journal::is_spare_name(
                 &spare.file_name().unwrap().to_string_lossy()
             ));
@@ -237,9 +497,9 @@ mod tests {
     #[test]
     fn past_the_pools_room_journals_and_spares_found_are_removed() {
         let dir = scratch("full");
-        let unlinker = Unlinker::start().unwrap();
+        let unlinker = Unlinker::start(&dir, keeping(3)).unwrap();
         let spares = unlinker.spares();
-        for i in 0..SPARES {
+        for i in 0..3 {
             spares.add(dir.join(format!(".spare-1-{i}")));
         }
         let archived = journal::path(&dir, 7, 1);
@@ -251,7 +511,7 @@ mod tests {
         unlinker.finish();
         assert!(!archived.exists() && !found.exists());
         assert!(!dir.join(".spare-7-1").exists());
-        assert_eq!(spares.len(), SPARES);
+        assert_eq!(spares.len(), 3);
         std::fs::remove_dir(&dir).unwrap();
     }
 
@@ -264,7 +524,7 @@ mod tests {
         let held = std::fs::File::open(&journal).unwrap();
         // SAFETY: flock on a descriptor this test owns.
         assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
-        let unlinker = Unlinker::start().unwrap();
+        let unlinker = Unlinker::start(&dir, keeping(8192)).unwrap();
         let spares = unlinker.spares();
         unlinker.remove(journal.clone());
         unlinker.finish();
@@ -284,7 +544,7 @@ mod tests {
         std::fs::write(&target, b"not ours").unwrap();
         let link = dir.join(".spare-6-1");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        let unlinker = Unlinker::start().unwrap();
+        let unlinker = Unlinker::start(&dir, keeping(8192)).unwrap();
         let spares = unlinker.spares();
         unlinker.adopt(vec![link.clone()]);
         unlinker.finish();
@@ -298,11 +558,115 @@ mod tests {
         let dir = scratch("found");
         let found = dir.join(".spare-6-1");
         std::fs::write(&found, b"").unwrap();
-        let unlinker = Unlinker::start().unwrap();
+        let unlinker = Unlinker::start(&dir, keeping(8192)).unwrap();
         let spares = unlinker.spares();
         unlinker.adopt(vec![found.clone()]);
         unlinker.finish();
-        assert_eq!(spares.take(), Some(found.clone()));
+        assert_eq!(spares.take(0), Some(found.clone()));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The pool's state: holding `held` spares, `live` sessions running, adopted.
+    fn stock(room: SpareRoom, held: usize, live: usize) -> Stock {
+        let mut stock = Stock::new(room);
+        stock.paths = (0..held).map(|i| PathBuf::from(format!("s{i}"))).collect();
+        stock.live = live;
+        stock.adopted = true;
+        stock
+    }
+
+    #[test]
+    fn the_aim_is_a_spare_for_each_session_the_server_may_still_start() {
+        let room = SpareRoom::for_sessions(100_000);
+        assert_eq!(
+            room,
+            SpareRoom {
+                keep: 100_000,
+                ready: READY_MOST
+            }
+        );
+        assert_eq!(stock(room, 0, 25_000).aim(), READY_MOST);
+        assert_eq!(stock(room, 0, 99_000).aim(), 1_000);
+        assert_eq!(stock(room, 0, 100_000).aim(), 0);
+        let small = SpareRoom::for_sessions(16);
+        assert_eq!((small.ready, stock(small, 0, 20).aim()), (16, 0));
+    }
+
+    #[test]
+    fn spares_are_made_from_half_the_aim_until_the_aim() {
+        let now = Instant::now();
+        let room = MAKING;
+        // Before the spares of an earlier run are in: nothing, however empty the pool.
+        let mut waiting = stock(room, 0, 0);
+        waiting.adopted = false;
+        assert!(!waiting.wants_more(now));
+        // A dip above half the aim: nothing (journals come back as their games end).
+        assert!(!stock(room, 6, 0).wants_more(now));
+        // At half: made until the aim, through the dip above half.
+        let mut low = stock(room, 5, 0);
+        assert!(low.wants_more(now));
+        low.paths.push(PathBuf::from("made"));
+        assert!(low.wants_more(now), "still under the aim");
+        low.paths.resize(10, PathBuf::from("made"));
+        assert!(!low.wants_more(now));
+        low.paths.truncate(7);
+        assert!(!low.wants_more(now), "above half again: not before half");
+        // At the session limit, no spare is made: every game running has its journal.
+        assert!(!stock(room, 0, 100).wants_more(now));
+        // One refused: none tried before the pause ends.
+        let mut refused = stock(room, 0, 0);
+        refused.pause(now + PAUSE);
+        assert!(!refused.wants_more(now + PAUSE / 2));
+        assert!(refused.wants_more(now + PAUSE));
+    }
+
+    #[test]
+    fn spares_are_made_in_advance_once_the_earlier_ones_are_in() {
+        let dir = scratch("made");
+        let pid = std::process::id();
+        // One of an earlier process of the same pid (before an upgrade's exec): kept.
+        let earlier = dir.join(format!(".spare-{pid}-0-0"));
+        std::fs::write(&earlier, b"").unwrap();
+        let unlinker = Unlinker::start(&dir, MAKING).unwrap();
+        let spares = unlinker.spares();
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            spares.len(),
+            0,
+            "nothing made before the first scan's spares"
+        );
+        unlinker.adopt(Vec::new());
+        until(&spares, |s| s.len() == 10);
+        assert_eq!(spares.made(), 10);
+        assert!(earlier.exists());
+        for _ in 0..5 {
+            let spare = spares.take(0).unwrap();
+            let name = spare.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(journal::is_spare_name(&name), "{name}");
+            assert!(journal::spare_of(&journal::path(&dir, pid, 0)).unwrap() != spare);
+            assert_eq!(std::fs::read(&spare).unwrap(), b"");
+        }
+        // Taken down to half the aim: made again up to it.
+        until(&spares, |s| s.len() == 10);
+        assert_eq!(spares.made(), 15);
+        unlinker.finish();
+        // 15 made (those taken wait for a session to rename them) and the earlier one.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 16);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spare_that_cannot_be_made_pauses_the_making_and_finish_still_returns() {
+        let dir = scratch("gone");
+        std::fs::remove_dir(&dir).unwrap();
+        let unlinker = Unlinker::start(&dir, MAKING).unwrap();
+        let spares = unlinker.spares();
+        unlinker.adopt(Vec::new());
+        until(&spares, |s| {
+            s.lock().is_some_and(|stock| stock.paused_until.is_some())
+        });
+        assert_eq!((spares.len(), spares.made()), (0, 0));
+        assert_eq!(spares.take(0), None, "no wake while paused");
+        unlinker.finish();
     }
 }

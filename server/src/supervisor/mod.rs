@@ -305,7 +305,8 @@ impl Supervisor {
             .sessions
             .values()
             .find_map(|s| s.record_dir.clone());
-        match crate::store::archive::Archive::start(store, &dir, records, wake) {
+        let spares = crate::store::unlinker::SpareRoom::for_sessions(self.config.max_sessions);
+        match crate::store::archive::Archive::start(store, &dir, records, spares, wake) {
             Ok(archive) => self.archive = Some(archive),
             // Games are still played, and their journals kept for a start that can archive them.
             Err(e) => error!(
@@ -480,6 +481,8 @@ impl Supervisor {
             draining: self.drained,
             store_queue: self.archive.as_ref().map_or(0, |a| a.queued()),
             games_stored: self.archive.as_ref().map_or(0, |a| a.stored()),
+            journal_spares: self.archive.as_ref().map_or(0, |a| a.spares_ready()),
+            journal_spares_made: self.archive.as_ref().map_or(0, |a| a.spares_made()),
         })
     }
 

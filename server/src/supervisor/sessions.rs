@@ -242,7 +242,10 @@ impl Supervisor {
         let wires: Vec<&'static str> = seats.iter().map(|s| s.wire.name()).collect();
         let who: Vec<String> = peers.iter().map(ToString::to_string).collect();
         let config = self.games.sessions.get(game.info.name).cloned();
-        let spare = self.archive.as_ref().and_then(|a| a.take_spare());
+        let spare = self
+            .archive
+            .as_ref()
+            .and_then(|a| a.take_spare(self.children.len()));
         let group = Group {
             id,
             module: game,
