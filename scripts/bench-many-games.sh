@@ -17,7 +17,9 @@
 # machine used meanwhile (/proc/stat's busy time less the server's: the load processes,
 # other work, kernel threads, DAMON's kdamond if the host runs it) and the time the
 # hypervisor stole, a set-up, and the pages the kernel wrote back to files meanwhile (its
-# flusher: journals of games set up earlier among them) and the dirty KiB left;
+# flusher: journals of games set up earlier among them) and the dirty KiB left, and the
+# spare journals ready before and made in advance meanwhile (the server's metrics: each
+# round starts once the server has made no spare for a second);
 # with HOLD held, the supervisor's descriptors and RSS, the Private_Dirty and the page
 # tables of every session (/proc/PID/smaps_rollup and VmPTE in /proc/PID/status: min,
 # median, max and how many of each size; and the
@@ -95,10 +97,20 @@ kdamond_ticks() { # the CPU ticks of the kernel's DAMON threads
   echo "$t"
 }
 cpu_of() { grep -o '[0-9.]* ms' <<<"$1" | head -1 | cut -d' ' -f1; } # a round's CPU a set-up, from its line
+metric() { # the value of the server's metric $1 (reversid_ left out), from its /metrics
+  curl -s "http://$addr/metrics" | awk -v m="reversid_$1" '$1 == m {v = $2} END {print v}' # every line read: no SIGPIPE for curl
+}
+spares_at_rest() { # waits (120 s at most) until the server makes no more spare journals in advance for a second
+  local made last=-1 waited=0
+  while made=$(metric journal_spares_made_total) && [ "$made" != "$last" ] && [ $waited -lt 120 ]; do
+    last=$made waited=$((waited + 1))
+    sleep 1
+  done
+}
 setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (SUP ms the supervisor's own, its page faults)"
   # and what the rest of the machine used meanwhile, a set-up: every other process and
   # kernel thread (of which DAMON's), and the time the hypervisor took from this machine
-  local before after out rate own_before own_after perf= machine_before minor_before written_before written_after major_before minor_after major_after machine_after damon_before damon_after
+  local spares made_before made_after before after out rate own_before own_after perf= machine_before minor_before written_before written_after major_before minor_after major_after machine_after damon_before damon_after
   if [ -n "${PERF_DATA:-}" ]; then # $1: the profile's suffix
     local target=(-p "$server")
     if [ -n "${PERF_ALL:-}" ]; then target=(-a); fi
@@ -106,6 +118,8 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
     perf=$!
     sleep 1
   fi
+  spares_at_rest # a round starts with the pool of spares at rest: none made meanwhile for earlier rounds
+  spares=$(metric journal_spares) made_before=$(metric journal_spares_made_total)
   own_before=$(own_ticks "$server")
   read -r before minor_before major_before <<<"$(server_counts "$server")"
   machine_before=$(machine_ticks) damon_before=$(kdamond_ticks) written_before=$(written_pages)
@@ -115,6 +129,7 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
   own_after=$(own_ticks "$server")
   machine_after=$(machine_ticks) damon_after=$(kdamond_ticks) written_after=$(written_pages)
   if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
+  made_after=$(metric journal_spares_made_total)
   rate=$(grep -o "[0-9]* session set-ups/s" <<<"$out" || echo "failed")
   read -r busy_before steal_before <<<"$machine_before"
   read -r busy_after steal_after <<<"$machine_after"
@@ -122,11 +137,12 @@ setups() { # GAMES set-ups; prints "RATE set-ups/s, MS ms server CPU a set-up (S
     -v r="$rate" -v m=$((busy_after - busy_before)) -v d=$((damon_after - damon_before)) \
     -v st=$((steal_after - steal_before)) -v mi=$((minor_after - minor_before)) -v ma=$((major_after - major_before)) \
     -v w=$((written_after - written_before)) -v dirty="$(awk '/^Dirty:/ {print $2}' /proc/meminfo)" \
-    'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own, %.1f page faults of which %.2f major); the rest of the machine %.3f ms (DAMON %.3f), stolen %.3f; %.1f pages written back a set-up, %d dirty KiB left\n",
-      r, t * 1000 / hz / g, s * 1000 / hz / g, mi / g, ma / g, (m - t) * 1000 / hz / g, d * 1000 / hz / g, st * 1000 / hz / g, w / g, dirty}'
+    -v sp="${spares:-?}" -v mk=$((${made_after:-0} - ${made_before:-0})) \
+    'BEGIN {printf "%s, %.3f ms server CPU a set-up (%.3f ms the supervisor'"'"'s own, %.1f page faults of which %.2f major); the rest of the machine %.3f ms (DAMON %.3f), stolen %.3f; %.1f pages written back a set-up, %d dirty KiB left; %s spare journals ready before, %d made meanwhile\n",
+      r, t * 1000 / hz / g, s * 1000 / hz / g, mi / g, ma / g, (m - t) * 1000 / hz / g, d * 1000 / hz / g, st * 1000 / hz / g, w / g, dirty, sp, mk}'
 }
 
-RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --data-dir "$work/data" --max-pending-per-address 1000000 \
+RUST_LOG=warn,reversid=info,reversid::supervisor=warn,reversid::session=warn "$release/reversid" --listen "$addr" --data-dir "$work/data" --metrics --max-pending-per-address 1000000 \
   --max-sessions-per-address 1000000 --abandon-strikes 1000000 --first-move-timeout 0 \
   --move-timeout 0 --max-sessions 100000 --max-pending 100000 \
   --game-starts-per-address 1000000 --game-start-rate 1000000 2>"$work/log" &
