@@ -141,9 +141,9 @@ fn settled(dir: &std::path::Path, count: usize) -> Vec<(String, u64)> {
 }
 
 /// spec/STORE.md §10, spares: an archived journal's file is the next game's journal, and
-/// the spares a server leaves are the next start's. One session at most: the pool then
-/// holds one spare, made in advance or kept (a server that may run more makes one for
-/// each, `a_server_makes_a_spare_for_each_session_it_may_start`).
+/// the spares a server leaves are the next start's. One session at most: no room to
+/// double, so no spare is made in advance (a server that may run more makes some,
+/// `a_server_makes_spares_in_advance_as_its_games_grow`) and the pool holds the game's.
 #[test]
 fn an_archived_journals_file_is_the_next_games_journal_across_restarts() {
     let data = Scratch::new("store-spares");
@@ -184,53 +184,53 @@ fn an_archived_journals_file_is_the_next_games_journal_across_restarts() {
     );
 }
 
-/// spec/STORE.md §10, spares: a server makes a spare for each session it may start (8,192
-/// at most) once it has taken in those an earlier run left, and counts them in its metrics;
-/// at its session limit it makes none.
+/// spec/STORE.md §10, spares: a server that runs games makes spares in advance, room to
+/// double (as many as games running), once it has taken in those an earlier run left, and
+/// counts them in its metrics; a server that has run no game makes none.
 #[test]
-fn a_server_makes_a_spare_for_each_session_it_may_start() {
+fn a_server_makes_spares_in_advance_as_its_games_grow() {
     let data = Scratch::new("store-made");
     let dir = data.path().to_str().unwrap();
     let journals = data.path().join("journals");
-    let args = [
-        "--data-dir",
-        dir,
-        "--fixed-colours",
-        "--metrics",
-        "--max-sessions",
-        "3",
-    ];
+    let args = ["--data-dir", dir, "--fixed-colours", "--metrics"];
     let first = Server::start(&args);
-    let made = settled(&journals, 3);
-    let pid = first.pid();
-    assert!(
-        made.iter()
-            .all(|(name, _)| name.starts_with(&format!(".spare-{pid}-0-"))),
-        "{made:?}"
-    );
     let metrics = get(&first, "/metrics");
-    assert!(metrics.contains("reversid_journal_spares 3"), "{metrics}");
-    assert!(
-        metrics.contains("reversid_journal_spares_made_total 3"),
-        "{metrics}"
-    );
-    // A game takes one; it comes back when the game is archived, and none is made.
+    assert!(metrics.contains("reversid_journal_spares 0"), "{metrics}");
+    // The first game finds no spare and creates its journal; with one game running,
+    // one spare is made; the game's journal is kept as a spare once archived.
     one_move_game(&first);
     archived(&data, 1);
-    let after = settled(&journals, 3);
+    let after_one = settled(&journals, 2);
+    let pid = first.pid();
+    let made = |spares: &[(String, u64)]| {
+        (spares.iter())
+            .filter(|(name, _)| name.starts_with(&format!(".spare-{pid}-0-")))
+            .count()
+    };
+    assert_eq!(made(&after_one), 1, "{after_one:?}");
+    let metrics = get(&first, "/metrics");
+    assert!(metrics.contains("reversid_journal_spares 2"), "{metrics}");
+    assert!(
+        metrics.contains("reversid_journal_spares_made_total 1"),
+        "{metrics}"
+    );
+    // The next game takes one, which comes back; the pool holds its aim: none is made.
+    one_move_game(&first);
+    archived(&data, 2);
+    let after_two = settled(&journals, 2);
     let inodes = |spares: &[(String, u64)]| {
         let mut inodes: Vec<u64> = spares.iter().map(|s| s.1).collect();
         inodes.sort_unstable();
         inodes
     };
-    assert_eq!(inodes(&after), inodes(&made), "the same three files");
-    assert!(get(&first, "/metrics").contains("reversid_journal_spares_made_total 3"));
+    assert_eq!(inodes(&after_two), inodes(&after_one), "the same two files");
+    assert!(get(&first, "/metrics").contains("reversid_journal_spares_made_total 1"));
     drop(first);
     // The next start takes them in and makes none.
     let second = Server::start(&args);
-    second.wait_log("3 spare journals left by an earlier run are kept for new games");
+    second.wait_log("2 spare journals left by an earlier run are kept for new games");
     let metrics = get(&second, "/metrics");
-    assert!(metrics.contains("reversid_journal_spares 3"), "{metrics}");
+    assert!(metrics.contains("reversid_journal_spares 2"), "{metrics}");
     assert!(
         metrics.contains("reversid_journal_spares_made_total 0"),
         "{metrics}"

@@ -18,9 +18,9 @@
 //! neither creates nor removes a file. When games start faster than others end, the
 //! thread makes empty spares in advance (`.spare-<pid>-0-<n>`), off the set-up path: from
 //! the moment the pool holds half its aim or less until it holds its aim again, the aim
-//! being a spare for each session the server may still start, [`READY_MOST`] at most.
-//! Spares an earlier run left are taken into the pool when the directory is first
-//! scanned, and none is made before.
+//! being room to double (as many spares as games running, no more than the server may
+//! still start, [`READY_MOST`] at most). Spares an earlier run left are taken into the
+//! pool when the directory is first scanned, and none is made before.
 
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -56,8 +56,8 @@ pub struct SpareRoom {
 }
 
 impl SpareRoom {
-    /// For a server that runs at most `sessions` at once: a spare for each, made in
-    /// advance up to [`READY_MOST`].
+    /// For a server that runs at most `sessions` at once: a spare for each, up to
+    /// [`READY_MOST`] of them made in advance.
     pub fn for_sessions(sessions: usize) -> SpareRoom {
         SpareRoom {
             keep: sessions,
@@ -93,11 +93,13 @@ impl Stock {
         }
     }
 
-    /// A spare for each session the server may still start, [`SpareRoom::ready`] at most.
+    /// Room to double: as many spares as games running (a server that runs that many may
+    /// soon run twice as many, as a vector doubles its room), no more than the server may
+    /// still start, [`SpareRoom::ready`] at most. A server that has run no game makes none.
     fn aim(&self) -> usize {
-        self.room
-            .ready
+        (self.room.ready)
             .min(self.room.keep.saturating_sub(self.live))
+            .min(self.live)
     }
 
     /// Whether spares are to be made now: from the moment the pool holds half its aim or
@@ -576,7 +578,7 @@ mod tests {
     }
 
     #[test]
-    fn the_aim_is_a_spare_for_each_session_the_server_may_still_start() {
+    fn the_aim_is_room_to_double_within_the_session_limit() {
         let room = SpareRoom::for_sessions(100_000);
         assert_eq!(
             room,
@@ -585,11 +587,14 @@ mod tests {
                 ready: READY_MOST
             }
         );
+        assert_eq!(stock(room, 0, 0).aim(), 0, "no game run yet");
+        assert_eq!(stock(room, 0, 5).aim(), 5);
         assert_eq!(stock(room, 0, 25_000).aim(), READY_MOST);
         assert_eq!(stock(room, 0, 99_000).aim(), 1_000);
         assert_eq!(stock(room, 0, 100_000).aim(), 0);
         let small = SpareRoom::for_sessions(16);
-        assert_eq!((small.ready, stock(small, 0, 20).aim()), (16, 0));
+        assert_eq!((small.ready, stock(small, 0, 10).aim()), (16, 6));
+        assert_eq!(stock(small, 0, 20).aim(), 0);
     }
 
     #[test]
@@ -597,13 +602,14 @@ mod tests {
         let now = Instant::now();
         let room = MAKING;
         // Before the spares of an earlier run are in: nothing, however empty the pool.
-        let mut waiting = stock(room, 0, 0);
+        let mut waiting = stock(room, 0, 50);
         waiting.adopted = false;
         assert!(!waiting.wants_more(now));
-        // A dip above half the aim: nothing (journals come back as their games end).
-        assert!(!stock(room, 6, 0).wants_more(now));
+        // With 50 games running the aim is 10. A dip above half the aim: nothing
+        // (journals come back as their games end).
+        assert!(!stock(room, 6, 50).wants_more(now));
         // At half: made until the aim, through the dip above half.
-        let mut low = stock(room, 5, 0);
+        let mut low = stock(room, 5, 50);
         assert!(low.wants_more(now));
         low.paths.push(PathBuf::from("made"));
         assert!(low.wants_more(now), "still under the aim");
@@ -611,10 +617,12 @@ mod tests {
         assert!(!low.wants_more(now));
         low.paths.truncate(7);
         assert!(!low.wants_more(now), "above half again: not before half");
-        // At the session limit, no spare is made: every game running has its journal.
+        // At the session limit, no spare is made: every game running has its journal;
+        // nor before a game runs.
         assert!(!stock(room, 0, 100).wants_more(now));
+        assert!(!stock(room, 0, 0).wants_more(now));
         // One refused: none tried before the pause ends.
-        let mut refused = stock(room, 0, 0);
+        let mut refused = stock(room, 0, 50);
         refused.pause(now + PAUSE);
         assert!(!refused.wants_more(now + PAUSE / 2));
         assert!(refused.wants_more(now + PAUSE));
@@ -636,11 +644,15 @@ mod tests {
             "nothing made before the first scan's spares"
         );
         unlinker.adopt(Vec::new());
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(spares.len(), 0, "nor before a game runs");
+        // The 20th game running: room to double, 10 at most.
+        assert_eq!(spares.take(19), None);
         until(&spares, |s| s.len() == 10);
         assert_eq!(spares.made(), 10);
         assert!(earlier.exists());
         for _ in 0..5 {
-            let spare = spares.take(0).unwrap();
+            let spare = spares.take(19).unwrap();
             let name = spare.file_name().unwrap().to_string_lossy().into_owned();
             assert!(journal::is_spare_name(&name), "{name}");
             assert!(journal::spare_of(&journal::path(&dir, pid, 0)).unwrap() != spare);
@@ -662,11 +674,12 @@ mod tests {
         let unlinker = Unlinker::start(&dir, MAKING).unwrap();
         let spares = unlinker.spares();
         unlinker.adopt(Vec::new());
+        assert_eq!(spares.take(19), None);
         until(&spares, |s| {
             s.lock().is_some_and(|stock| stock.paused_until.is_some())
         });
         assert_eq!((spares.len(), spares.made()), (0, 0));
-        assert_eq!(spares.take(0), None, "no wake while paused");
+        assert_eq!(spares.take(19), None, "no wake while paused");
         unlinker.finish();
     }
 }
