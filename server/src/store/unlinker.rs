@@ -17,16 +17,17 @@
 //! then costs a rename, not a new inode, and a server that runs as many games as it ends
 //! neither creates nor removes a file. When games start faster than others end, the
 //! thread makes empty spares in advance (`.spare-<pid>-0-<n>`), off the set-up path: from
-//! the moment the pool holds half its aim or less until it holds its aim again, the aim
-//! being room to double (as many spares as games running, no more than the server may
-//! still start, [`READY_MOST`] at most). Spares an earlier run left are taken into the
-//! pool when the directory is first scanned, and none is made before.
+//! the moment the pool holds half its aim or less until it holds its aim again, and in a
+//! lull (no game started for [`LULL`]) up to its aim, the aim being room to double (as
+//! many spares as games running, no more than the server may still start, [`READY_MOST`]
+//! at most). Spares an earlier run left are taken into the pool when the directory is
+//! first scanned, and none is made before.
 
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -45,6 +46,9 @@ const BATCH: usize = 64;
 /// After a spare could not be made (a full disk, a directory gone), none is tried again
 /// for this long: one warning, not one a set-up.
 const PAUSE: Duration = Duration::from_secs(5);
+
+/// No game started for this long: a lull, when the pool is topped up to its aim.
+const LULL: Duration = Duration::from_millis(500);
 
 /// How many spares the pool holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +70,16 @@ impl SpareRoom {
     }
 }
 
+/// Whether the thread makes spares, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Making {
+    No,
+    /// The pool fell to half its aim: until it holds its aim, games starting or not.
+    Low,
+    /// A lull: until it holds its aim or a game starts.
+    Lull,
+}
+
 /// The pool's state, under its lock: the spares, and whether the thread makes more.
 #[derive(Debug)]
 struct Stock {
@@ -73,12 +87,27 @@ struct Stock {
     room: SpareRoom,
     /// Sessions running when the last one started, that one counted.
     live: usize,
+    /// When the last game started (took a spare or asked for one).
+    last_start: Option<Instant>,
     /// The spares of an earlier run were taken in (or there were none to take).
     adopted: bool,
-    /// The thread makes spares until the pool holds its aim.
-    making: bool,
+    making: Making,
     /// No spare is made before then (one could not be made).
     paused_until: Option<Instant>,
+    /// The thread waits for a job with no time to look again: a start that leaves the
+    /// pool under its aim wakes it, for the lull to come.
+    asleep: bool,
+}
+
+/// What the thread does next.
+#[derive(Debug, PartialEq, Eq)]
+enum Plan {
+    /// Make a batch of spares (between jobs).
+    Make,
+    /// Wait for a job until then, and look again.
+    LookAt(Instant),
+    /// Wait for a job.
+    Sleep,
 }
 
 impl Stock {
@@ -87,9 +116,11 @@ impl Stock {
             paths: Vec::new(),
             room,
             live: 0,
+            last_start: None,
             adopted: false,
-            making: false,
+            making: Making::No,
             paused_until: None,
+            asleep: false,
         }
     }
 
@@ -103,20 +134,70 @@ impl Stock {
     }
 
     /// Whether spares are to be made now: from the moment the pool holds half its aim or
-    /// less until it holds its aim. Both edges apart, so that a dip while games start and
-    /// end together makes nothing: journals come back as their games end.
+    /// less until it holds its aim; and, under its aim, in a lull (no game started for
+    /// [`LULL`]) until it holds its aim or a game starts. A dip while games start and end
+    /// together makes nothing (journals come back as their games end), and the next
+    /// burst finds the pool full.
     fn wants_more(&mut self, now: Instant) -> bool {
         if !self.adopted || self.paused_until.is_some_and(|until| now < until) {
             return false;
         }
         self.paused_until = None;
         let (held, aim) = (self.paths.len(), self.aim());
-        if held >= aim {
-            self.making = false;
-        } else if held * 2 <= aim {
-            self.making = true;
+        let lull = self.lull_from().is_some_and(|from| now >= from);
+        self.making = if held >= aim {
+            Making::No
+        } else if held * 2 <= aim || self.making == Making::Low {
+            Making::Low
+        } else if lull {
+            Making::Lull
+        } else {
+            Making::No
+        };
+        self.making != Making::No
+    }
+
+    /// When a lull begins (no game started since the last for [`LULL`]): the time to
+    /// look at the pool again if no game starts before.
+    fn lull_from(&self) -> Option<Instant> {
+        self.last_start.map(|last| last + LULL)
+    }
+
+    /// When the thread, making nothing, is to look at the pool again: the start of a lull
+    /// while the pool is under its aim (after a pause, if one runs).
+    fn look_again_at(&self) -> Option<Instant> {
+        if !self.adopted || self.making != Making::No || self.paths.len() >= self.aim() {
+            return None;
         }
-        self.making
+        let lull = self.lull_from()?;
+        Some(self.paused_until.map_or(lull, |until| until.max(lull)))
+    }
+
+    /// What the thread does next (asleep if nothing).
+    fn plan(&mut self, now: Instant) -> Plan {
+        let plan = if self.wants_more(now) {
+            Plan::Make
+        } else if let Some(at) = self.look_again_at() {
+            Plan::LookAt(at)
+        } else {
+            Plan::Sleep
+        };
+        self.asleep = plan == Plan::Sleep;
+        plan
+    }
+
+    /// A game starts now beside `running` others: whether to wake the thread (the pool
+    /// fell to half its aim, or fell under it while the thread sleeps).
+    fn started(&mut self, running: usize, now: Instant) -> bool {
+        self.live = running + 1;
+        self.last_start = Some(now);
+        let was_making = self.making != Making::No;
+        let wake = (self.wants_more(now) && !was_making)
+            || (self.asleep && self.look_again_at().is_some());
+        if wake {
+            self.asleep = false;
+        }
+        wake
     }
 
     fn has_room(&self) -> bool {
@@ -125,7 +206,7 @@ impl Stock {
 
     /// A spare could not be made: none is tried before `until`.
     fn pause(&mut self, until: Instant) {
-        self.making = false;
+        self.making = Making::No;
         self.paused_until = Some(until);
     }
 }
@@ -155,11 +236,9 @@ impl Spares {
     pub fn take(&self, running: usize) -> Option<PathBuf> {
         let mut stock = self.stock.lock().ok()?;
         let spare = stock.paths.pop();
-        stock.live = running + 1;
-        let was_making = stock.making;
-        let starts = stock.wants_more(Instant::now()) && !was_making;
+        let wake = stock.started(running, Instant::now());
         drop(stock);
-        if starts {
+        if wake {
             let _ = self.thread.send(Job::Make);
         }
         spare
@@ -199,6 +278,11 @@ impl Spares {
         self.lock()
             .is_some_and(|mut stock| stock.wants_more(Instant::now()))
     }
+
+    fn plan(&self) -> Plan {
+        self.lock()
+            .map_or(Plan::Sleep, |mut stock| stock.plan(Instant::now()))
+    }
 }
 
 /// What the thread is handed.
@@ -208,7 +292,7 @@ enum Job {
     /// The spares an earlier run left (the first scan's, perhaps none): into the pool,
     /// those past its room removed; spares may be made from now on.
     Found(Vec<PathBuf>),
-    /// The pool fell to half its aim: make spares.
+    /// Look again at the pool: it fell to half its aim, or under it (a lull to come).
     Make,
     /// Every job before this is done: the thread ends.
     Stop,
@@ -271,20 +355,27 @@ impl Unlinker {
 }
 
 /// The thread: the jobs in their order; between them, while the pool wants more, spares
-/// made a batch at a time.
+/// made a batch at a time; waiting for a job, it looks again at the pool when a lull
+/// begins.
 fn serve(arrive: &Receiver<Job>, mut maker: Maker) {
     loop {
-        let job = if maker.spares.wants_more() {
-            match arrive.try_recv() {
+        let job = match maker.spares.plan() {
+            Plan::Make => match arrive.try_recv() {
                 Ok(job) => Some(job),
                 Err(TryRecvError::Empty) => None,
                 Err(TryRecvError::Disconnected) => return,
+            },
+            Plan::LookAt(at) => {
+                match arrive.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                    Ok(job) => Some(job),
+                    Err(RecvTimeoutError::Timeout) => Some(Job::Make),
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
             }
-        } else {
-            match arrive.recv() {
+            Plan::Sleep => match arrive.recv() {
                 Ok(job) => Some(job),
                 Err(_) => return,
-            }
+            },
         };
         match job {
             Some(Job::Stop) => return,
@@ -302,6 +393,8 @@ struct Maker {
     pid: u32,
     next: u64,
     spares: Spares,
+    /// The last spare could not be made: one warning until one is made again.
+    failing: bool,
 }
 
 impl Maker {
@@ -311,6 +404,7 @@ impl Maker {
             pid: std::process::id(),
             next: 0,
             spares,
+            failing: false,
         }
     }
 
@@ -321,14 +415,19 @@ impl Maker {
                 Ok(spare) => {
                     self.spares.add(spare);
                     self.spares.made.fetch_add(1, Ordering::Relaxed);
+                    if std::mem::take(&mut self.failing) {
+                        info!("spare journals are made in {} again", self.dir.display());
+                    }
                 }
                 Err(e) => {
-                    warn!(
-                        "cannot make a spare journal in {}: {e}; new games create their own, \
-                         and spares are tried again in {} s",
-                        self.dir.display(),
-                        PAUSE.as_secs()
-                    );
+                    if !std::mem::replace(&mut self.failing, true) {
+                        warn!(
+                            "cannot make a spare journal in {}: {e}; new games create their \
+                             own, and spares are tried again every {} s at most",
+                            self.dir.display(),
+                            PAUSE.as_secs()
+                        );
+                    }
                     if let Some(mut stock) = self.spares.lock() {
                         stock.pause(Instant::now() + PAUSE);
                     }
@@ -621,11 +720,51 @@ mod tests {
         // nor before a game runs.
         assert!(!stock(room, 0, 100).wants_more(now));
         assert!(!stock(room, 0, 0).wants_more(now));
+        // Under the aim and above half: made in a lull, until a game starts.
+        let mut dipped = stock(room, 7, 50);
+        dipped.last_start = Some(now);
+        assert!(!dipped.wants_more(now));
+        assert_eq!(dipped.look_again_at(), Some(now + LULL));
+        assert!(dipped.wants_more(now + LULL));
+        assert_eq!(dipped.look_again_at(), None, "making");
+        dipped.last_start = Some(now + LULL);
+        assert!(!dipped.wants_more(now + LULL), "a game started");
+        // Made from half the aim, a game starting or not.
+        dipped.paths.truncate(5);
+        assert!(dipped.wants_more(now + LULL));
+        dipped.paths.push(PathBuf::from("made"));
+        assert!(dipped.wants_more(now + LULL));
+        // At the aim, nothing to look at again.
+        dipped.paths.resize(10, PathBuf::from("made"));
+        assert!(!dipped.wants_more(now + LULL));
+        assert_eq!(dipped.look_again_at(), None);
         // One refused: none tried before the pause ends.
         let mut refused = stock(room, 0, 50);
         refused.pause(now + PAUSE);
         assert!(!refused.wants_more(now + PAUSE / 2));
         assert!(refused.wants_more(now + PAUSE));
+    }
+
+    #[test]
+    fn a_start_wakes_the_thread_when_it_has_something_to_do() {
+        let now = Instant::now();
+        let mut pool = stock(MAKING, 10, 50);
+        assert_eq!(pool.plan(now), Plan::Sleep, "at its aim");
+        // Under the aim while the thread sleeps: woken once, to wait for the lull.
+        pool.paths.pop();
+        assert!(pool.started(49, now));
+        assert_eq!(pool.plan(now), Plan::LookAt(now + LULL));
+        pool.paths.pop();
+        assert!(!pool.started(49, now), "it looks again when the lull comes");
+        assert_eq!(pool.plan(now + LULL), Plan::Make);
+        // At half the aim: woken to make, then not woken while it makes.
+        let mut low = stock(MAKING, 6, 50);
+        assert_eq!(low.plan(now), Plan::Sleep);
+        low.paths.pop();
+        assert!(low.started(49, now));
+        assert_eq!(low.plan(now), Plan::Make);
+        low.paths.pop();
+        assert!(!low.started(49, now));
     }
 
     #[test]
@@ -661,9 +800,16 @@ mod tests {
         // Taken down to half the aim: made again up to it.
         until(&spares, |s| s.len() == 10);
         assert_eq!(spares.made(), 15);
+        // Taken down to above half: made up to the aim in the lull after the last start.
+        spares.take(19).unwrap();
+        let before_last = Instant::now();
+        spares.take(19).unwrap();
+        until(&spares, |s| s.len() == 10);
+        assert!(before_last.elapsed() >= LULL);
+        assert_eq!(spares.made(), 17);
         unlinker.finish();
-        // 15 made (those taken wait for a session to rename them) and the earlier one.
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 16);
+        // 17 made (those taken wait for a session to rename them) and the earlier one.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 18);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
