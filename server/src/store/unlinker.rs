@@ -218,7 +218,7 @@ pub struct Spares {
     stock: Arc<Mutex<Stock>>,
     /// Spares made in advance since the start.
     made: Arc<AtomicU64>,
-    /// Wakes the thread when the pool falls to half its aim.
+    /// Wakes the thread when a start gives it something to do (`Stock::started`).
     thread: Sender<Job>,
 }
 
@@ -232,7 +232,8 @@ impl Spares {
     }
 
     /// A spare for the journal of a session starting now, beside `running` others; if
-    /// the pool falls to half its aim, the thread starts making more.
+    /// the pool falls to half its aim, the thread starts making more (under its aim, in
+    /// the next lull).
     pub fn take(&self, running: usize) -> Option<PathBuf> {
         let mut stock = self.stock.lock().ok()?;
         let spare = stock.paths.pop();
