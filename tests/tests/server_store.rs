@@ -194,8 +194,7 @@ fn a_server_makes_spares_in_advance_as_its_games_grow() {
     let journals = data.path().join("journals");
     let args = ["--data-dir", dir, "--fixed-colours", "--metrics"];
     let first = Server::start(&args);
-    let metrics = get(&first, "/metrics");
-    assert!(metrics.contains("reversid_journal_spares 0"), "{metrics}");
+    shows(&first, &["reversid_journal_spares 0"]);
     // The first game finds no spare and creates its journal; with one game running,
     // one spare is made; the game's journal is kept as a spare once archived.
     one_move_game(&first);
@@ -208,11 +207,12 @@ fn a_server_makes_spares_in_advance_as_its_games_grow() {
             .count()
     };
     assert_eq!(made(&after_one), 1, "{after_one:?}");
-    let metrics = get(&first, "/metrics");
-    assert!(metrics.contains("reversid_journal_spares 2"), "{metrics}");
-    assert!(
-        metrics.contains("reversid_journal_spares_made_total 1"),
-        "{metrics}"
+    shows(
+        &first,
+        &[
+            "reversid_journal_spares 2",
+            "reversid_journal_spares_made_total 1",
+        ],
     );
     // The next game takes one, which comes back; the pool holds its aim: none is made.
     one_move_game(&first);
@@ -224,17 +224,32 @@ fn a_server_makes_spares_in_advance_as_its_games_grow() {
         inodes
     };
     assert_eq!(inodes(&after_two), inodes(&after_one), "the same two files");
-    assert!(get(&first, "/metrics").contains("reversid_journal_spares_made_total 1"));
+    shows(&first, &["reversid_journal_spares_made_total 1"]);
     drop(first);
     // The next start takes them in and makes none.
     let second = Server::start(&args);
     second.wait_log("2 spare journals left by an earlier run are kept for new games");
-    let metrics = get(&second, "/metrics");
-    assert!(metrics.contains("reversid_journal_spares 2"), "{metrics}");
-    assert!(
-        metrics.contains("reversid_journal_spares_made_total 0"),
-        "{metrics}"
+    shows(
+        &second,
+        &[
+            "reversid_journal_spares 2",
+            "reversid_journal_spares_made_total 0",
+        ],
     );
+}
+
+/// Waits until the server's metrics hold every line of `lines` (the pool is counted a moment
+/// after its files are renamed).
+fn shows(server: &Server, lines: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let metrics = get(server, "/metrics");
+        if lines.iter().all(|line| metrics.contains(line)) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{lines:?} not in:\n{metrics}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 #[test]

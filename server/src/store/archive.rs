@@ -134,11 +134,13 @@ impl Archive {
             })
         };
         let journals = Journals::new(dir.to_owned(), host, records);
+        let writer = Writer::try_start(store, QUEUE, Some(shared()))?;
+        // One more for a scan of the directory.
+        let reader = Reader::start(journals, JOURNALS_READING + 1, shared())?;
         let unlinker = super::unlinker::Unlinker::start(dir, spares)?;
         let mut archive = Archive {
-            writer: Some(Writer::try_start(store, QUEUE, Some(shared()))?),
-            // One more for a scan of the directory.
-            reader: Some(Reader::start(journals, JOURNALS_READING + 1, shared())?),
+            writer: Some(writer),
+            reader: Some(reader),
             spares: unlinker.spares(),
             spares_adopted: false,
             unlinker: Some(unlinker),

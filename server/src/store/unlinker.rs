@@ -163,14 +163,20 @@ impl Stock {
         self.last_start.map(|last| last + LULL)
     }
 
-    /// When the thread, making nothing, is to look at the pool again: the start of a lull
-    /// while the pool is under its aim (after a pause, if one runs).
+    /// When the thread, making nothing now, is to look at the pool again: when a pause
+    /// ends (making goes on then, if it was on), or when a lull begins while the pool is
+    /// under its aim.
     fn look_again_at(&self) -> Option<Instant> {
-        if !self.adopted || self.making != Making::No || self.paths.len() >= self.aim() {
+        if !self.adopted {
             return None;
         }
-        let lull = self.lull_from()?;
-        Some(self.paused_until.map_or(lull, |until| until.max(lull)))
+        if let Some(until) = self.paused_until {
+            return Some(until);
+        }
+        if self.making != Making::No || self.paths.len() >= self.aim() {
+            return None;
+        }
+        self.lull_from()
     }
 
     /// What the thread does next (asleep if nothing).
@@ -204,9 +210,9 @@ impl Stock {
         self.paths.len() < self.room.keep
     }
 
-    /// A spare could not be made: none is tried before `until`.
+    /// A spare could not be made: none is tried before `until`; then the making goes on
+    /// as it was.
     fn pause(&mut self, until: Instant) {
-        self.making = Making::No;
         self.paused_until = Some(until);
     }
 }
@@ -303,7 +309,8 @@ enum Job {
 pub struct Unlinker {
     jobs: Sender<Job>,
     spares: Spares,
-    thread: JoinHandle<()>,
+    /// Taken by [`Unlinker::finish`].
+    thread: Option<JoinHandle<()>>,
 }
 
 impl Unlinker {
@@ -318,7 +325,7 @@ impl Unlinker {
         Ok(Unlinker {
             jobs,
             spares,
-            thread,
+            thread: Some(thread),
         })
     }
 
@@ -345,12 +352,27 @@ impl Unlinker {
     }
 
     /// Waits for every removal handed over (at exit, and before an upgrade's exec).
-    pub fn finish(self) {
+    pub fn finish(mut self) {
         let _ = self.jobs.send(Job::Stop);
-        if self.thread.join().is_err() {
+        if self
+            .thread
+            .take()
+            .is_some_and(|thread| thread.join().is_err())
+        {
             warn!(
                 "the journal unlinker panicked; journals left are stored again at the next start"
             );
+        }
+    }
+}
+
+/// Dropped without [`Unlinker::finish`] (the archive failed to start after it): the thread
+/// ends after the jobs handed over. The pool's handles hold the channel open, so the end
+/// is asked for, not left to the channel's closing.
+impl Drop for Unlinker {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            let _ = self.jobs.send(Job::Stop);
         }
     }
 }
@@ -414,8 +436,9 @@ impl Maker {
         for _ in 0..BATCH {
             match self.make() {
                 Ok(spare) => {
-                    self.spares.add(spare);
+                    // Counted first: whoever sees it in the pool sees it counted.
                     self.spares.made.fetch_add(1, Ordering::Relaxed);
+                    self.spares.add(spare);
                     if std::mem::take(&mut self.failing) {
                         info!("spare journals are made in {} again", self.dir.display());
                     }
@@ -473,6 +496,12 @@ fn run(job: Job, spares: &Spares) {
 
 /// Takes the spares an earlier run left into the pool, room allowing; removes the rest.
 fn adopt(found: Vec<PathBuf>, spares: &Spares) {
+    // A journal retired while the scan listed the directory is in the pool already.
+    let pooled: std::collections::HashSet<PathBuf> = spares
+        .lock()
+        .map(|stock| stock.paths.iter().cloned().collect())
+        .unwrap_or_default();
+    let found: Vec<PathBuf> = found.into_iter().filter(|f| !pooled.contains(f)).collect();
     let seen = found.len();
     let mut taken = 0;
     for spare in found {
@@ -656,6 +685,22 @@ mod tests {
     }
 
     #[test]
+    fn a_spare_found_that_is_in_the_pool_already_is_neither_taken_again_nor_removed() {
+        let dir = scratch("pooled");
+        let retired = dir.join(".spare-7-1");
+        std::fs::write(&retired, b"").unwrap();
+        let unlinker = Unlinker::start(&dir, keeping(1)).unwrap();
+        let spares = unlinker.spares();
+        spares.add(retired.clone());
+        // Listed by the first scan while the unlinker retired it.
+        unlinker.adopt(vec![retired.clone()]);
+        unlinker.finish();
+        assert!(retired.exists());
+        assert_eq!(spares.len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_spare_found_is_taken_into_the_pool() {
         let dir = scratch("found");
         let found = dir.join(".spare-6-1");
@@ -739,6 +784,20 @@ mod tests {
         dipped.paths.resize(10, PathBuf::from("made"));
         assert!(!dipped.wants_more(now + LULL));
         assert_eq!(dipped.look_again_at(), None);
+        // One refused while making: no wake-up before the pause ends, which the thread
+        // waits for; then the making goes on.
+        let mut paused = stock(room, 4, 50);
+        assert_eq!(paused.plan(now), Plan::Make);
+        paused.pause(now + PAUSE);
+        paused.paths.push(PathBuf::from("made"));
+        paused.paths.push(PathBuf::from("made"));
+        assert_eq!(paused.plan(now), Plan::LookAt(now + PAUSE));
+        assert!(!paused.started(49, now), "no wake while paused");
+        assert_eq!(
+            paused.plan(now + PAUSE),
+            Plan::Make,
+            "above half, still making"
+        );
         // One refused: none tried before the pause ends.
         let mut refused = stock(room, 0, 50);
         refused.pause(now + PAUSE);
@@ -826,7 +885,7 @@ mod tests {
             s.lock().is_some_and(|stock| stock.paused_until.is_some())
         });
         assert_eq!((spares.len(), spares.made()), (0, 0));
-        assert_eq!(spares.take(19), None, "no wake while paused");
+        // It tries again when the pause ends; finish does not wait for that.
         unlinker.finish();
     }
 }
