@@ -440,19 +440,20 @@ impl Metrics {
         }
         self.draining.set(i64::from(now.draining));
         self.store_queue.set(gauge_value(now.store_queue));
-        // The archive counts; the counter catches up with it at each scrape.
-        let seen = self.games_stored.get();
-        self.games_stored
-            .inc_by(now.games_stored.saturating_sub(seen));
+        catch_up(&self.games_stored, now.games_stored);
         self.journal_spares.set(gauge_value(now.journal_spares));
-        let seen = self.journal_spares_made.get();
-        self.journal_spares_made
-            .inc_by(now.journal_spares_made.saturating_sub(seen));
+        catch_up(&self.journal_spares_made, now.journal_spares_made);
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
     }
+}
+
+/// Brings `counter` up to `total`, a count kept elsewhere (the archive's): a counter only
+/// goes up, so it catches up at each scrape.
+fn catch_up(counter: &Counter, total: u64) {
+    counter.inc_by(total.saturating_sub(counter.get()));
 }
 
 /// The move latencies of one session, kept as it runs and sent at its end.
